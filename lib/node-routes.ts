@@ -1,0 +1,136 @@
+/**
+ * Route bookkeeping on Node-RED's `httpNode` Express app, for receivers that
+ * read the request stream themselves.
+ *
+ * With Node-RED's default settings the editor/admin app and httpNode are both
+ * mounted at `/`, and the admin app runs a JSON body parser (capped at
+ * `apiMaxLength`, 5 MB) on every request before any node route sees it. That
+ * parser would consume our stream (or refuse large bodies with its own error
+ * page). The body guard is a middleware put at the top of the root app's stack
+ * that marks requests to our paths as already parsed (`req._body`, which
+ * body-parser honours) without reading them, so authentication still runs
+ * before a byte of the body is read. Core `http in` solves the same problem
+ * with its `rawBodyCapture` middleware.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+type Next = (err?: unknown) => void;
+export type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+
+interface Layer {
+  handle: unknown;
+  route?: { path: string; stack: Array<{ handle: unknown }> };
+}
+interface Router {
+  stack: Layer[];
+}
+/** The parts of an Express 4/5 application used here. */
+export interface ExpressApp {
+  (req: IncomingMessage, res: ServerResponse, next?: Next): void;
+  use(fn: Middleware): unknown;
+  all(path: string, ...handlers: Middleware[]): unknown;
+  path(): string;
+  parent?: ExpressApp;
+  _router?: Router;
+  router?: Router;
+  lazyrouter?: () => void;
+}
+
+function routerOf(app: ExpressApp): Router | undefined {
+  if (!app._router && typeof app.lazyrouter === 'function') app.lazyrouter();
+  return app._router ?? app.router;
+}
+
+function rootOf(app: ExpressApp): ExpressApp {
+  let root = app;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
+/** `//hooks/a/` and `/Hooks/A` name the same route (Express routing is
+ *  case-insensitive and not strict about a trailing slash by default). */
+export function routeKey(path: string): string {
+  const squeezed = path.replace(/\/{2,}/g, '/');
+  const trimmed = squeezed.length > 1 ? squeezed.replace(/\/$/, '') : squeezed;
+  return trimmed.toLowerCase();
+}
+
+/** Normalizes the path a user typed into the dialog: leading slash, no query. */
+export function normalizeNodePath(path: string): string {
+  let p = (path || '').trim();
+  if (!p.startsWith('/')) p = `/${p}`;
+  return p;
+}
+
+const guardedPaths = new WeakMap<ExpressApp, Set<string>>();
+
+function pathnameOf(url: string | undefined): string {
+  const raw = url ?? '/';
+  const q = raw.indexOf('?');
+  const pathname = q < 0 ? raw : raw.slice(0, q);
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
+function guardFor(root: ExpressApp): Set<string> {
+  let paths = guardedPaths.get(root);
+  if (paths) return paths;
+  const guarded = new Set<string>();
+  paths = guarded;
+  guardedPaths.set(root, guarded);
+  const bodyGuard: Middleware = (req, _res, next) => {
+    if (guarded.size > 0 && req.method === 'POST' && guarded.has(routeKey(pathnameOf(req.url)))) {
+      // body-parser skips a request whose body is marked as read; core http-in's
+      // raw parser does the same with skipRawBodyParser.
+      const marked = req as IncomingMessage & { _body?: boolean; skipRawBodyParser?: boolean };
+      marked._body = true;
+      marked.skipRawBodyParser = true;
+    }
+    next();
+  };
+  root.use(bodyGuard);
+  const router = routerOf(root);
+  if (router) {
+    const index = router.stack.findIndex((layer) => layer.handle === bodyGuard);
+    if (index > 0) router.stack.unshift(router.stack.splice(index, 1)[0]);
+  }
+  return guarded;
+}
+
+export interface MountedRoute {
+  /** The full path on the server, including httpNodeRoot. */
+  fullPath: string;
+  remove(): void;
+}
+
+/**
+ * Mounts `handler` (after `middlewares`) for every method on `path` of the
+ * httpNode app, and protects POST bodies on it from earlier body parsers.
+ * `remove()` takes both away again, so a redeploy leaves no stale route.
+ */
+export function mountRoute(app: ExpressApp, path: string, middlewares: Middleware[], handler: Middleware): MountedRoute {
+  const root = rootOf(app);
+  const fullPath = `${app.path()}${path}`.replace(/\/{2,}/g, '/');
+  const key = routeKey(fullPath);
+  const guarded = guardFor(root);
+  guarded.add(key);
+  app.all(path, ...middlewares, handler);
+  let removed = false;
+  return {
+    fullPath,
+    remove() {
+      if (removed) return;
+      removed = true;
+      guarded.delete(key);
+      const router = routerOf(app);
+      if (!router) return;
+      for (let i = router.stack.length - 1; i >= 0; i--) {
+        const route = router.stack[i].route;
+        if (route && route.stack.some((layer) => layer.handle === handler)) router.stack.splice(i, 1);
+      }
+    },
+  };
+}

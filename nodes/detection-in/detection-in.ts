@@ -1,0 +1,168 @@
+/**
+ * detection-in: the HTTP endpoint the events bridge POSTs detections to.
+ * A thin adapter: the receiving logic is lib/receiver.ts.
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/auth';
+import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../../lib/node-routes';
+import { createReceiver, DEFAULT_MAX_BODY_BYTES, MiB, type DeliveryMeta, type InvalidEventPolicy } from '../../lib/receiver';
+import { throttle } from '../../lib/throttle';
+
+interface DetectionInDef extends NodeDef {
+  path: string;
+  auth: AuthMode;
+  headerName: string;
+  maxBodyMiB: number | string;
+  invalidEvents: InvalidEventPolicy;
+}
+
+interface DetectionInCredentials {
+  user?: string;
+  password?: string;
+  token?: string;
+  headerValue?: string;
+}
+
+/** Largest limit the dialog accepts; well above any detection event. */
+const MAX_LIMIT_MIB = 512;
+
+export = function register(RED: NodeAPI): void {
+  /** routeKey → id of the node that owns it, for this runtime. */
+  const owners = new Map<string, string>();
+
+  function DetectionIn(this: Node, config: DetectionInDef): void {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const creds = (node.credentials ?? {}) as DetectionInCredentials;
+    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`detection-in.${key}`, vars);
+
+    const fail = (message: string): void => {
+      node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
+      node.error(message);
+    };
+
+    const settings = RED.settings as unknown as Record<string, unknown>;
+    if (settings.httpNodeRoot === false) {
+      fail(t('errors.http-disabled'));
+      return;
+    }
+
+    const path = normalizeNodePath(config.path);
+    if (path === '/') {
+      fail(t('errors.path-missing'));
+      return;
+    }
+    const mode: AuthMode = AUTH_MODES.includes(config.auth) ? config.auth : 'none';
+    const auth: AuthConfig = {
+      mode,
+      user: creds.user,
+      password: creds.password,
+      token: creds.token,
+      headerName: (config.headerName || '').trim(),
+      headerValue: creds.headerValue,
+    };
+    const authProblem = authConfigProblem(auth);
+    if (authProblem) {
+      fail(t('errors.auth-config', { problem: authProblem }));
+      return;
+    }
+    const limitMiB = Number(config.maxBodyMiB);
+    const maxBodyBytes =
+      Number.isFinite(limitMiB) && limitMiB > 0 ? Math.round(Math.min(limitMiB, MAX_LIMIT_MIB) * MiB) : DEFAULT_MAX_BODY_BYTES;
+    const invalidEvents: InvalidEventPolicy = config.invalidEvents === 'accept' ? 'accept' : 'reject';
+
+    const app = RED.httpNode as unknown as ExpressApp;
+    const key = routeKey(`${app.path()}${path}`);
+    const owner = owners.get(key);
+    if (owner && owner !== node.id) {
+      fail(t('errors.path-in-use', { path, node: owner }));
+      return;
+    }
+    owners.set(key, node.id);
+
+    const counts = { received: 0, rejected: 0, invalid: 0 };
+    const showStatus = throttle(() => {
+      const problems = counts.rejected + counts.invalid;
+      node.status({
+        fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
+        shape: 'dot',
+        text: t('status.counts', { path, received: counts.received, rejected: problems }),
+      });
+    }, 250);
+    node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
+
+    const contract = (meta: DeliveryMeta): Pick<NodeMessage, never> & Record<string, unknown> => ({
+      receivedAt: meta.receivedAt,
+      req: { ip: meta.ip, headers: meta.headers },
+    });
+
+    const receive = createReceiver(
+      { auth, maxBodyBytes, invalidEvents },
+      {
+        emit({ event, kind, meta }) {
+          counts.received++;
+          showStatus();
+          const msg = {
+            payload: event,
+            topic: event.publishType,
+            kind,
+            messageId: event.payload.messageId ?? undefined,
+            resent: event.payload.resentEvent,
+            ...contract(meta),
+          };
+          node.send([msg as NodeMessage, null]);
+        },
+        onInvalid({ value, errors, meta }) {
+          counts.invalid++;
+          showStatus();
+          const publishType = (value as { publishType?: unknown } | null)?.publishType;
+          const msg = {
+            payload: value,
+            topic: typeof publishType === 'string' ? publishType : undefined,
+            errors,
+            ...contract(meta),
+          };
+          node.send([null, msg as NodeMessage]);
+        },
+        onRejected(answer) {
+          if (answer.status !== 422) counts.rejected++;
+          showStatus();
+          node.debug(`${answer.status} ${answer.title}: ${answer.detail}`);
+        },
+      },
+    );
+
+    // Errors here are bugs, never user input: answer 500 and report, never crash.
+    const handler: Middleware = (req, res) => {
+      receive(req, res).catch((err: Error) => {
+        node.error(t('errors.internal', { message: err.message }));
+        if (!res.headersSent) {
+          res.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
+          res.end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: err.message }));
+        } else res.destroy();
+      });
+    };
+
+    const configured = settings.httpNodeMiddleware;
+    const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
+    let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler);
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      route?.remove();
+      route = undefined;
+      if (owners.get(key) === node.id) owners.delete(key);
+      showStatus.cancel();
+      node.status({});
+      done();
+    });
+  }
+
+  RED.nodes.registerType('detection-in', DetectionIn, {
+    credentials: {
+      user: { type: 'text' },
+      password: { type: 'password' },
+      token: { type: 'password' },
+      headerValue: { type: 'password' },
+    },
+  });
+};

@@ -1,0 +1,137 @@
+'use strict';
+/**
+ * Shared test support.
+ *
+ * NODE_RED_PATH selects the Node-RED under test (the CI run for Node-RED 5
+ * points it at a separate install); by default the dev dependency.
+ */
+const http = require('node:http');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const NODE_RED_DIR = process.env.NODE_RED_PATH
+  ? path.resolve(process.env.NODE_RED_PATH)
+  : path.dirname(require.resolve('node-red/package.json'));
+
+function nodeRedVersion() {
+  return require(path.join(NODE_RED_DIR, 'package.json')).version;
+}
+
+let helper;
+/** node-red-node-test-helper, initialised against the Node-RED under test. */
+function getHelper() {
+  if (!helper) {
+    helper = require('node-red-node-test-helper');
+    helper.init(path.join(NODE_RED_DIR, 'lib', 'red.js'));
+  }
+  return helper;
+}
+
+/** The compiled node module as Node-RED loads it. */
+function nodeModule(type) {
+  return require(path.join(ROOT, 'dist', 'nodes', type, `${type}.js`));
+}
+
+/**
+ * Loads a flow with the test helper and serves the helper's `RED.httpNode`
+ * app on 127.0.0.1 (helper.request() only reaches httpAdmin). Returns the
+ * base URL.
+ */
+async function loadWithHttp(modules, flow, credentials) {
+  const h = getHelper();
+  let httpNode;
+  const capture = (RED) => {
+    httpNode = RED.httpNode;
+  };
+  await h.load([capture, ...modules], flow, credentials || {});
+  const server = http.createServer((req, res) => httpNode(req, res, () => {
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('no route');
+  }));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.add(server);
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+const servers = new Set();
+async function closeServers() {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  servers.clear();
+}
+
+/**
+ * One raw HTTP request. `body` may be a string, a Buffer or an array of
+ * chunks (sent with chunked transfer encoding). Resolves with status,
+ * headers, text and parsed JSON (when the answer is JSON).
+ */
+function request(url, { method = 'POST', headers = {}, body, chunked = false, agent = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const outHeaders = { ...headers };
+    const chunks = body === undefined ? [] : Array.isArray(body) ? body : [body];
+    if (!chunked && body !== undefined && !Object.keys(outHeaders).some((h) => h.toLowerCase() === 'content-length')) {
+      outHeaders['content-length'] = chunks.reduce((n, c) => n + Buffer.byteLength(c), 0);
+    }
+    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers: outHeaders, agent }, (res) => {
+      const parts = [];
+      res.on('data', (c) => parts.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        let json;
+        if (/json/.test(res.headers['content-type'] || '')) json = JSON.parse(text);
+        resolve({ status: res.statusCode, headers: res.headers, text, json });
+      });
+      res.on('error', reject);
+    });
+    // A server may answer (413, 401) and close before the whole body is sent.
+    req.on('error', (err) => {
+      if (req.res) return;
+      reject(err);
+    });
+    (async () => {
+      for (const c of chunks) {
+        if (!req.write(c)) await new Promise((r) => req.once('drain', r));
+        if (req.destroyed) return;
+      }
+      req.end();
+    })().catch(() => {});
+  });
+}
+
+/** POST a JSON value. */
+function postJson(url, value, headers = {}) {
+  return request(url, { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) });
+}
+
+/** Resolves with the next `count` messages a helper node receives. */
+function collect(node, count, timeoutMs = 5000) {
+  return new Promise((resolve, reject) => {
+    const got = [];
+    const timer = setTimeout(() => reject(new Error(`expected ${count} message(s), got ${got.length}`)), timeoutMs);
+    node.on('input', (msg) => {
+      got.push(msg);
+      if (got.length === count) {
+        clearTimeout(timer);
+        resolve(got);
+      }
+    });
+  });
+}
+
+/** Waits until `predicate()` is truthy, polling. */
+async function until(predicate, timeoutMs = 5000, what = 'condition') {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+module.exports = { ROOT, NODE_RED_DIR, nodeRedVersion, getHelper, nodeModule, loadWithHttp, closeServers, request, postJson, collect, until, sleep };
