@@ -1,0 +1,337 @@
+'use strict';
+/**
+ * detection-in inside the Node-RED runtime (node-red-node-test-helper), driven
+ * through real HTTP: the helper's RED.httpNode app is served on 127.0.0.1.
+ */
+const assert = require('node:assert/strict');
+const { getHelper, nodeModule, loadWithHttp, closeServers, request, postJson, collect, until, sleep } = require('../support');
+const ev = require('../fixtures/events');
+
+const detectionIn = nodeModule('detection-in');
+const helper = getHelper();
+const MiB = 1024 * 1024;
+
+function flow(config = {}) {
+  return [
+    { id: 'f1', type: 'tab', label: 'test' },
+    { id: 'in1', type: 'detection-in', z: 'f1', name: '', path: '/hooks/detections', auth: 'none', headerName: '', maxBodyMiB: 16, invalidEvents: 'reject', wires: [['ok'], ['bad']], ...config },
+    { id: 'ok', type: 'helper', z: 'f1' },
+    { id: 'bad', type: 'helper', z: 'f1' },
+  ];
+}
+
+const basic = (user, password) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+describe('detection-in node', function () {
+  let base;
+  let url;
+
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await closeServers();
+    await helper.unload();
+    await helper.stopServer();
+    helper.settings({});
+  });
+
+  async function start(config, credentials) {
+    base = await loadWithHttp([detectionIn], flow(config), credentials ? { in1: credentials } : {});
+    url = `${base}${(config && config.path) || '/hooks/detections'}`;
+    return { node: helper.getNode('in1'), ok: helper.getNode('ok'), bad: helper.getNode('bad') };
+  }
+
+  it('emits face and LPR events with the message contract', async () => {
+    const { ok } = await start();
+    const got = collect(ok, 2);
+    const face = ev.fullFace();
+    const r1 = await postJson(url, face, { 'x-request-id': 'r-1' });
+    const r2 = await postJson(url, ev.fullLpr({ payload: { ...ev.fullLpr().payload, resentEvent: true } }));
+    assert.equal(r1.status, 200);
+    assert.equal(r2.status, 200);
+    const [m1, m2] = await got;
+    assert.deepEqual(m1.payload, face, 'the event exactly as sent, all fields');
+    assert.equal(m1.topic, 'WebHookFaceRecPayload');
+    assert.equal(m1.kind, 'face');
+    assert.equal(m1.messageId, 'msg-face-0001');
+    assert.equal(m1.resent, false);
+    assert.ok(Math.abs(Date.parse(m1.receivedAt) - Date.now()) < 10000);
+    assert.equal(m1.req.ip, '127.0.0.1');
+    assert.equal(m1.req.headers['x-request-id'], 'r-1');
+    assert.equal(m1.res, undefined, 'nothing to answer: the receiver already did');
+    assert.equal(m2.topic, 'WebHookLprPayload');
+    assert.equal(m2.kind, 'lpr');
+    assert.equal(m2.messageId, 'msg-lpr-0001');
+    assert.equal(m2.resent, true);
+  });
+
+  it('accepts events with only required fields, and with nulls in optional fields', async () => {
+    const { ok } = await start();
+    const got = collect(ok, 4);
+    for (const event of [ev.minimalFace(), ev.minimalLpr(), ev.nullsFace(), ev.nullsLpr()]) {
+      assert.equal((await postJson(url, event)).status, 200);
+    }
+    const msgs = await got;
+    assert.deepEqual(msgs.map((m) => m.kind), ['face', 'lpr', 'face', 'lpr']);
+    assert.equal(msgs[0].messageId, undefined);
+    assert.equal(msgs[2].messageId, undefined, 'a null messageId becomes undefined');
+    assert.equal(msgs[3].payload.payload.detectionImages, null, 'nulls are kept as sent');
+  });
+
+  it('keeps unknown extra fields', async () => {
+    const { ok } = await start();
+    const got = collect(ok, 1);
+    const event = ev.fullLpr({ bridgeVersion: '11.1' });
+    event.payload.lprPlateInfo.direction = 1;
+    await postJson(url, event);
+    const [msg] = await got;
+    assert.equal(msg.payload.bridgeVersion, '11.1');
+    assert.equal(msg.payload.payload.lprPlateInfo.direction, 1);
+  });
+
+  it('accepts a 1 MB plate event with four crops', async () => {
+    const { ok } = await start();
+    const got = collect(ok, 1);
+    const event = ev.bigLpr(1024 * 1024);
+    const body = JSON.stringify(event);
+    assert.ok(body.length > 1000 * 1000 && body.length <= 1024 * 1024, `body is ${body.length} bytes`);
+    const res = await request(url, { headers: { 'content-type': 'application/json' }, body });
+    assert.equal(res.status, 200);
+    const [msg] = await got;
+    assert.deepEqual(msg.payload.payload.detectionImages.map((i) => i.cropSizeName), ['Close', 'Medium', 'Car', 'FullFrame']);
+    assert.equal(msg.payload.payload.detectionImages[3].image, event.payload.detectionImages[3].image);
+  });
+
+  it('refuses a 20 MB body with 413 and emits nothing', async () => {
+    const { ok, bad } = await start();
+    let emitted = 0;
+    ok.on('input', () => emitted++);
+    bad.on('input', () => emitted++);
+    const body = JSON.stringify(ev.bigLpr(20 * MiB));
+    const res = await request(url, { headers: { 'content-type': 'application/json' }, body });
+    assert.equal(res.status, 413);
+    assert.equal(res.headers['content-type'], 'application/problem+json');
+    assert.match(res.json.detail, /16 MiB/);
+    // A chunked 20 MB body too.
+    const chunked = await request(url, { headers: { 'content-type': 'application/json' }, chunked: true, body: [body.slice(0, 8 * MiB), body.slice(8 * MiB)] });
+    assert.equal(chunked.status, 413);
+    await sleep(50);
+    assert.equal(emitted, 0);
+  });
+
+  it('honours a smaller body limit', async () => {
+    await start({ maxBodyMiB: 0.5 });
+    assert.equal((await postJson(url, ev.bigLpr(MiB))).status, 413);
+    assert.equal((await postJson(url, ev.fullLpr())).status, 200);
+  });
+
+  it('answers every rejection with a problem body and counts it in the status', async () => {
+    const { node } = await start({ auth: 'bearer' }, { token: 'tok' });
+    const auth = { authorization: 'Bearer tok' };
+    const cases = [
+      [await request(url, { method: 'GET' }), 405],
+      [await request(url, { method: 'PUT', headers: auth, body: '{}' }), 405],
+      [await postJson(url, ev.fullFace()), 401],
+      [await request(url, { headers: { ...auth, 'content-type': 'text/csv' }, body: 'a,b' }), 415],
+      [await request(url, { headers: { ...auth, 'content-type': 'application/json' }, body: '' }), 400],
+      [await request(url, { headers: { ...auth, 'content-type': 'application/json' }, body: '{"publishType":' }), 400],
+      [await postJson(url, { publishType: 'WebHookFaceRecPayload' }, auth), 422],
+    ];
+    for (const [res, status] of cases) {
+      assert.equal(res.status, status);
+      assert.equal(res.headers['content-type'], 'application/problem+json');
+      assert.equal(res.json.status, status);
+      assert.ok(res.json.type && res.json.title && res.json.detail, JSON.stringify(res.json));
+    }
+    const status = await until(() => {
+      const calls = node.status.getCalls().map((c) => c.args[0]);
+      const last = calls[calls.length - 1];
+      return last && last.text === 'detection-in.status.counts' ? last : null;
+    }, 3000, 'status with counts');
+    assert.equal(status.fill, 'yellow');
+  });
+
+  it('sends schema-invalid events to output 2 with the errors, and answers 422', async () => {
+    const { ok, bad } = await start();
+    let good = 0;
+    ok.on('input', () => good++);
+    const got = collect(bad, 1);
+    const event = ev.fullLpr();
+    event.payload.detectionImages[1].cropSizeName = 'Huge';
+    const res = await postJson(url, event);
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.json.errors.map((e) => e.path), ['payload.detectionImages[1].cropSizeName']);
+    const [msg] = await got;
+    assert.deepEqual(msg.payload, event);
+    assert.equal(msg.topic, 'WebHookLprPayload');
+    assert.deepEqual(msg.errors.map((e) => e.path), ['payload.detectionImages[1].cropSizeName']);
+    assert.equal(good, 0);
+  });
+
+  it('accepts invalid events with 202 when set to, on output 2 only', async () => {
+    const { ok, bad } = await start({ invalidEvents: 'accept' });
+    let good = 0;
+    ok.on('input', () => good++);
+    const got = collect(bad, 1);
+    const res = await postJson(url, { publishType: 'WebHookLprPayload', sourceName: 's', payload: {} });
+    assert.equal(res.status, 202);
+    const [msg] = await got;
+    assert.equal(msg.errors.length, 3);
+    assert.equal(good, 0);
+  });
+
+  describe('credentials', () => {
+    const modes = [
+      ['basic', { user: 'bridge', password: 's3cr3t' }, { authorization: basic('bridge', 's3cr3t') }, { authorization: basic('bridge', 'wrong') }, /^Basic realm=/],
+      ['bearer', { token: 'eyJ.token.sig' }, { authorization: 'Bearer eyJ.token.sig' }, { authorization: 'Bearer eyJ.token.bad' }, /^Bearer realm=/],
+      ['header', { headerValue: 'key-1' }, { 'x-api-key': 'key-1' }, { 'x-api-key': 'key-2' }, undefined],
+    ];
+    for (const [mode, creds, good, wrong, challenge] of modes) {
+      it(`${mode}: accepts the right credentials, refuses wrong and missing ones`, async () => {
+        const { node, ok } = await start({ auth: mode, headerName: mode === 'header' ? 'X-Api-Key' : '' }, creds);
+        const got = collect(ok, 1);
+        const accepted = await postJson(url, ev.fullFace(), good);
+        assert.equal(accepted.status, 200);
+        const [msg] = await got;
+        for (const res of [await postJson(url, ev.fullFace(), wrong), await postJson(url, ev.fullFace())]) {
+          assert.equal(res.status, 401);
+          assert.equal(res.headers['content-type'], 'application/problem+json');
+          if (challenge) assert.match(res.headers['www-authenticate'], challenge);
+          else assert.equal(res.headers['www-authenticate'], undefined);
+        }
+        // No secret reaches the message, the status or the log.
+        const secret = Object.values(creds)[Object.values(creds).length - 1];
+        assert.ok(!JSON.stringify(msg.req).includes(secret));
+        assert.equal(msg.req.headers.authorization, undefined);
+        assert.equal(msg.req.headers['x-api-key'], undefined);
+        await sleep(300);
+        const seen = JSON.stringify([
+          node.status.getCalls().map((c) => c.args),
+          helper.log().getCalls().map((c) => c.args),
+          node.error.getCalls().map((c) => c.args),
+        ]);
+        assert.ok(!seen.includes(secret), 'secret in status or log');
+      });
+    }
+
+    it('none: accepts anything', async () => {
+      await start({ auth: 'none' });
+      assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
+      assert.equal((await postJson(url, ev.minimalLpr(), { authorization: 'Bearer whatever' })).status, 200);
+    });
+
+    it('reports an incomplete configuration and does not listen', async () => {
+      const { node } = await start({ auth: 'bearer' }, {});
+      await until(() => node.error.called, 2000, 'an error');
+      assert.equal(node.error.firstCall.args[0], 'detection-in.errors.auth-config');
+      assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
+    });
+  });
+
+  it('removes its route when the flow stops, and never doubles it on redeploy', async () => {
+    await start();
+    assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
+    // Redeploy the same flow twice (full deploy restarts every node).
+    await helper.setFlows(flow(), 'full');
+    await helper.setFlows(flow(), 'full');
+    const ok = helper.getNode('ok');
+    let count = 0;
+    ok.on('input', () => count++);
+    assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
+    await sleep(50);
+    assert.equal(count, 1, 'one route, one message');
+    // Move to another path: the old one is gone.
+    await helper.setFlows(flow({ path: '/hooks/other' }), 'full');
+    assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
+    assert.equal((await postJson(`${base}/hooks/other`, ev.minimalLpr())).status, 200);
+    // Stop everything.
+    await helper._redNodes.stopFlows();
+    assert.equal((await postJson(`${base}/hooks/other`, ev.minimalLpr())).status, 404);
+  });
+
+  it('refuses a second node on the same path', async () => {
+    const twoNodes = [
+      ...flow(),
+      { id: 'in2', type: 'detection-in', z: 'f1', path: '/Hooks/Detections/', auth: 'none', maxBodyMiB: 16, invalidEvents: 'reject', wires: [['ok'], []] },
+    ];
+    base = await loadWithHttp([detectionIn], twoNodes, {});
+    const second = helper.getNode('in2');
+    await until(() => second.error.called, 2000, 'an error from the second node');
+    assert.equal(second.error.firstCall.args[0], 'detection-in.errors.path-in-use');
+    const ok = helper.getNode('ok');
+    let count = 0;
+    ok.on('input', () => count++);
+    assert.equal((await postJson(`${base}/hooks/detections`, ev.minimalLpr())).status, 200);
+    await sleep(50);
+    assert.equal(count, 1, 'the first node still owns the path, once');
+  });
+
+  it('runs httpNodeMiddleware before the receiver', async () => {
+    const seen = [];
+    helper.settings({
+      httpNodeMiddleware: (req, res, next) => {
+        seen.push(req.url);
+        if (req.headers['x-block'] === 'yes') {
+          res.statusCode = 403;
+          res.end('blocked by middleware');
+          return;
+        }
+        next();
+      },
+    });
+    await start();
+    assert.equal((await postJson(url, ev.minimalLpr(), { 'x-block': 'yes' })).status, 403);
+    assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
+    assert.deepEqual(seen, ['/hooks/detections', '/hooks/detections']);
+  });
+
+  it('does not listen when httpNodeRoot is false', async () => {
+    helper.settings({ httpNodeRoot: false });
+    const { node } = await start();
+    await until(() => node.error.called, 2000, 'an error');
+    assert.equal(node.error.firstCall.args[0], 'detection-in.errors.http-disabled');
+  });
+
+  it('cannot have any prototype changed by a body', async () => {
+    const { ok } = await start();
+    const got = collect(ok, 1);
+    const body = JSON.stringify(ev.fullFace()).replace(/^\{/, '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},')
+      .replace('"personInfo":{', '"personInfo":{"__proto__":{"isAdmin":true},');
+    const res = await request(url, { headers: { 'content-type': 'application/json' }, body });
+    assert.equal(res.status, 200);
+    const [msg] = await got;
+    assert.equal({}.polluted, undefined);
+    assert.equal(Object.prototype.polluted, undefined);
+    assert.equal(Object.getPrototypeOf(msg.payload), Object.prototype);
+    assert.equal(Object.getPrototypeOf(msg.payload.payload.personInfo), Object.prototype);
+    assert.equal(msg.payload.payload.personInfo.isAdmin, undefined);
+    assert.deepEqual(msg.payload.constructor, { prototype: { polluted: 'yes' } }, 'kept as plain data');
+    // Node-RED clones messages for extra wires; the clone is clean too.
+    const copy = helper._RED.util.cloneMessage(msg);
+    assert.equal(Object.getPrototypeOf(copy.payload), Object.prototype);
+    assert.equal({}.isAdmin, undefined);
+  });
+
+  it('answers a 10,000-level nested body with 400 and keeps serving', async () => {
+    await start();
+    const res = await request(url, { headers: { 'content-type': 'application/json' }, body: '['.repeat(10000) + ']'.repeat(10000) });
+    assert.equal(res.status, 400);
+    const wrapped = JSON.stringify(ev.minimalLpr()).replace(/\}$/, `,"extra":${'{"a":'.repeat(10000)}1${'}'.repeat(10000)}}`);
+    assert.equal((await request(url, { headers: { 'content-type': 'application/json' }, body: wrapped })).status, 400);
+    assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
+  });
+
+  it('shows the path and counts in its status', async () => {
+    const { node, ok } = await start();
+    const got = collect(ok, 3);
+    for (let i = 0; i < 3; i++) await postJson(url, ev.minimalLpr());
+    await postJson(url, { nope: true });
+    await got;
+    const last = await until(() => {
+      const calls = node.status.getCalls().map((c) => c.args[0]);
+      const final = calls[calls.length - 1];
+      return final && final.text === 'detection-in.status.counts' ? final : null;
+    }, 3000, 'status');
+    assert.equal(last.fill, 'green');
+    assert.equal(node.status.firstCall.args[0].text, 'detection-in.status.listening');
+  });
+});
