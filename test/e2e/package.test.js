@@ -1,0 +1,455 @@
+'use strict';
+/**
+ * End to end: the package as users get it.
+ *
+ * Packs the module (`npm pack`), installs the tarball into a fresh Node-RED
+ * user directory, starts a real Node-RED (the one NODE_RED_PATH selects, with
+ * its default admin/httpNode layout: both at `/`, default apiMaxLength) as a
+ * child process on 127.0.0.1, deploys the shipped example flow plus a probe,
+ * and talks to it over HTTP only.
+ *
+ * The probe: one core `function` node per detection-in output turns each
+ * message into a compact JSON line and a core `file` node appends the lines to
+ * a file in the user directory, which the test polls. The example's own nodes
+ * are deployed unchanged (apart from `z`, the tab they are put on).
+ */
+const assert = require('node:assert/strict');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const fsp = require('node:fs/promises');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, NODE_RED_DIR, nodeRedVersion, request, postJson, until } = require('../support');
+const { fullFace, fullLpr, minimalFace, bigLpr } = require('../fixtures/events');
+
+const MODULE = require(path.join(ROOT, 'package.json')).name;
+const TYPE = 'detection-in';
+const SET_ID = `${MODULE}/${TYPE}`;
+
+/** Environment for nested npm runs: without the variables `npm test` exports
+ *  for its own package, so a nested npm works on the directory it is given. */
+function npmEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^npm_(package_|lifecycle_|config_local_prefix$|config_prefix$)/i.test(key)) delete env[key];
+  }
+  return env;
+}
+
+function run(cmd, args, options) {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024, env: npmEnv(), ...options }, (err, stdout, stderr) => {
+      if (err) {
+        err.message += `\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+        reject(err);
+      } else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** Resolves with null after `ms`, without holding the process open. */
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms, null).unref());
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The probe's function body: one compact line per message. */
+function probeFunc(output) {
+  return `
+const p = msg.payload && typeof msg.payload === 'object' ? msg.payload : {};
+const inner = p.payload && typeof p.payload === 'object' ? p.payload : {};
+const images = Array.isArray(inner.detectionImages) ? inner.detectionImages : [];
+const headers = msg.req && msg.req.headers;
+return { payload: JSON.stringify({
+  output: ${output},
+  topic: msg.topic,
+  kind: msg.kind,
+  messageId: msg.messageId,
+  payloadMessageId: inner.messageId,
+  resent: msg.resent,
+  receivedAt: msg.receivedAt,
+  hasReqHeaders: !!(headers && typeof headers === 'object'),
+  contentType: headers ? headers['content-type'] : undefined,
+  authHeaderPresent: !!(headers && headers.authorization),
+  reqIp: msg.req ? msg.req.ip : undefined,
+  errorsCount: Array.isArray(msg.errors) ? msg.errors.length : null,
+  payloadKeys: Object.keys(p),
+  imageChars: images.reduce((n, i) => n + (i && typeof i.image === 'string' ? i.image.length : 0), 0),
+}) };
+`;
+}
+
+/** The example flow on a tab, with the probe wired to both outputs. */
+function deployableFlow(probeFile) {
+  const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'receive-detections.json'), 'utf8'));
+  const tab = { id: 'e2e0tab000000001', type: 'tab', label: 'e2e', disabled: false, info: '' };
+  const nodes = example.map((n) => ({ ...n, z: tab.id }));
+  const ins = nodes.filter((n) => n.type === TYPE);
+  assert.equal(ins.length, 1, 'the example flow has one detection-in node');
+  const input = ins[0];
+  assert.equal(input.wires.length, 2, 'detection-in has two outputs in the example');
+  const probes = [1, 2].map((output) => ({
+    id: `e2e0probe0000${output}`,
+    type: 'function',
+    z: tab.id,
+    name: `probe output ${output}`,
+    func: probeFunc(output),
+    outputs: 1,
+    timeout: 0,
+    noerr: 0,
+    initialize: '',
+    finalize: '',
+    libs: [],
+    x: 700,
+    y: 100 + 60 * output,
+    wires: [['e2e0probefile001']],
+  }));
+  const file = {
+    id: 'e2e0probefile001',
+    type: 'file',
+    z: tab.id,
+    name: 'probe lines',
+    filename: probeFile,
+    filenameType: 'str',
+    appendNewline: true,
+    createDir: true,
+    overwriteFile: 'false',
+    encoding: 'utf8',
+    x: 900,
+    y: 190,
+    wires: [[]],
+  };
+  input.wires = input.wires.map((targets, i) => [...targets, probes[i].id]);
+  return { flow: [tab, ...nodes, ...probes, file], input };
+}
+
+/** `data-i18n` keys of the template and `_('…')` keys of the editor script. */
+function i18nKeysOf(html) {
+  const keys = new Set();
+  for (const m of html.matchAll(/data-i18n="([^"]*)"/g)) {
+    for (const part of m[1].split(';')) {
+      const key = part.replace(/^\s*\[[^\]]*\]/, '').trim();
+      if (key) keys.add(key);
+    }
+  }
+  // this._('…') and node._(cond ? '…' : '…') in the editor script
+  for (const call of html.matchAll(/\b_\(([^)]*)\)/g)) {
+    for (const m of call[1].matchAll(/'([^']+)'|"([^"]+)"/g)) keys.add(m[1] || m[2]);
+  }
+  return [...keys];
+}
+
+function lookup(catalog, key) {
+  return key.split('.').reduce((v, k) => (v && typeof v === 'object' ? v[k] : undefined), catalog);
+}
+
+describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
+  this.timeout(20000);
+
+  let base; // temp dir holding the tarball and the user dir
+  let userDir;
+  let probeFile;
+  let child;
+  let childExit; // resolves when the child has exited
+  let url;
+  let nodeUrl;
+  const log = [];
+  let logPrinted = false;
+
+  function printLog(why) {
+    if (logPrinted) return;
+    logPrinted = true;
+    const text = log.join('').split('\n').slice(-200).join('\n');
+    console.log(`\n---- Node-RED output (${why}; last 200 lines) ----\n${text}\n---- end Node-RED output ----`);
+  }
+
+  /** Probe lines written so far. */
+  function probeLines() {
+    if (!fs.existsSync(probeFile)) return [];
+    return fs
+      .readFileSync(probeFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  }
+  function probeLine(pred, what) {
+    return until(() => probeLines().find(pred), 10000, what);
+  }
+
+  function killChild() {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      try {
+        child.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  before(async function () {
+    this.timeout(180000);
+    const started = Date.now();
+    const distEntry = path.join(ROOT, 'dist', 'nodes', TYPE, `${TYPE}.js`);
+    if (!fs.existsSync(distEntry)) {
+      throw new Error(`${path.relative(ROOT, distEntry)} is missing: run \`npm run build\` first (npm test does)`);
+    }
+    base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-e2e-'));
+    userDir = path.join(base, 'user');
+    const packDir = path.join(base, 'pack');
+    await fsp.mkdir(userDir);
+    await fsp.mkdir(packDir);
+    probeFile = path.join(userDir, 'probe.jsonl');
+
+    // pack as npm publishes it (dist/ is already built, so skip prepack)
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir], { cwd: ROOT });
+    const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')));
+    const tarball = path.join(packDir, info[0].filename);
+    assert.ok(fs.existsSync(tarball), `npm pack wrote ${tarball}`);
+    const shipped = info[0].files.map((f) => f.path);
+    for (const f of [
+      `dist/nodes/${TYPE}/${TYPE}.js`,
+      `dist/nodes/${TYPE}/${TYPE}.html`,
+      `dist/nodes/${TYPE}/icons/${TYPE}.svg`,
+      `dist/nodes/${TYPE}/locales/en-US/${TYPE}.json`,
+      `dist/nodes/${TYPE}/locales/en-US/${TYPE}.html`,
+      'examples/receive-detections.json',
+    ]) {
+      assert.ok(shipped.includes(f), `the tarball ships ${f}`);
+    }
+
+    // install it the way the palette manager does: into the user dir
+    await fsp.writeFile(
+      path.join(userDir, 'package.json'),
+      JSON.stringify({ name: 'node-red-project', description: 'e2e user dir', version: '0.0.1', private: true }, null, 2),
+    );
+    await run('npm', ['install', tarball, '--prefix', userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+      cwd: userDir,
+    });
+    assert.ok(fs.existsSync(path.join(userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');
+
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    nodeUrl = `${url}/detections`;
+    const settingsFile = path.join(userDir, 'settings.js');
+    await fsp.writeFile(
+      settingsFile,
+      `module.exports = ${JSON.stringify(
+        {
+          uiHost: '127.0.0.1',
+          uiPort: port,
+          flowFile: 'flows.json',
+          credentialSecret: false,
+          telemetry: { enabled: false },
+          logging: { console: { level: 'info', metrics: false, audit: false } },
+        },
+        null,
+        2,
+      )};\n`,
+    );
+
+    const redJs = path.join(NODE_RED_DIR, require(path.join(NODE_RED_DIR, 'package.json')).bin['node-red']);
+    child = spawn(process.execPath, [redJs, '-u', userDir, '-s', settingsFile], {
+      cwd: userDir,
+      env: npmEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    process.once('exit', killChild); // last resort, should after() never run
+    childExit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.stdout.on('data', (d) => log.push(d.toString()));
+    child.stderr.on('data', (d) => log.push(d.toString()));
+
+    try {
+      let exited = null;
+      childExit.then((e) => (exited = e));
+      await until(
+        async () => {
+          if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})`);
+          try {
+            const r = await request(`${url}/settings`, { method: 'GET', headers: { accept: 'application/json' } });
+            return r.status === 200;
+          } catch {
+            return false;
+          }
+        },
+        60000,
+        'Node-RED to answer GET /settings',
+      );
+
+      const { flow } = deployableFlow(probeFile);
+      const deployed = await postJson(`${url}/flows`, flow, { 'Node-RED-Deployment-Type': 'full' });
+      assert.ok(deployed.status === 204 || deployed.status === 200, `deploy answered ${deployed.status}: ${deployed.text}`);
+      // the route is up once GET answers 405 from our node instead of 404
+      await until(
+        async () => (await request(nodeUrl, { method: 'GET' })).status === 405,
+        15000,
+        'the detection-in route after deploy',
+      );
+    } catch (err) {
+      printLog('startup failed');
+      throw err;
+    }
+    console.log(`      (packed, installed and started Node-RED ${nodeRedVersion()} in ${Date.now() - started} ms)`);
+  });
+
+  afterEach(function () {
+    if (this.currentTest && this.currentTest.state === 'failed') printLog(`"${this.currentTest.title}" failed`);
+  });
+
+  after(async function () {
+    this.timeout(30000);
+    try {
+      if (child && child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const exited = await Promise.race([childExit, delay(10000)]);
+        if (!exited) {
+          child.kill('SIGKILL');
+          await Promise.race([childExit, delay(5000)]);
+        }
+      }
+    } finally {
+      process.removeListener('exit', killChild);
+      if (base) await fsp.rm(base, { recursive: true, force: true, maxRetries: 3 });
+    }
+  });
+
+  it('loads the module: GET /nodes lists our node set without error, and its type runs', async function () {
+    const r = await request(`${url}/nodes`, { method: 'GET', headers: { accept: 'application/json' } });
+    assert.equal(r.status, 200);
+    const set = r.json.find((s) => s.id === SET_ID);
+    assert.ok(set, `GET /nodes lists ${SET_ID}; sets: ${r.json.map((s) => s.id).join(', ')}`);
+    assert.equal(set.err, undefined, `node set error: ${set.err}`);
+    assert.equal(set.enabled, true);
+    assert.equal(set.module, MODULE);
+    assert.deepEqual(set.types, [TYPE]);
+    assert.equal(set.version, require(path.join(ROOT, 'package.json')).version);
+    // The admin API never shows the registry's `loaded` flag (it deletes it);
+    // the set's own entry has no error, and the runtime knows the type: a flow
+    // using it started without waiting for missing types.
+    const one = await request(`${url}/nodes/${SET_ID}`, { method: 'GET', headers: { accept: 'application/json' } });
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.json.id, SET_ID);
+    assert.equal(one.json.err, undefined, `node set error: ${one.json.err}`);
+    const text = log.join('');
+    assert.doesNotMatch(text, /missing (node )?types/i);
+    assert.match(text, /Started flows/);
+  });
+
+  it('serves the editor: every i18n key of the template resolves, help and icon are served', async function () {
+    const r = await request(`${url}/nodes`, { method: 'GET', headers: { accept: 'text/html' } });
+    assert.equal(r.status, 200);
+    assert.match(r.headers['content-type'], /text\/html/);
+    const html = r.text;
+    assert.ok(html.includes(`data-template-name="${TYPE}"`), 'the edit dialog template is served');
+    assert.ok(html.includes(`data-help-name="${TYPE}"`), 'the help text is served');
+    assert.ok(html.includes(`RED.nodes.registerType('${TYPE}'`), 'the editor registration is served');
+
+    // our part of the concatenated editor html: the installed package's own file
+    const ownHtml = fs.readFileSync(path.join(userDir, 'node_modules', MODULE, 'dist', 'nodes', TYPE, `${TYPE}.html`), 'utf8');
+    const templateStart = ownHtml.indexOf(`data-template-name="${TYPE}"`);
+    assert.ok(html.includes(ownHtml.slice(templateStart, templateStart + 200)), 'the served template is the packaged one');
+    const keys = i18nKeysOf(ownHtml);
+    assert.ok(keys.length >= 20, `found ${keys.length} i18n keys`);
+
+    const c = await request(`${url}/locales/${SET_ID}?lng=en-US`, { method: 'GET', headers: { accept: 'application/json' } });
+    assert.equal(c.status, 200);
+    const catalog = c.json;
+    assert.ok(catalog && catalog[TYPE], `catalog for ${SET_ID}: ${c.text.slice(0, 200)}`);
+    const unresolved = keys.filter((key) => {
+      const v = lookup(catalog, key);
+      return typeof v !== 'string' || v.trim() === '' || v === key;
+    });
+    assert.deepEqual(unresolved, [], 'i18n keys without a translation');
+    assert.ok(keys.every((k) => k.startsWith(`${TYPE}.`)), `keys are namespaced ${TYPE}.…: ${keys.join(', ')}`);
+
+    const icon = await request(`${url}/icons/${MODULE}/${TYPE}.svg`, { method: 'GET' });
+    assert.equal(icon.status, 200);
+    assert.match(icon.headers['content-type'], /^image\/svg\+xml/);
+    assert.match(icon.text, /<svg[\s>]/);
+  });
+
+  it('receives a face and a plate event and emits them on output 1', async function () {
+    const face = fullFace();
+    const lpr = fullLpr();
+    const a = await postJson(nodeUrl, face);
+    assert.equal(a.status, 200, a.text);
+    assert.deepEqual(a.json, { status: 'accepted', messageId: 'msg-face-0001' });
+    const b = await postJson(nodeUrl, lpr);
+    assert.equal(b.status, 200, b.text);
+    assert.deepEqual(b.json, { status: 'accepted', messageId: 'msg-lpr-0001' });
+
+    const faceLine = await probeLine((l) => l.messageId === 'msg-face-0001', 'the face event on output 1');
+    assert.equal(faceLine.output, 1);
+    assert.equal(faceLine.kind, 'face');
+    assert.equal(faceLine.topic, 'WebHookFaceRecPayload');
+    assert.equal(faceLine.payloadMessageId, 'msg-face-0001');
+    assert.equal(faceLine.resent, false);
+    assert.ok(!Number.isNaN(Date.parse(faceLine.receivedAt)), `receivedAt ${faceLine.receivedAt}`);
+    assert.equal(faceLine.hasReqHeaders, true);
+    assert.equal(faceLine.contentType, 'application/json');
+    assert.equal(faceLine.errorsCount, null);
+    assert.deepEqual(faceLine.payloadKeys.sort(), Object.keys(face).sort());
+
+    const lprLine = await probeLine((l) => l.messageId === 'msg-lpr-0001', 'the plate event on output 1');
+    assert.equal(lprLine.output, 1);
+    assert.equal(lprLine.kind, 'lpr');
+    assert.equal(lprLine.topic, 'WebHookLprPayload');
+    assert.equal(lprLine.resent, false);
+    assert.deepEqual(lprLine.payloadKeys.sort(), Object.keys(lpr).sort());
+  });
+
+  it('takes a 6 MiB plate event despite the admin app\'s 5 MB JSON parser on the same server', async function () {
+    const big = bigLpr(6 * 1024 * 1024, 'msg-lpr-e2e-6mib');
+    const body = JSON.stringify(big);
+    assert.ok(Buffer.byteLength(body) > 6 * 1000 * 1000, `body is ${Buffer.byteLength(body)} bytes`);
+    const r = await request(nodeUrl, { headers: { 'content-type': 'application/json' }, body });
+    assert.equal(r.status, 200, r.text.slice(0, 500));
+    assert.deepEqual(r.json, { status: 'accepted', messageId: 'msg-lpr-e2e-6mib' });
+    const line = await probeLine((l) => l.messageId === 'msg-lpr-e2e-6mib', 'the 6 MiB event on output 1');
+    assert.equal(line.output, 1);
+    assert.equal(line.kind, 'lpr');
+    const sent = big.payload.detectionImages.reduce((n, i) => n + i.image.length, 0);
+    assert.equal(line.imageChars, sent, 'the images arrived whole');
+  });
+
+  it('answers 422 to a schema-invalid event and sends it to output 2', async function () {
+    const bad = minimalFace();
+    delete bad.payload.personInfo;
+    bad.payload.messageId = 'msg-face-e2e-invalid';
+    const r = await postJson(nodeUrl, bad);
+    assert.equal(r.status, 422, r.text);
+    assert.match(r.headers['content-type'], /^application\/problem\+json/);
+    assert.equal(r.json.status, 422);
+    assert.ok(Array.isArray(r.json.errors) && r.json.errors.length > 0, `errors: ${r.text}`);
+
+    const line = await probeLine((l) => l.output === 2, 'the invalid event on output 2');
+    assert.equal(line.topic, 'WebHookFaceRecPayload');
+    assert.equal(line.errorsCount, r.json.errors.length);
+    assert.equal(line.kind, undefined);
+    assert.equal(line.hasReqHeaders, true);
+    assert.ok(!probeLines().some((l) => l.output === 1 && l.payloadMessageId === 'msg-face-e2e-invalid'), 'not on output 1');
+  });
+
+  it('answers 405 to GET on the endpoint', async function () {
+    const r = await request(nodeUrl, { method: 'GET' });
+    assert.equal(r.status, 405);
+    assert.equal(r.headers.allow, 'POST');
+    assert.match(r.headers['content-type'], /^application\/problem\+json/);
+  });
+
+  it('saw no error in the Node-RED log', function () {
+    const lines = log.join('').split('\n').filter((l) => /\[error\]/.test(l));
+    assert.deepEqual(lines, []);
+  });
+});

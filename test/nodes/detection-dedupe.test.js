@@ -1,0 +1,253 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { getHelper, nodeModule, collect, sleep, until } = require('../support');
+const ev = require('../fixtures/events');
+
+const dedupe = nodeModule('detection-dedupe');
+const helper = getHelper();
+
+function flow(config = {}) {
+  const outputs = config.duplicatesOutput ? 2 : 1;
+  return [
+    { id: 'f1', type: 'tab', label: 'test' },
+    {
+      id: 'dd', type: 'detection-dedupe', z: 'f1', name: '', mode: 'id', key: 'messageId', keyType: 'msg', missingKey: 'pass',
+      ttl: 1, ttlUnits: 'h', refresh: false, maxKeys: 100000, duplicatesOutput: false, persist: false, store: '', outputs,
+      wires: outputs === 2 ? [['first'], ['dups']] : [['first']],
+      ...config,
+    },
+    { id: 'first', type: 'helper', z: 'f1' },
+    { id: 'dups', type: 'helper', z: 'f1' },
+  ];
+}
+
+/** A message as detection-in emits it. */
+function delivery(event) {
+  return { payload: event, topic: event.publishType, kind: event.publishType === 'WebHookLprPayload' ? 'lpr' : 'face', messageId: event.payload.messageId ?? undefined, resent: event.payload.resentEvent };
+}
+
+function resent(event) {
+  const copy = JSON.parse(JSON.stringify(event));
+  copy.payload.resentEvent = true;
+  return copy;
+}
+
+describe('detection-dedupe node', () => {
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+  });
+
+  async function start(config) {
+    await helper.load([dedupe], flow(config));
+    return { node: helper.getNode('dd'), first: helper.getNode('first'), dups: helper.getNode('dups') };
+  }
+
+  function countInputs(node) {
+    const seen = [];
+    node.on('input', (m) => seen.push(m));
+    return seen;
+  }
+
+  it('passes the first delivery of a messageId and drops the resent one', async () => {
+    const { node, first } = await start();
+    const passed = countInputs(first);
+    const event = ev.fullLpr();
+    node.receive(delivery(event));
+    node.receive(delivery(resent(event)));
+    node.receive(delivery(ev.fullFace()));
+    await until(() => passed.length === 2, 2000, 'two first sightings');
+    await sleep(50);
+    assert.equal(passed.length, 2);
+    assert.equal(passed[0].payload.payload.resentEvent, false);
+    assert.equal(passed[1].kind, 'face');
+  });
+
+  it('finds the id inside the event when msg.messageId is missing', async () => {
+    const { node, first } = await start();
+    const passed = countInputs(first);
+    const event = ev.fullFace();
+    node.receive({ payload: event });
+    node.receive({ payload: resent(event) });
+    await sleep(100);
+    assert.equal(passed.length, 1);
+  });
+
+  it('sends duplicates to output 2 with duplicateOf', async () => {
+    const { node, dups } = await start({ duplicatesOutput: true });
+    const got = collect(dups, 1);
+    const event = ev.fullLpr();
+    const before = Date.now();
+    node.receive(delivery(event));
+    await sleep(20);
+    node.receive(delivery(resent(event)));
+    const [dup] = await got;
+    assert.equal(dup.duplicateOf.key, 'msg-lpr-0001');
+    const firstSeen = Date.parse(dup.duplicateOf.firstSeen);
+    assert.ok(firstSeen >= before - 5 && firstSeen <= Date.now(), dup.duplicateOf.firstSeen);
+    assert.equal(dup.payload.payload.resentEvent, true);
+  });
+
+  it('forgets every key on msg.reset, which is not passed on', async () => {
+    const { node, first } = await start();
+    const passed = countInputs(first);
+    const event = ev.fullLpr();
+    node.receive(delivery(event));
+    node.receive({ reset: true });
+    node.receive(delivery(resent(event)));
+    await sleep(100);
+    assert.equal(passed.length, 2);
+    assert.equal(passed.some((m) => m.reset), false);
+  });
+
+  it('passes messages without a key by default, warning once', async () => {
+    const { node, first } = await start();
+    const passed = countInputs(first);
+    const event = ev.minimalLpr();
+    for (let i = 0; i < 3; i++) node.receive({ payload: event });
+    await sleep(100);
+    assert.equal(passed.length, 3);
+    assert.equal(node.warn.callCount, 1);
+    assert.equal(node.warn.firstCall.args[0], 'detection-dedupe.warn.no-key');
+  });
+
+  it('drops messages without a key when told to', async () => {
+    const { node, first } = await start({ missingKey: 'drop' });
+    const passed = countInputs(first);
+    node.receive({ payload: ev.minimalLpr() });
+    node.receive(delivery(ev.fullLpr()));
+    await sleep(100);
+    assert.equal(passed.length, 1);
+    assert.equal(passed[0].messageId, 'msg-lpr-0001');
+  });
+
+  it('keys on a hash of the event without resentEvent when told to', async () => {
+    const { node, first } = await start({ missingKey: 'hash' });
+    const passed = countInputs(first);
+    const event = ev.minimalLpr();
+    node.receive({ payload: event });
+    node.receive({ payload: resent(event) });
+    const other = ev.minimalLpr();
+    other.payload.lprPlateInfo.plate = 'OTHER1';
+    node.receive({ payload: other });
+    await sleep(100);
+    assert.equal(passed.length, 2);
+    assert.equal(passed[1].payload.payload.lprPlateInfo.plate, 'OTHER1');
+  });
+
+  it('lets a key through again once its window ends', async () => {
+    const { node, first } = await start({ ttl: 0.15, ttlUnits: 's' });
+    const passed = countInputs(first);
+    const event = ev.fullLpr();
+    node.receive(delivery(event));
+    node.receive(delivery(resent(event)));
+    await sleep(250);
+    node.receive(delivery(resent(event)));
+    await sleep(50);
+    assert.equal(passed.length, 2);
+  });
+
+  it('keeps at most maxKeys, forgetting the oldest', async () => {
+    const { node, first } = await start({ maxKeys: 2 });
+    const passed = countInputs(first);
+    for (const id of ['a', 'b', 'c', 'a', 'c']) node.receive({ messageId: id, payload: {} });
+    await sleep(100);
+    assert.deepEqual(passed.map((m) => m.messageId), ['a', 'b', 'c', 'a']);
+  });
+
+  it('cooldown: drops the same plate at the same detector for N seconds, not other detectors', async () => {
+    const key = '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
+    const { node, first } = await start({ mode: 'cooldown', key, keyType: 'jsonata', ttl: 0.2, ttlUnits: 's', duplicatesOutput: true });
+    const passed = countInputs(first);
+    const dups = countInputs(helper.getNode('dups'));
+    const read = (plate, detector, id) => {
+      const e = ev.minimalLpr();
+      e.payload.lprPlateInfo.plate = plate;
+      e.payload.detectionInfo.detectorName = detector;
+      e.payload.messageId = id;
+      return delivery(e);
+    };
+    node.receive(read('PARK1', 'Gate 1', 'm1'));
+    node.receive(read('PARK1', 'Gate 1', 'm2')); // parked car, read again: dropped
+    node.receive(read('PARK1', 'Gate 2', 'm3')); // same plate, other camera: passes
+    node.receive(read('VISIT9', 'Gate 1', 'm4'));
+    await sleep(300);
+    node.receive(read('PARK1', 'Gate 1', 'm5')); // cooldown over
+    await sleep(80);
+    assert.deepEqual(passed.map((m) => m.messageId), ['m1', 'm3', 'm4', 'm5']);
+    assert.deepEqual(dups.map((m) => m.duplicateOf.key), ['PARK1 @ Gate 1']);
+  });
+
+  it('cooldown with restart on repeat keeps a parked car quiet while it is seen', async () => {
+    const { node, first } = await start({ mode: 'cooldown', key: 'payload.payload.lprPlateInfo.plate', keyType: 'msg', ttl: 0.2, ttlUnits: 's', refresh: true });
+    const passed = countInputs(first);
+    const e = ev.minimalLpr();
+    for (let i = 0; i < 5; i++) {
+      node.receive({ payload: e, n: i });
+      await sleep(80);
+    }
+    await sleep(250);
+    node.receive({ payload: e, n: 'after' });
+    await sleep(50);
+    assert.deepEqual(passed.map((m) => m.n), [0, 'after']);
+  });
+
+  it('reports a key expression error to Catch nodes', async () => {
+    const catchFlow = [
+      ...flow({ key: '$error("boom")', keyType: 'jsonata' }),
+      { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper', z: 'f1' },
+    ];
+    await helper.load([dedupe], catchFlow);
+    const got = collect(helper.getNode('caught'), 1);
+    helper.getNode('dd').receive(delivery(ev.fullLpr()));
+    const [caught] = await got;
+    assert.match(caught.error.message, /boom/);
+    assert.equal(caught.error.source.id, 'dd');
+  });
+
+  it('refuses an invalid expression at start', async () => {
+    const { node } = await start({ key: 'payload.(', keyType: 'jsonata' });
+    await until(() => node.error.called, 2000, 'an error');
+    assert.equal(node.error.firstCall.args[0], 'detection-dedupe.errors.expression');
+  });
+
+  it('keeps the window across a redeploy when persistence is on', async () => {
+    const { node, first } = await start({ persist: true });
+    let passed = countInputs(first);
+    const event = ev.fullLpr();
+    node.receive(delivery(event));
+    await until(() => passed.length === 1, 2000, 'first sighting');
+    await helper.setFlows(flow({ persist: true }), 'full');
+    // setFlows resolves before the new flow has started.
+    const node2 = await until(() => helper.getNode('dd') !== node && helper.getNode('dd'), 2000, 'the redeployed node');
+    passed = countInputs(helper.getNode('first'));
+    node2.receive(delivery(resent(event)));
+    node2.receive(delivery(ev.fullFace()));
+    await sleep(150);
+    assert.deepEqual(passed.map((m) => m.kind), ['face'], 'the resent plate event was still dropped');
+  });
+
+  it('forgets the window on redeploy without persistence', async () => {
+    const { node } = await start();
+    const event = ev.fullLpr();
+    node.receive(delivery(event));
+    await sleep(30);
+    await helper.setFlows(flow(), 'full');
+    const node2 = await until(() => helper.getNode('dd') !== node && helper.getNode('dd'), 2000, 'the redeployed node');
+    const passed = countInputs(helper.getNode('first'));
+    node2.receive(delivery(resent(event)));
+    await sleep(100);
+    assert.equal(passed.length, 1);
+  });
+
+  it('shows passed, dropped and keys in its status', async () => {
+    const { node } = await start();
+    const event = ev.fullLpr();
+    node.receive(delivery(event));
+    node.receive(delivery(resent(event)));
+    await until(() => node.status.getCalls().some((c) => c.args[0].fill === 'green'), 2000, 'status');
+    assert.equal(node.status.lastCall.args[0].text, 'detection-dedupe.status.counts');
+  });
+});

@@ -1,0 +1,159 @@
+'use strict';
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const v8 = require('node:v8');
+const vm = require('node:vm');
+const { DedupeWindow } = require('../../dist/lib/dedupe');
+const { eventHash } = require('../../dist/lib/event-hash');
+const ev = require('../fixtures/events');
+
+describe('lib/dedupe DedupeWindow', () => {
+  it('passes the first sighting and drops repeats inside the window', () => {
+    const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
+    assert.deepEqual(w.check('a', 0), { duplicate: false });
+    assert.deepEqual(w.check('a', 500), { duplicate: true, since: 0 });
+    assert.deepEqual(w.check('b', 600), { duplicate: false });
+    assert.deepEqual(w.check('a', 999), { duplicate: true, since: 0 });
+    assert.equal(w.size, 2);
+  });
+
+  it('forgets keys by age', () => {
+    const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
+    w.check('a', 0);
+    w.check('b', 400);
+    w.check('c', 800);
+    w.expire(1000);
+    assert.equal(w.size, 2, 'a expired at exactly ttl');
+    assert.equal(w.has('a', 1000), false);
+    assert.equal(w.has('b', 1000), true);
+    assert.deepEqual(w.check('a', 1000), { duplicate: false }, 'a passes again once its window ended');
+    w.expire(1401);
+    assert.equal(w.has('b', 1401), false);
+    assert.equal(w.size, 2, 'c and the new a');
+  });
+
+  it('forgets the oldest key first when full', () => {
+    const w = new DedupeWindow({ ttlMs: 1e9, maxKeys: 3 });
+    for (const [k, t] of [['a', 1], ['b', 2], ['c', 3]]) w.check(k, t);
+    w.check('a', 4); // a repeat does not move a in fixed mode
+    w.check('d', 5);
+    assert.equal(w.size, 3);
+    assert.equal(w.has('a', 6), false, 'a was the oldest');
+    assert.deepEqual(['b', 'c', 'd'].map((k) => w.has(k, 6)), [true, true, true]);
+    w.check('e', 7);
+    assert.equal(w.has('b', 8), false);
+    assert.equal(w.evictedBySize, 2);
+  });
+
+  it('stays bounded however many keys arrive', () => {
+    const w = new DedupeWindow({ ttlMs: 1e9, maxKeys: 1000 });
+    for (let i = 0; i < 50000; i++) w.check(`k${i}`, i);
+    assert.equal(w.size, 1000);
+    assert.equal(w.has('k49999', 50000), true);
+    assert.equal(w.has('k49000', 50000), true);
+    assert.equal(w.has('k48999', 50000), false);
+    assert.equal(w.evictedBySize, 49000);
+  });
+
+  it('restarts a key on every repeat in sliding mode', () => {
+    const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10, refreshOnRepeat: true });
+    w.check('plate@gate', 0);
+    assert.deepEqual(w.check('plate@gate', 900), { duplicate: true, since: 0 });
+    assert.deepEqual(w.check('plate@gate', 1800), { duplicate: true, since: 900 }, 'still quiet: seen 900 ms ago');
+    assert.deepEqual(w.check('plate@gate', 2900), { duplicate: false }, 'passes after a quiet window');
+  });
+
+  it('keeps expiry in order when repeats refresh keys', () => {
+    const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10, refreshOnRepeat: true });
+    w.check('a', 0);
+    w.check('b', 100);
+    w.check('a', 500); // a moves behind b
+    w.expire(1150);
+    assert.equal(w.has('b', 1150), false);
+    assert.equal(w.has('a', 1150), true);
+  });
+
+  it('saves and restores, dropping what expired meanwhile', () => {
+    const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
+    w.check('a', 0);
+    w.check('b', 500);
+    const saved = JSON.parse(JSON.stringify(w.snapshot(600)));
+    const again = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
+    assert.equal(again.restore(saved, 1200), 1, 'a expired while stopped');
+    assert.deepEqual(again.check('b', 1300), { duplicate: true, since: 500 });
+    assert.equal(again.restore('garbage', 0), 1);
+    assert.equal(new DedupeWindow({ ttlMs: 1000, maxKeys: 1 }).restore(saved, 600), 1, 'restore respects maxKeys');
+  });
+
+  it('refuses settings that cannot work', () => {
+    assert.throws(() => new DedupeWindow({ ttlMs: 0, maxKeys: 10 }), /ttlMs/);
+    assert.throws(() => new DedupeWindow({ ttlMs: NaN, maxKeys: 10 }), /ttlMs/);
+    assert.throws(() => new DedupeWindow({ ttlMs: 10, maxKeys: 0 }), /maxKeys/);
+    assert.throws(() => new DedupeWindow({ ttlMs: 10, maxKeys: 1.5 }), /maxKeys/);
+  });
+
+  it('holds 100,000 message ids in under 30 MB of heap', function () {
+    this.timeout(60000);
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    // Ids as the receiver's JSON parse makes them: flat 36-character strings.
+    // randomUUID() returns a rope of pieces; copying through latin1 flattens it,
+    // so the measurement does not count a rope being flattened as savings.
+    const flatId = () => Buffer.from(crypto.randomUUID(), 'latin1').toString('latin1');
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const w = new DedupeWindow({ ttlMs: 3600000, maxKeys: 100000 });
+    const start = Date.now();
+    let probe;
+    for (let i = 0; i < 100000; i++) {
+      const id = flatId();
+      if (i === 12345) probe = id;
+      w.check(id, start + i);
+    }
+    gc();
+    gc();
+    // The window is the only holder of the keys: this is keys plus structure.
+    const bytes = process.memoryUsage().heapUsed - before;
+    assert.equal(w.size, 100000);
+    assert.ok(bytes > 100000 * 36, `measured ${bytes} bytes: too little to hold the keys, the measurement is broken`);
+    assert.ok(bytes < 30 * 1024 * 1024, `window holds ${(bytes / 1048576).toFixed(1)} MB for 100,000 keys`);
+    assert.deepEqual(w.check(probe, start + 200000), { duplicate: true, since: start + 12345 });
+  });
+});
+
+describe('lib/event-hash', () => {
+  it('is stable across key order and ignores resentEvent', () => {
+    const a = ev.fullLpr();
+    delete a.payload.messageId;
+    const b = JSON.parse(JSON.stringify(a));
+    b.payload.resentEvent = true;
+    const reordered = Object.fromEntries(Object.entries(b).reverse());
+    reordered.payload = Object.fromEntries(Object.entries(b.payload).reverse());
+    assert.equal(eventHash(a), eventHash(reordered));
+  });
+
+  it('changes with any other content', () => {
+    const a = ev.fullLpr();
+    const base = eventHash(a);
+    const plate = ev.fullLpr();
+    plate.payload.lprPlateInfo.plate = 'XYZ988';
+    const image = ev.fullLpr();
+    image.payload.detectionImages[0].image += 'A';
+    const typed = ev.fullLpr();
+    typed.payload.lprPlateInfo.fields[1].boolValue = 'true';
+    const moved = ev.fullLpr();
+    moved.sourceName = 'eConnect Site 1 LP';
+    moved.externalId = 'R98765';
+    for (const other of [plate, image, typed, moved]) assert.notEqual(eventHash(other), base);
+    assert.notEqual(eventHash({ a: 'bc' }), eventHash({ ab: 'c' }), 'unambiguous encoding');
+    assert.notEqual(eventHash({ a: [1, 2] }), eventHash({ a: ['1', '2'] }));
+    assert.notEqual(eventHash(null), eventHash({}));
+  });
+
+  it('hashes a 1 MB event', () => {
+    const big = ev.bigLpr(1024 * 1024);
+    assert.equal(eventHash(big), eventHash(JSON.parse(JSON.stringify(big))));
+    assert.match(eventHash(big), /^[A-Za-z0-9_-]{43}$/);
+  });
+});
