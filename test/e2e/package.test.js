@@ -14,56 +14,14 @@
  * are deployed unchanged (apart from `z`, the tab they are put on).
  */
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
-const fsp = require('node:fs/promises');
-const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, nodeRedVersion, request, postJson, until } = require('../support');
+const { ROOT, nodeRedVersion, request, postJson, until } = require('../support');
+const { MODULE, NodeRedProcess, readProbeLines } = require('../support/nodered-process');
 const { fullFace, fullLpr, minimalFace, bigLpr } = require('../fixtures/events');
 
-const MODULE = require(path.join(ROOT, 'package.json')).name;
 const TYPE = 'detection-in';
 const SET_ID = `${MODULE}/${TYPE}`;
-
-/** Environment for nested npm runs: without the variables `npm test` exports
- *  for its own package, so a nested npm works on the directory it is given. */
-function npmEnv() {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (/^npm_(package_|lifecycle_|config_local_prefix$|config_prefix$)/i.test(key)) delete env[key];
-  }
-  return env;
-}
-
-function run(cmd, args, options) {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024, env: npmEnv(), ...options }, (err, stdout, stderr) => {
-      if (err) {
-        err.message += `\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
-        reject(err);
-      } else resolve({ stdout, stderr });
-    });
-  });
-}
-
-/** Resolves with null after `ms`, without holding the process open. */
-function delay(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms, null).unref());
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The probe's function body: one compact line per message. */
 function probeFunc(output) {
@@ -158,66 +116,27 @@ function lookup(catalog, key) {
 describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
   this.timeout(20000);
 
-  let base; // temp dir holding the tarball and the user dir
-  let userDir;
-  let probeFile;
-  let child;
-  let childExit; // resolves when the child has exited
+  let nr;
   let url;
   let nodeUrl;
-  const log = [];
+  let probeFile;
   let logPrinted = false;
 
   function printLog(why) {
-    if (logPrinted) return;
+    if (logPrinted || !nr) return;
     logPrinted = true;
-    const text = log.join('').split('\n').slice(-200).join('\n');
-    console.log(`\n---- Node-RED output (${why}; last 200 lines) ----\n${text}\n---- end Node-RED output ----`);
+    console.log(`\n---- Node-RED output (${why}; last 200 lines) ----\n${nr.logText()}\n---- end Node-RED output ----`);
   }
 
-  /** Probe lines written so far. */
-  function probeLines() {
-    if (!fs.existsSync(probeFile)) return [];
-    return fs
-      .readFileSync(probeFile, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
-  }
+  const probeLines = () => readProbeLines(probeFile);
   function probeLine(pred, what) {
     return until(() => probeLines().find(pred), 10000, what);
-  }
-
-  function killChild() {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      try {
-        child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
   }
 
   before(async function () {
     this.timeout(180000);
     const started = Date.now();
-    const distEntry = path.join(ROOT, 'dist', 'nodes', TYPE, `${TYPE}.js`);
-    if (!fs.existsSync(distEntry)) {
-      throw new Error(`${path.relative(ROOT, distEntry)} is missing: run \`npm run build\` first (npm test does)`);
-    }
-    base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-e2e-'));
-    userDir = path.join(base, 'user');
-    const packDir = path.join(base, 'pack');
-    await fsp.mkdir(userDir);
-    await fsp.mkdir(packDir);
-    probeFile = path.join(userDir, 'probe.jsonl');
-
-    // pack as npm publishes it (dist/ is already built, so skip prepack)
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir], { cwd: ROOT });
-    const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')));
-    const tarball = path.join(packDir, info[0].filename);
-    assert.ok(fs.existsSync(tarball), `npm pack wrote ${tarball}`);
-    const shipped = info[0].files.map((f) => f.path);
+    nr = await NodeRedProcess.create();
     for (const f of [
       `dist/nodes/${TYPE}/${TYPE}.js`,
       `dist/nodes/${TYPE}/${TYPE}.html`,
@@ -226,76 +145,17 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
       `dist/nodes/${TYPE}/locales/en-US/${TYPE}.html`,
       'examples/receive-detections.json',
     ]) {
-      assert.ok(shipped.includes(f), `the tarball ships ${f}`);
+      assert.ok(nr.packedFiles.includes(f), `the tarball ships ${f}`);
     }
-
-    // install it the way the palette manager does: into the user dir
-    await fsp.writeFile(
-      path.join(userDir, 'package.json'),
-      JSON.stringify({ name: 'node-red-project', description: 'e2e user dir', version: '0.0.1', private: true }, null, 2),
-    );
-    await run('npm', ['install', tarball, '--prefix', userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
-      cwd: userDir,
-    });
-    assert.ok(fs.existsSync(path.join(userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');
-
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
+    url = nr.url;
     nodeUrl = `${url}/detections`;
-    const settingsFile = path.join(userDir, 'settings.js');
-    await fsp.writeFile(
-      settingsFile,
-      `module.exports = ${JSON.stringify(
-        {
-          uiHost: '127.0.0.1',
-          uiPort: port,
-          flowFile: 'flows.json',
-          credentialSecret: false,
-          telemetry: { enabled: false },
-          logging: { console: { level: 'info', metrics: false, audit: false } },
-        },
-        null,
-        2,
-      )};\n`,
-    );
-
-    const redJs = path.join(NODE_RED_DIR, require(path.join(NODE_RED_DIR, 'package.json')).bin['node-red']);
-    child = spawn(process.execPath, [redJs, '-u', userDir, '-s', settingsFile], {
-      cwd: userDir,
-      env: npmEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    process.once('exit', killChild); // last resort, should after() never run
-    childExit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    child.stdout.on('data', (d) => log.push(d.toString()));
-    child.stderr.on('data', (d) => log.push(d.toString()));
-
+    probeFile = path.join(nr.userDir, 'probe.jsonl');
     try {
-      let exited = null;
-      childExit.then((e) => (exited = e));
-      await until(
-        async () => {
-          if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})`);
-          try {
-            const r = await request(`${url}/settings`, { method: 'GET', headers: { accept: 'application/json' } });
-            return r.status === 200;
-          } catch {
-            return false;
-          }
-        },
-        60000,
-        'Node-RED to answer GET /settings',
-      );
-
+      await nr.start();
       const { flow } = deployableFlow(probeFile);
-      const deployed = await postJson(`${url}/flows`, flow, { 'Node-RED-Deployment-Type': 'full' });
-      assert.ok(deployed.status === 204 || deployed.status === 200, `deploy answered ${deployed.status}: ${deployed.text}`);
+      await nr.deploy(flow);
       // the route is up once GET answers 405 from our node instead of 404
-      await until(
-        async () => (await request(nodeUrl, { method: 'GET' })).status === 405,
-        15000,
-        'the detection-in route after deploy',
-      );
+      await until(async () => (await request(nodeUrl, { method: 'GET' })).status === 405, 15000, 'the detection-in route after deploy');
     } catch (err) {
       printLog('startup failed');
       throw err;
@@ -309,19 +169,7 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
 
   after(async function () {
     this.timeout(30000);
-    try {
-      if (child && child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const exited = await Promise.race([childExit, delay(10000)]);
-        if (!exited) {
-          child.kill('SIGKILL');
-          await Promise.race([childExit, delay(5000)]);
-        }
-      }
-    } finally {
-      process.removeListener('exit', killChild);
-      if (base) await fsp.rm(base, { recursive: true, force: true, maxRetries: 3 });
-    }
+    if (nr) await nr.cleanup();
   });
 
   it('loads the module: GET /nodes lists our node set without error, and its type runs', async function () {
@@ -341,7 +189,7 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
     assert.equal(one.status, 200, one.text);
     assert.equal(one.json.id, SET_ID);
     assert.equal(one.json.err, undefined, `node set error: ${one.json.err}`);
-    const text = log.join('');
+    const text = nr.log.join('');
     assert.doesNotMatch(text, /missing (node )?types/i);
     assert.match(text, /Started flows/);
   });
@@ -356,7 +204,7 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
     assert.ok(html.includes(`RED.nodes.registerType('${TYPE}'`), 'the editor registration is served');
 
     // our part of the concatenated editor html: the installed package's own file
-    const ownHtml = fs.readFileSync(path.join(userDir, 'node_modules', MODULE, 'dist', 'nodes', TYPE, `${TYPE}.html`), 'utf8');
+    const ownHtml = fs.readFileSync(path.join(nr.userDir, 'node_modules', MODULE, 'dist', 'nodes', TYPE, `${TYPE}.html`), 'utf8');
     const templateStart = ownHtml.indexOf(`data-template-name="${TYPE}"`);
     assert.ok(html.includes(ownHtml.slice(templateStart, templateStart + 200)), 'the served template is the packaged one');
     const keys = i18nKeysOf(ownHtml);
@@ -449,7 +297,6 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
   });
 
   it('saw no error in the Node-RED log', function () {
-    const lines = log.join('').split('\n').filter((l) => /\[error\]/.test(l));
-    assert.deepEqual(lines, []);
+    assert.deepEqual(nr.errorLines(), []);
   });
 });

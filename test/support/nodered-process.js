@@ -1,0 +1,202 @@
+'use strict';
+/**
+ * A real Node-RED process for end-to-end tests: the package is packed with
+ * `npm pack` (as published), installed into a fresh user directory, and
+ * Node-RED (the version under test, see NODE_RED_DIR) is started on
+ * 127.0.0.1 with its default settings plus what a test adds.
+ */
+const assert = require('node:assert/strict');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const fsp = require('node:fs/promises');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, NODE_RED_DIR, request, postJson, until } = require('./index');
+
+const MODULE = require(path.join(ROOT, 'package.json')).name;
+
+/** Environment for nested npm runs: without the variables `npm test` exports
+ *  for its own package, so a nested npm works on the directory it is given. */
+function npmEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^npm_(package_|lifecycle_|config_local_prefix$|config_prefix$)/i.test(key)) delete env[key];
+  }
+  return env;
+}
+
+function run(cmd, args, options) {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024, env: npmEnv(), ...options }, (err, stdout, stderr) => {
+      if (err) {
+        err.message += `\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+        reject(err);
+      } else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** Resolves with null after `ms`, without holding the process open. */
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms, null).unref());
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let packed;
+/** Packs the package once per test run (dist/ must be built: npm test does). */
+function packModule() {
+  if (!packed) {
+    packed = (async () => {
+      const distEntry = path.join(ROOT, 'dist', 'nodes', 'detection-in', 'detection-in.js');
+      if (!fs.existsSync(distEntry)) {
+        throw new Error(`${path.relative(ROOT, distEntry)} is missing: run \`npm run build\` first (npm test does)`);
+      }
+      const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-pack-'));
+      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      const out = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
+      const info = JSON.parse(out.stdout.slice(out.stdout.indexOf('[')))[0];
+      return { tarball: path.join(dir, info.filename), files: info.files.map((f) => f.path) };
+    })();
+  }
+  return packed;
+}
+
+/** The JS body of a core function node that turns a message into one JSON
+ *  line: `fields` is a JS object expression over `msg`. */
+function probeFunction(fields) {
+  return `return { payload: JSON.stringify(${fields}) };`;
+}
+
+class NodeRedProcess {
+  /**
+   * Creates a user directory with the packed module installed.
+   * `settings`: extra settings.js entries (JSON-serialisable).
+   */
+  static async create({ settings = {} } = {}) {
+    const { tarball, files } = await packModule();
+    const base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-e2e-'));
+    const nr = new NodeRedProcess(base, files);
+    await fsp.mkdir(nr.userDir);
+    await fsp.writeFile(
+      path.join(nr.userDir, 'package.json'),
+      JSON.stringify({ name: 'node-red-project', description: 'e2e user dir', version: '0.0.1', private: true }, null, 2),
+    );
+    await run('npm', ['install', tarball, '--prefix', nr.userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: nr.userDir });
+    assert.ok(fs.existsSync(path.join(nr.userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');
+    nr.port = await freePort();
+    nr.url = `http://127.0.0.1:${nr.port}`;
+    await fsp.writeFile(
+      nr.settingsFile,
+      `module.exports = ${JSON.stringify(
+        {
+          uiHost: '127.0.0.1',
+          uiPort: nr.port,
+          flowFile: 'flows.json',
+          credentialSecret: false,
+          telemetry: { enabled: false },
+          logging: { console: { level: 'info', metrics: false, audit: false } },
+          ...settings,
+        },
+        null,
+        2,
+      )};\n`,
+    );
+    return nr;
+  }
+
+  constructor(base, files) {
+    this.base = base;
+    this.userDir = path.join(base, 'user');
+    this.settingsFile = path.join(this.userDir, 'settings.js');
+    /** Paths the tarball ships. */
+    this.packedFiles = files;
+    this.log = [];
+    this.child = undefined;
+    this.killNow = () => this.child && this.child.exitCode === null && this.child.signalCode === null && this.child.kill('SIGKILL');
+  }
+
+  /** Starts Node-RED and waits until its admin API answers. */
+  async start() {
+    const redJs = path.join(NODE_RED_DIR, require(path.join(NODE_RED_DIR, 'package.json')).bin['node-red']);
+    const child = spawn(process.execPath, [redJs, '-u', this.userDir, '-s', this.settingsFile], {
+      cwd: this.userDir,
+      env: npmEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    process.once('exit', this.killNow); // last resort, should stop() never run
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.stdout.on('data', (d) => this.log.push(d.toString()));
+    child.stderr.on('data', (d) => this.log.push(d.toString()));
+    let exited = null;
+    this.exited.then((e) => (exited = e));
+    await until(
+      async () => {
+        if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})\n${this.logText()}`);
+        try {
+          return (await request(`${this.url}/settings`, { method: 'GET', headers: { accept: 'application/json' } })).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      60000,
+      'Node-RED to answer GET /settings',
+    );
+  }
+
+  /** Stops Node-RED as Ctrl-C does (flows closed, context flushed). */
+  async stop(signal = 'SIGINT') {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    if (!(await Promise.race([this.exited, delay(15000)]))) {
+      child.kill('SIGKILL');
+      await Promise.race([this.exited, delay(5000)]);
+    }
+    process.removeListener('exit', this.killNow);
+  }
+
+  async restart() {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Deploys a whole flow configuration. */
+  async deploy(flow) {
+    const res = await postJson(`${this.url}/flows`, flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(res.status === 204 || res.status === 200, `deploy answered ${res.status}: ${res.text}`);
+  }
+
+  logText(lines = 200) {
+    return this.log.join('').split('\n').slice(-lines).join('\n');
+  }
+
+  errorLines() {
+    return this.log.join('').split('\n').filter((l) => /\[error\]/.test(l));
+  }
+
+  async cleanup() {
+    await this.stop('SIGTERM');
+    await fsp.rm(this.base, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+/** Reads the JSON lines a probe file node has written so far. */
+function readProbeLines(file) {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+module.exports = { MODULE, NodeRedProcess, packModule, probeFunction, readProbeLines, npmEnv, run, delay, freePort };
