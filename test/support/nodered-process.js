@@ -179,6 +179,45 @@ class NodeRedProcess {
     assert.ok(res.status === 204 || res.status === 200, `deploy answered ${res.status}: ${res.text}`);
   }
 
+  /**
+   * Listens to the editor's comms websocket as the editor does: debug sidebar
+   * messages (`debug`) and node status (`status/<id>`). Resolves once
+   * subscribed. `events` holds every {topic, data} received.
+   */
+  async openComms() {
+    const WebSocket = require(require.resolve('ws', { paths: [NODE_RED_DIR] }));
+    const ws = new WebSocket(`ws://127.0.0.1:${this.port}/comms`);
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const events = [];
+    ws.on('message', (data) => {
+      const parsed = JSON.parse(String(data));
+      if (Array.isArray(parsed)) events.push(...parsed);
+    });
+    ws.send(JSON.stringify({ subscribe: 'debug' }));
+    ws.send(JSON.stringify({ subscribe: 'status/#' }));
+    return {
+      events,
+      /** Debug sidebar messages of one debug node, as the editor gets them. */
+      debug: (nodeId) => events.filter((e) => e.topic === 'debug' && e.data.id === nodeId).map((e) => e.data),
+      /** The latest status of a node, or undefined. */
+      status: (nodeId) => {
+        const mine = events.filter((e) => e.topic === `status/${nodeId}`);
+        return mine.length ? mine[mine.length - 1].data : undefined;
+      },
+      close: () => ws.close(),
+    };
+  }
+
+  /** An example flow as Import > Examples fetches it (library "examples"). */
+  async example(name) {
+    const res = await request(`${this.url}/library/examples/flows/${MODULE}/${name}`, { method: 'GET', headers: { accept: 'application/json' } });
+    assert.equal(res.status, 200, `example ${name}: ${res.text.slice(0, 200)}`);
+    return res.json;
+  }
+
   logText(lines = 200) {
     return this.log.join('').split('\n').slice(-lines).join('\n');
   }

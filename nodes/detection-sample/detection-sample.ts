@@ -1,0 +1,183 @@
+/**
+ * detection-sample: on any input, emits a sample detection event with the
+ * message contract of detection-in. Built in (lib/sample.ts) or fetched from a
+ * bridge's GET /api/v1/webhook-models/{face,lpr} (lib/bridge-client.ts).
+ * A thin adapter.
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
+import type { Agent } from 'undici';
+import { BridgeError, createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/bridge-client';
+import { buildSampleEvent, isEventKind } from '../../lib/sample';
+import type { EventKind, SchemaError } from '../../lib/schemas';
+
+type KindOption = EventKind | 'msg';
+type SourceOption = 'builtin' | 'bridge';
+
+interface DetectionSampleDef extends NodeDef {
+  kind: KindOption;
+  source: SourceOption;
+  baseUrl: string;
+  insecure: boolean;
+  timeout: number | string;
+}
+
+/** Longest timeout the dialog accepts, in seconds. */
+const MAX_TIMEOUT_S = 600;
+/** Schema errors listed in a warning; the rest are counted. */
+const WARN_ERRORS = 5;
+
+/** msg.kind as a kind: undefined when not set, null when set to something else. */
+function kindFromMsg(value: unknown): EventKind | undefined | null {
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  return isEventKind(text) ? text : null;
+}
+
+/** A msg value for an error message: strings quoted, objects by type. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value !== null && typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
+
+export = function register(RED: NodeAPI): void {
+  function DetectionSample(this: Node, config: DetectionSampleDef): void {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`detection-sample.${key}`, vars);
+
+    const kindOption: KindOption = config.kind === 'lpr' || config.kind === 'msg' ? config.kind : 'face';
+    const source: SourceOption = config.source === 'bridge' ? 'bridge' : 'builtin';
+    const seconds = Number(config.timeout);
+    const timeoutMs = Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, MAX_TIMEOUT_S) * 1000 : DEFAULT_SAMPLE_TIMEOUT_MS;
+    const baseUrl = String(config.baseUrl ?? '').trim();
+
+    let sent = 0;
+    let agent: Agent | undefined;
+    const closing = new AbortController();
+    const warned = new Set<EventKind>();
+
+    const idleText = t(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindOption === 'msg' ? 'msg.kind' : kindOption });
+    node.status({ fill: 'grey', shape: 'ring', text: idleText });
+
+    const error = (key: string, vars?: Record<string, string | number>, code?: string): Error => {
+      const err = new Error(t(`errors.${key}`, vars)) as Error & { code?: string };
+      if (code) err.code = code;
+      return err;
+    };
+
+    /** What is wrong with the bridge URL, translated; undefined when it is usable. */
+    function urlProblem(): string | undefined {
+      if (!baseUrl) return t('errors.no-url');
+      try {
+        sampleUrl(baseUrl, 'face');
+        return undefined;
+      } catch (err) {
+        return err instanceof BridgeError ? t(`errors.${err.reason}`, err.params) : String(err);
+      }
+    }
+
+    if (source === 'bridge') {
+      const problem = urlProblem(); // checked once, at deploy
+      if (problem) {
+        node.status({ fill: 'red', shape: 'ring', text: t('status.config') });
+        node.error(problem);
+      } else {
+        agent = createBridgeAgent({ insecure: config.insecure === true, timeoutMs });
+      }
+    }
+
+    /** Sets the contract properties on the incoming msg (Node-RED reuses it). */
+    function deliver(msg: NodeMessageInFlow, event: Record<string, unknown>, kind: EventKind, receivedAt: string): void {
+      const inner = (event.payload ?? {}) as Record<string, unknown>;
+      const out = msg as unknown as Record<string, unknown>;
+      out.payload = event;
+      out.topic = typeof event.publishType === 'string' ? event.publishType : undefined;
+      out.kind = kind;
+      out.messageId = typeof inner.messageId === 'string' ? inner.messageId : undefined;
+      out.resent = inner.resentEvent === true;
+      out.receivedAt = receivedAt;
+    }
+
+    function showSent(kind: EventKind, valid: boolean): void {
+      const text = t(valid ? 'status.sent' : 'status.sent-invalid', { kind, count: sent });
+      node.status({ fill: valid ? 'green' : 'yellow', shape: 'dot', text });
+    }
+
+    function showError(): void {
+      node.status({ fill: 'red', shape: 'ring', text: t('status.error', { count: sent }) });
+    }
+
+    function warnSchema(kind: EventKind, url: string, errors: SchemaError[]): void {
+      if (warned.has(kind)) return;
+      warned.add(kind);
+      const list = errors.slice(0, WARN_ERRORS).map((e) => `${e.path}: ${e.message}`).join('; ');
+      const more = errors.length > WARN_ERRORS ? t('warnings.more', { count: errors.length - WARN_ERRORS }) : '';
+      node.warn(t('warnings.schema', { kind, url, count: errors.length, errors: list + more }));
+    }
+
+    node.on('input', (msg, send, done) => {
+      let kind: EventKind;
+      if (kindOption === 'msg') {
+        const fromMsg = kindFromMsg((msg as { kind?: unknown }).kind);
+        if (fromMsg === null) {
+          showError();
+          done(error('kind', { value: shown((msg as { kind?: unknown }).kind) }, 'ERR_SAMPLE_KIND'));
+          return;
+        }
+        kind = fromMsg ?? 'face';
+      } else {
+        kind = kindOption;
+      }
+
+      if (source === 'builtin') {
+        const now = new Date();
+        deliver(msg, buildSampleEvent(kind, { now }), kind, now.toISOString());
+        sent++;
+        showSent(kind, true);
+        send(msg);
+        done();
+        return;
+      }
+
+      if (!agent) {
+        // the URL was refused at deploy (or the node is closing)
+        showError();
+        done(Object.assign(new Error(urlProblem() ?? t('errors.aborted', { url: baseUrl })), { code: 'ERR_BRIDGE_URL' }));
+        return;
+      }
+
+      node.status({ fill: 'blue', shape: 'ring', text: t('status.fetching', { kind }) });
+      fetchSample(baseUrl, kind, { dispatcher: agent, timeoutMs, signal: closing.signal }).then(
+        (fetched) => {
+          if (closing.signal.aborted) return done();
+          deliver(msg, fetched.event, fetched.kind, new Date().toISOString());
+          sent++;
+          const valid = fetched.errors.length === 0;
+          if (!valid) warnSchema(kind, fetched.url, fetched.errors);
+          showSent(fetched.kind, valid);
+          send(msg);
+          done();
+        },
+        (err: unknown) => {
+          // A request cut short by a redeploy is not an error of the flow.
+          if (closing.signal.aborted) return done();
+          showError();
+          if (err instanceof BridgeError) done(error(err.reason, err.params, err.code));
+          else done(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      closing.abort();
+      const pool = agent;
+      agent = undefined;
+      node.status({});
+      if (!pool) return done();
+      pool.destroy().then(done, done);
+    });
+  }
+
+  RED.nodes.registerType('detection-sample', DetectionSample);
+};

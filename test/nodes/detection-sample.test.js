@@ -1,0 +1,252 @@
+'use strict';
+/**
+ * detection-sample inside the Node-RED runtime (node-red-node-test-helper):
+ * built-in samples, samples fetched from a local fake bridge over HTTP, and
+ * errors reaching a Catch node. The helper's RED._ returns keys, so messages
+ * and statuses are asserted by key.
+ */
+const assert = require('node:assert/strict');
+const http = require('node:http');
+const path = require('node:path');
+const { ROOT, getHelper, nodeModule, collect, until, sleep } = require('../support');
+
+const detectionSample = nodeModule('detection-sample');
+const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'sample'));
+const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'schemas'));
+const helper = getHelper();
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function flow(config = {}) {
+  return [
+    { id: 'f1', type: 'tab', label: 'test' },
+    { id: 's1', type: 'detection-sample', z: 'f1', name: '', kind: 'face', source: 'builtin', baseUrl: '', insecure: false, timeout: 10, wires: [['out']], ...config },
+    { id: 'out', type: 'helper', z: 'f1' },
+    { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', type: 'helper', z: 'f1' },
+  ];
+}
+
+/** A fake events bridge on 127.0.0.1: sample endpoints below /eventsbridge,
+ *  /500 answers 500, /slow never answers, /newer answers a sample the schema refuses. */
+async function fakeBridge() {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.url);
+    const m = /^\/eventsbridge(?:\/(500|slow|newer))?\/api\/v1\/webhook-models\/(face|lpr)$/.exec(req.url);
+    if (!m) {
+      res.writeHead(404);
+      return res.end();
+    }
+    if (m[1] === '500') {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      return res.end('boom');
+    }
+    if (m[1] === 'slow') return undefined;
+    const event = buildSampleEvent(m[2], { messageId: `bridge-${m[2]}-${seen.length}` });
+    if (m[1] === 'newer') {
+      event.payload.detectionInfo.detectorName = 7;
+      event.bridgeVersion = '12';
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify(event));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    seen,
+    base: `http://127.0.0.1:${server.address().port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Status texts (keys) the node has shown so far. */
+const statuses = (node) => node.status.getCalls().map((c) => c.args[0]);
+const lastStatus = (node) => statuses(node).slice(-1)[0];
+
+describe('detection-sample node', function () {
+  let bridge;
+
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+    if (bridge) await bridge.close();
+    bridge = undefined;
+  });
+
+  async function start(config) {
+    await helper.load([detectionSample], flow(config));
+    return { node: helper.getNode('s1'), out: helper.getNode('out'), caught: helper.getNode('caught') };
+  }
+
+  it('registers with a three-argument input handler and shows what it sends', async () => {
+    const { node } = await start();
+    assert.equal(node._inputCallback.length, 3, '(msg, send, done)');
+    assert.deepEqual(statuses(node)[0], { fill: 'grey', shape: 'ring', text: 'detection-sample.status.idle' });
+  });
+
+  for (const kind of ['face', 'lpr']) {
+    it(`built in: emits a ${kind} sample on the incoming msg, with the detection-in contract`, async () => {
+      const { node, out } = await start({ kind });
+      const got = collect(out, 2);
+      node.receive({ _msgid: 'm-1', payload: 1234, topic: 'tick', keep: 'me', kind: kind === 'face' ? 'lpr' : 'face' });
+      node.receive({ payload: 'again' });
+      const [msg, second] = await got;
+      assert.equal(msg._msgid, 'm-1', 'the same message, not a new one');
+      assert.equal(msg.keep, 'me', 'other properties are kept');
+      assert.ok(checkEvent(msg.payload).ok);
+      assert.equal(msg.payload.publishType, kind === 'face' ? 'WebHookFaceRecPayload' : 'WebHookLprPayload');
+      assert.equal(msg.topic, msg.payload.publishType);
+      assert.equal(msg.kind, kind, 'the configured kind wins over msg.kind');
+      assert.match(msg.messageId, UUID);
+      assert.equal(msg.messageId, msg.payload.payload.messageId);
+      assert.equal(msg.resent, false);
+      assert.ok(Math.abs(Date.parse(msg.receivedAt) - Date.now()) < 5000);
+      assert.equal(msg.receivedAt, msg.payload.payload.detectionInfo.dateTimeUtc, 'made at the time it was received');
+      assert.equal(msg.req, undefined);
+      assert.equal(msg.payload.serverContext, null);
+      assert.notEqual(second.messageId, msg.messageId, 'a fresh messageId per sample');
+      assert.deepEqual(lastStatus(node), { fill: 'green', shape: 'dot', text: 'detection-sample.status.sent' });
+    });
+  }
+
+  it('from msg.kind: face or lpr as asked, face when not set, an error to Catch otherwise', async () => {
+    const { node, out, caught } = await start({ kind: 'msg' });
+    let sent = 0;
+    out.on('input', () => sent++);
+    const got = collect(out, 4);
+    const errors = collect(caught, 2);
+    for (const k of ['lpr', 'face', 'LPR ', undefined, 'plate', { kind: 'lpr' }]) node.receive(k === undefined ? { payload: 1 } : { payload: 1, kind: k });
+    const msgs = await got;
+    assert.deepEqual(msgs.map((m) => m.kind), ['lpr', 'face', 'lpr', 'face']);
+    assert.deepEqual(msgs.map((m) => m.topic), ['WebHookLprPayload', 'WebHookFaceRecPayload', 'WebHookLprPayload', 'WebHookFaceRecPayload']);
+    const [e1, e2] = await errors;
+    for (const e of [e1, e2]) {
+      assert.equal(e.error.message, 'Error: detection-sample.errors.kind');
+      assert.equal(e.error.code, 'ERR_SAMPLE_KIND');
+      assert.equal(e.error.source.id, 's1');
+    }
+    assert.equal(e1.kind, 'plate', 'the failing msg is left as it came');
+    assert.equal(e1.payload, 1);
+    await sleep(50);
+    assert.equal(sent, 4, 'nothing sent for the bad kinds');
+    assert.equal(lastStatus(node).fill, 'red');
+  });
+
+  it('bridge: fetches the sample from {base_url}/api/v1/webhook-models/{kind}, keeping the path prefix', async () => {
+    bridge = await fakeBridge();
+    const { node, out } = await start({ source: 'bridge', kind: 'msg', baseUrl: `${bridge.base}/eventsbridge/` });
+    assert.deepEqual(statuses(node)[0].text, 'detection-sample.status.idle-bridge');
+    const got = collect(out, 2);
+    node.receive({ payload: 1, kind: 'lpr' });
+    const [first] = await collect(out, 1);
+    node.receive({ payload: 2, kind: 'face' });
+    const [lpr, face] = await got;
+    assert.equal(first, lpr);
+    assert.deepEqual(bridge.seen, ['/eventsbridge/api/v1/webhook-models/lpr', '/eventsbridge/api/v1/webhook-models/face']);
+    assert.equal(lpr.messageId, 'bridge-lpr-1', 'the answer of the bridge, not a built-in sample');
+    assert.equal(lpr.kind, 'lpr');
+    assert.equal(lpr.topic, 'WebHookLprPayload');
+    assert.equal(lpr.resent, false);
+    assert.equal(lpr.payload.payload.messageId, 'bridge-lpr-1');
+    assert.ok(Math.abs(Date.parse(lpr.receivedAt) - Date.now()) < 5000);
+    assert.equal(face.messageId, 'bridge-face-2');
+    assert.equal(face.kind, 'face');
+    assert.ok(statuses(node).some((s) => s.text === 'detection-sample.status.fetching'));
+    assert.deepEqual(lastStatus(node), { fill: 'green', shape: 'dot', text: 'detection-sample.status.sent' });
+    assert.equal(node.warn.callCount, 0);
+  });
+
+  it('bridge: a network error goes to the Catch node on the tab, and nothing is sent', async () => {
+    bridge = await fakeBridge();
+    const base = bridge.base;
+    await bridge.close(); // nothing listens there any more
+    bridge = undefined;
+    const { node, out, caught } = await start({ source: 'bridge', baseUrl: `${base}/eventsbridge` });
+    let sent = 0;
+    out.on('input', () => sent++);
+    const got = collect(caught, 1);
+    node.receive({ payload: 'go', topic: 'keep' });
+    const [msg] = await got;
+    assert.equal(msg.error.message, 'Error: detection-sample.errors.network');
+    assert.equal(msg.error.code, 'ERR_BRIDGE_NETWORK');
+    assert.equal(msg.error.source.id, 's1');
+    assert.equal(msg.error.source.type, 'detection-sample');
+    assert.equal(msg.payload, 'go', 'the msg that failed, unchanged');
+    assert.equal(msg.topic, 'keep');
+    await sleep(50);
+    assert.equal(sent, 0);
+    assert.deepEqual(lastStatus(node), { fill: 'red', shape: 'ring', text: 'detection-sample.status.error' });
+  });
+
+  it('bridge: a 500 answer and a timeout go to Catch with their codes', async () => {
+    bridge = await fakeBridge();
+    await helper.load([detectionSample], [
+      ...flow({ source: 'bridge', baseUrl: `${bridge.base}/eventsbridge/500` }),
+      { id: 's2', type: 'detection-sample', z: 'f1', kind: 'lpr', source: 'bridge', baseUrl: `${bridge.base}/eventsbridge/slow`, insecure: false, timeout: 0.3, wires: [['out']] },
+    ]);
+    const got = collect(helper.getNode('caught'), 2);
+    helper.getNode('s1').receive({ payload: 1 });
+    helper.getNode('s2').receive({ payload: 2 });
+    const msgs = await got;
+    const by = Object.fromEntries(msgs.map((m) => [m.error.source.id, m.error]));
+    assert.equal(by.s1.message, 'Error: detection-sample.errors.status');
+    assert.equal(by.s1.code, 'ERR_BRIDGE_STATUS');
+    assert.equal(by.s2.message, 'Error: detection-sample.errors.timeout');
+    assert.equal(by.s2.code, 'ERR_BRIDGE_TIMEOUT');
+  });
+
+  it('bridge: a sample that fails the schema is still sent, with one warning', async () => {
+    bridge = await fakeBridge();
+    const { node, out } = await start({ source: 'bridge', kind: 'lpr', baseUrl: `${bridge.base}/eventsbridge/newer` });
+    const got = collect(out, 2);
+    node.receive({ payload: 1 });
+    await collect(out, 1);
+    node.receive({ payload: 2 });
+    const [msg] = await got;
+    assert.equal(msg.kind, 'lpr');
+    assert.equal(msg.topic, 'WebHookLprPayload');
+    assert.equal(msg.payload.bridgeVersion, '12', 'kept as answered');
+    assert.equal(node.warn.callCount, 1, 'warned once, not per sample');
+    assert.equal(node.warn.firstCall.args[0], 'detection-sample.warnings.schema');
+    assert.deepEqual(lastStatus(node), { fill: 'yellow', shape: 'dot', text: 'detection-sample.status.sent-invalid' });
+  });
+
+  it('bridge: an invalid URL is reported at deploy and on every input', async () => {
+    const { node, caught } = await start({ source: 'bridge', baseUrl: 'bridge-host:5022' });
+    await until(() => node.error.called, 2000, 'an error at deploy');
+    assert.equal(node.error.firstCall.args[0], 'detection-sample.errors.url');
+    assert.equal(lastStatus(node).text, 'detection-sample.status.config');
+    const got = collect(caught, 1);
+    node.receive({ payload: 1 });
+    const [msg] = await got;
+    assert.equal(msg.error.code, 'ERR_BRIDGE_URL');
+    assert.equal(msg.error.message, 'Error: detection-sample.errors.url');
+  });
+
+  it('bridge: closing during a request cancels it quietly and quickly', async () => {
+    bridge = await fakeBridge();
+    const { node, caught } = await start({ source: 'bridge', baseUrl: `${bridge.base}/eventsbridge/slow`, timeout: 30 });
+    let errors = 0;
+    caught.on('input', () => errors++);
+    // The helper's spies are gone after unload: watch done() itself.
+    const completions = [];
+    const complete = node._complete;
+    node._complete = function (msg, err) {
+      completions.push(err);
+      return complete.call(this, msg, err);
+    };
+    node.receive({ payload: 1 });
+    await until(() => bridge.seen.length === 1, 2000, 'the request');
+    const started = Date.now();
+    await helper.unload();
+    assert.ok(Date.now() - started < 2000, 'close does not wait for the timeout');
+    await until(() => completions.length === 1, 2000, 'done() for the cancelled message');
+    await sleep(50);
+    assert.deepEqual(completions, [undefined], 'done() without an error: a cancelled request is not an error');
+    assert.equal(errors, 0);
+  });
+});
