@@ -7,6 +7,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { DedupeWindow } from '../../lib/dedupe';
 import { eventHash } from '../../lib/event-hash';
+import { propertyReader, type PropertyReader, type PropertyUtil } from '../../lib/typed-property';
 import { throttle } from '../../lib/throttle';
 
 type Mode = 'id' | 'cooldown';
@@ -55,15 +56,13 @@ export = function register(RED: NodeAPI): void {
     // The default key also finds the id inside an event from another source (MQTT, a file).
     const isDefaultIdKey = keyType === 'msg' && keyValue === 'messageId';
 
-    let jsonata: ReturnType<typeof RED.util.prepareJSONataExpression> | undefined;
-    if (keyType === 'jsonata') {
-      try {
-        jsonata = RED.util.prepareJSONataExpression(keyValue, node);
-      } catch (err) {
-        node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-        node.error(t('errors.expression', { message: (err as Error).message }));
-        return;
-      }
+    let readKey: PropertyReader;
+    try {
+      readKey = propertyReader(RED.util as unknown as PropertyUtil, node, keyValue, keyType);
+    } catch (err) {
+      node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
+      node.error(t('errors.expression', { message: (err as Error).message }));
+      return;
     }
 
     const counts = { passed: 0, dropped: 0 };
@@ -77,19 +76,12 @@ export = function register(RED: NodeAPI): void {
 
     /** Resolves the key of a message; undefined when it has none. */
     function keyOf(msg: NodeMessageInFlow): Promise<unknown> {
-      if (keyType === 'msg') {
-        let value = RED.util.getMessageProperty(msg, keyValue);
-        if (value === undefined && isDefaultIdKey) value = RED.util.getMessageProperty(msg, 'payload.payload.messageId');
-        return Promise.resolve(value);
-      }
-      if (jsonata) {
-        const expression = jsonata;
-        return new Promise((resolve, reject) => {
-          RED.util.evaluateJSONataExpression(expression, msg, (err, value) => (err ? reject(err) : resolve(value)));
-        });
-      }
       return new Promise((resolve, reject) => {
-        RED.util.evaluateNodeProperty(keyValue, keyType, node, msg, (err, value) => (err ? reject(err) : resolve(value)));
+        readKey(msg, (err, value) => {
+          if (err) reject(err);
+          else if (value === undefined && isDefaultIdKey) resolve(RED.util.getMessageProperty(msg, 'payload.payload.messageId'));
+          else resolve(value);
+        });
       });
     }
 

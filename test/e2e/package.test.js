@@ -22,6 +22,8 @@ const { fullFace, fullLpr, minimalFace, bigLpr } = require('../fixtures/events')
 
 const TYPE = 'detection-in';
 const SET_ID = `${MODULE}/${TYPE}`;
+/** Every node type the package registers. */
+const TYPES = Object.keys(require(path.join(ROOT, 'package.json'))['node-red'].nodes);
 
 /** The probe's function body: one compact line per message. */
 function probeFunc(output) {
@@ -104,7 +106,8 @@ function i18nKeysOf(html) {
   }
   // this._('…') and node._(cond ? '…' : '…') in the editor script
   for (const call of html.matchAll(/\b_\(([^)]*)\)/g)) {
-    for (const m of call[1].matchAll(/'([^']+)'|"([^"]+)"/g)) keys.add(m[1] || m[2]);
+    // only dotted catalog keys, not literals passed as substitutions ({kind: 'face'})
+    for (const m of call[1].matchAll(/'([^']+)'|"([^"]+)"/g)) if (/^[\w-]+(\.[\w-]+)+$/.test(m[1] || m[2])) keys.add(m[1] || m[2]);
   }
   return [...keys];
 }
@@ -138,12 +141,14 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
     const started = Date.now();
     nr = await NodeRedProcess.create();
     for (const f of [
-      `dist/nodes/${TYPE}/${TYPE}.js`,
-      `dist/nodes/${TYPE}/${TYPE}.html`,
-      `dist/nodes/${TYPE}/icons/${TYPE}.svg`,
-      `dist/nodes/${TYPE}/locales/en-US/${TYPE}.json`,
-      `dist/nodes/${TYPE}/locales/en-US/${TYPE}.html`,
-      'examples/receive-detections.json',
+      ...TYPES.flatMap((type) => [
+        `dist/nodes/${type}/${type}.js`,
+        `dist/nodes/${type}/${type}.html`,
+        `dist/nodes/${type}/icons/${type}.svg`,
+        `dist/nodes/${type}/locales/en-US/${type}.json`,
+        `dist/nodes/${type}/locales/en-US/${type}.html`,
+      ]),
+      ...fs.readdirSync(path.join(ROOT, 'examples')).map((f) => `examples/${f}`),
     ]) {
       assert.ok(nr.packedFiles.includes(f), `the tarball ships ${f}`);
     }
@@ -172,16 +177,19 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
     if (nr) await nr.cleanup();
   });
 
-  it('loads the module: GET /nodes lists our node set without error, and its type runs', async function () {
+  it('loads the module: GET /nodes lists every node set without error, and they run', async function () {
     const r = await request(`${url}/nodes`, { method: 'GET', headers: { accept: 'application/json' } });
     assert.equal(r.status, 200);
-    const set = r.json.find((s) => s.id === SET_ID);
-    assert.ok(set, `GET /nodes lists ${SET_ID}; sets: ${r.json.map((s) => s.id).join(', ')}`);
-    assert.equal(set.err, undefined, `node set error: ${set.err}`);
-    assert.equal(set.enabled, true);
-    assert.equal(set.module, MODULE);
-    assert.deepEqual(set.types, [TYPE]);
-    assert.equal(set.version, require(path.join(ROOT, 'package.json')).version);
+    for (const type of TYPES) {
+      const setId = `${MODULE}/${type}`;
+      const set = r.json.find((s) => s.id === setId);
+      assert.ok(set, `GET /nodes lists ${setId}; sets: ${r.json.map((s) => s.id).join(', ')}`);
+      assert.equal(set.err, undefined, `node set error: ${set.err}`);
+      assert.equal(set.enabled, true);
+      assert.equal(set.module, MODULE);
+      assert.deepEqual(set.types, [type]);
+      assert.equal(set.version, require(path.join(ROOT, 'package.json')).version);
+    }
     // The admin API never shows the registry's `loaded` flag (it deletes it);
     // the set's own entry has no error, and the runtime knows the type: a flow
     // using it started without waiting for missing types.
@@ -194,38 +202,46 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
     assert.match(text, /Started flows/);
   });
 
-  it('serves the editor: every i18n key of the template resolves, help and icon are served', async function () {
-    const r = await request(`${url}/nodes`, { method: 'GET', headers: { accept: 'text/html' } });
-    assert.equal(r.status, 200);
-    assert.match(r.headers['content-type'], /text\/html/);
-    const html = r.text;
-    assert.ok(html.includes(`data-template-name="${TYPE}"`), 'the edit dialog template is served');
-    assert.ok(html.includes(`data-help-name="${TYPE}"`), 'the help text is served');
-    assert.ok(html.includes(`RED.nodes.registerType('${TYPE}'`), 'the editor registration is served');
+  for (const type of TYPES) {
+    it(`serves the ${type} editor: every i18n key of its dialog resolves, help and icon are served`, async function () {
+      const r = await request(`${url}/nodes`, { method: 'GET', headers: { accept: 'text/html' } });
+      assert.equal(r.status, 200);
+      assert.match(r.headers['content-type'], /text\/html/);
+      const html = r.text;
+      assert.ok(html.includes(`data-template-name="${type}"`), 'the edit dialog template is served');
+      assert.ok(html.includes(`data-help-name="${type}"`), 'the help text is served');
+      assert.ok(html.includes(`RED.nodes.registerType('${type}'`), 'the editor registration is served');
+      for (const section of ['Outputs', 'Details']) {
+        const help = html.slice(html.indexOf(`data-help-name="${type}"`));
+        assert.match(help.slice(0, help.indexOf('</script>')), new RegExp(`<h3>${section}</h3>`), `help has ${section}`);
+      }
 
-    // our part of the concatenated editor html: the installed package's own file
-    const ownHtml = fs.readFileSync(path.join(nr.userDir, 'node_modules', MODULE, 'dist', 'nodes', TYPE, `${TYPE}.html`), 'utf8');
-    const templateStart = ownHtml.indexOf(`data-template-name="${TYPE}"`);
-    assert.ok(html.includes(ownHtml.slice(templateStart, templateStart + 200)), 'the served template is the packaged one');
-    const keys = i18nKeysOf(ownHtml);
-    assert.ok(keys.length >= 20, `found ${keys.length} i18n keys`);
+      // our part of the concatenated editor html: the installed package's own file
+      const ownHtml = fs.readFileSync(path.join(nr.userDir, 'node_modules', MODULE, 'dist', 'nodes', type, `${type}.html`), 'utf8');
+      const templateStart = ownHtml.indexOf(`data-template-name="${type}"`);
+      assert.ok(html.includes(ownHtml.slice(templateStart, templateStart + 200)), 'the served template is the packaged one');
+      const keys = i18nKeysOf(ownHtml);
+      assert.ok(keys.length >= 5, `found ${keys.length} i18n keys`);
 
-    const c = await request(`${url}/locales/${SET_ID}?lng=en-US`, { method: 'GET', headers: { accept: 'application/json' } });
-    assert.equal(c.status, 200);
-    const catalog = c.json;
-    assert.ok(catalog && catalog[TYPE], `catalog for ${SET_ID}: ${c.text.slice(0, 200)}`);
-    const unresolved = keys.filter((key) => {
-      const v = lookup(catalog, key);
-      return typeof v !== 'string' || v.trim() === '' || v === key;
+      const setId = `${MODULE}/${type}`;
+      const c = await request(`${url}/locales/${setId}?lng=en-US`, { method: 'GET', headers: { accept: 'application/json' } });
+      assert.equal(c.status, 200);
+      const catalog = c.json;
+      assert.ok(catalog && catalog[type], `catalog for ${setId}: ${c.text.slice(0, 200)}`);
+      assert.equal(typeof catalog[type].paletteLabel, 'string', 'a palette label');
+      const unresolved = keys.filter((key) => {
+        const v = lookup(catalog, key);
+        return typeof v !== 'string' || v.trim() === '' || v === key;
+      });
+      assert.deepEqual(unresolved, [], 'i18n keys without a translation');
+      assert.ok(keys.every((k) => k.startsWith(`${type}.`)), `keys are namespaced ${type}.…: ${keys.join(', ')}`);
+
+      const icon = await request(`${url}/icons/${MODULE}/${type}.svg`, { method: 'GET' });
+      assert.equal(icon.status, 200);
+      assert.match(icon.headers['content-type'], /^image\/svg\+xml/);
+      assert.match(icon.text, /<svg[\s>]/);
     });
-    assert.deepEqual(unresolved, [], 'i18n keys without a translation');
-    assert.ok(keys.every((k) => k.startsWith(`${TYPE}.`)), `keys are namespaced ${TYPE}.…: ${keys.join(', ')}`);
-
-    const icon = await request(`${url}/icons/${MODULE}/${TYPE}.svg`, { method: 'GET' });
-    assert.equal(icon.status, 200);
-    assert.match(icon.headers['content-type'], /^image\/svg\+xml/);
-    assert.match(icon.text, /<svg[\s>]/);
-  });
+  }
 
   it('receives a face and a plate event and emits them on output 1', async function () {
     const face = fullFace();
