@@ -18,7 +18,16 @@ execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', pat
   cwd: root,
 });
 
-const types = fs.readdirSync(path.join(root, 'nodes'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+// A node folder without its runtime file is work in progress, not a node.
+const types = fs
+  .readdirSync(path.join(root, 'nodes'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .filter((type) => {
+    const complete = fs.existsSync(path.join(root, 'nodes', type, `${type}.ts`));
+    if (!complete) console.warn(`build: skipping nodes/${type}: no ${type}.ts yet`);
+    return complete;
+  });
 const langs = fs.readdirSync(path.join(root, 'locales'));
 const icons = fs.readdirSync(path.join(root, 'icons'));
 

@@ -1,0 +1,563 @@
+/**
+ * Event delivery as the events bridge does it (spec, "Events", delivery rules),
+ * against a receiver URL, with undici:
+ *
+ * - face and plate events (`publishType` WebHookFaceRecPayload/WebHookLprPayload)
+ *   at a chosen rate and mix, a count or until stopped; each event a fresh
+ *   `messageId` (crypto.randomUUID);
+ * - credentials as the bridge sends them: Basic, Bearer, or a custom header;
+ * - success only on a 2xx answer;
+ * - `resilient`: retry until a 200 (about once per second, as the bridge's
+ *   documentation says; the delay is configurable);
+ *   otherwise a fixed number of retries with exponential backoff, then failed;
+ * - a replay carries `resentEvent: true` and the same `messageId`;
+ * - a slow answer hits the request timeout and is retried, so a slow
+ *   receiver sees the event twice (and should dedupe on messageId);
+ * - a receiver's self-signed certificate is accepted only when asked.
+ *
+ * Node-RED-free.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter, setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request, type Dispatcher } from 'undici';
+import { authConfigProblem, type AuthConfig, type AuthMode } from './auth';
+import { buildSampleEvent } from './sample';
+import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from './schemas';
+import { fillerJpegBase64 } from './sim-images';
+import { LatencyRecorder, type DeliverySummary } from './sim-summary';
+
+export const DELIVERY_DEFAULTS = {
+  count: 10,
+  rate: 5,
+  mix: 0.5,
+  retryDelayMs: 1000,
+  maxRetryDelayMs: 30_000,
+  retries: 3,
+  timeoutMs: 10_000,
+  concurrency: 4,
+} as const;
+
+/** Approximate JSON size of an event with realistic images. */
+export const REALISTIC_EVENT_BYTES: Readonly<Record<EventKind, number>> = { face: 370 * 1024, lpr: 1024 * 1024 };
+
+/** How a plate event's image budget is shared by its four crops. */
+const LPR_CROPS: ReadonlyArray<[CropSizeName, number]> = [
+  ['Close', 0.1],
+  ['Medium', 0.2],
+  ['Car', 0.3],
+  ['FullFrame', 0.4],
+];
+/** A face event's live capture and enrolled photo. */
+const FACE_SHARES = { detectionImage: 0.65, defaultPhoto: 0.35 };
+
+export interface DeliveryOptions {
+  /** The receiver: an http(s) URL without credentials. */
+  url: string | URL;
+  /** Events to send. Default 10; ignored when `forever`. */
+  count?: number;
+  /** Send until `signal` aborts (or `stop()`). */
+  forever?: boolean;
+  /** New events per second; 0 means no pacing (as fast as `concurrency` allows). Default 5. */
+  rate?: number;
+  /** Fraction of plate events, 0 to 1 (the rest are faces). Default 0.5. Deterministic:
+   *  after n events, floor(n × mix) are plates. */
+  mix?: number;
+  /** Credentials on every request. Default none. */
+  auth?: AuthConfig;
+  /** Plate events of about 1 MiB (four crops) and face events of about 370 KiB,
+   *  instead of the sample's two-byte images. */
+  realisticImages?: boolean;
+  /** Retry until the receiver answers 200 (only a 200 ends it), forever. */
+  resilient?: boolean;
+  /** Resilient: the pause between attempts. Otherwise: the first backoff, doubled
+   *  on each retry. Milliseconds, default 1000. */
+  retryDelayMs?: number;
+  /** Cap of the exponential backoff, ms. Default 30000. */
+  maxRetryDelayMs?: number;
+  /** Not resilient: retries after the first attempt before the event fails. Default 3. */
+  retries?: number;
+  /** Per attempt: no complete answer within this many ms is a timeout (then a retry). Default 10000. */
+  timeoutMs?: number;
+  /** Most events in delivery at once (an event holds its slot through its retries). Default 4. */
+  concurrency?: number;
+  /** Accept any receiver certificate (self-signed). Default false. */
+  insecure?: boolean;
+  /** Stops the run: no new events, unfinished ones are abandoned. */
+  signal?: AbortSignal;
+  /** Send through this dispatcher instead of a pool made for the run (its TLS settings win over `insecure`). */
+  dispatcher?: Dispatcher;
+  /** Called after every attempt. */
+  onAttempt?: (report: AttemptReport) => void;
+}
+
+export type AttemptOutcome = 'acknowledged' | 'retry' | 'failed' | 'aborted';
+
+export interface AttemptReport {
+  /** Event number in this run, from 1. */
+  seq: number;
+  kind: EventKind;
+  messageId: string;
+  /** 1 for the first delivery, 2 for the first replay, … */
+  attempt: number;
+  /** The `resentEvent` the attempt carried. */
+  resent: boolean;
+  /** The HTTP status, when the receiver answered. */
+  status?: number;
+  /** Why there was no answer: `timeout`, `aborted`, or an error code. */
+  error?: string;
+  /** The start of a non-2xx answer's body, or the error message. */
+  detail?: string;
+  latencyMs: number;
+  outcome: AttemptOutcome;
+  /** When the outcome is `retry`: the pause before the next attempt. */
+  retryInMs?: number;
+}
+
+export interface SentReport {
+  seq: number;
+  kind: EventKind;
+  messageId: string;
+}
+
+export interface SettledReport extends SentReport {
+  outcome: 'acknowledged' | 'failed' | 'abandoned';
+  attempts: number;
+}
+
+export interface DeliveryEvents {
+  sent: [SentReport];
+  attempt: [AttemptReport];
+  settled: [SettledReport];
+}
+
+/** A bad delivery option; `option` names the DeliveryOptions key. */
+export class SimOptionError extends Error {
+  readonly code = 'ERR_SIM_OPTION';
+  constructor(
+    readonly option: string,
+    readonly detail: string,
+  ) {
+    super(`invalid ${option}: ${detail}`);
+    this.name = 'SimOptionError';
+  }
+}
+
+interface Resolved {
+  url: URL;
+  count: number;
+  forever: boolean;
+  rate: number;
+  mix: number;
+  auth: AuthConfig;
+  realisticImages: boolean;
+  resilient: boolean;
+  retryDelayMs: number;
+  maxRetryDelayMs: number;
+  retries: number;
+  timeoutMs: number;
+  concurrency: number;
+  insecure: boolean;
+}
+
+function numberOption(options: DeliveryOptions, key: keyof DeliveryOptions & keyof typeof DELIVERY_DEFAULTS, check: (n: number) => boolean, want: string): number {
+  const value = options[key];
+  if (value === undefined) return DELIVERY_DEFAULTS[key];
+  if (typeof value !== 'number' || !Number.isFinite(value) || !check(value)) throw new SimOptionError(key, `expected ${want}, got ${String(value)}`);
+  return value;
+}
+
+/** Checks and completes the options; throws SimOptionError. */
+export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
+  let url: URL;
+  try {
+    url = new URL(String(options.url ?? ''));
+  } catch {
+    throw new SimOptionError('url', `"${String(options.url ?? '')}" is not an absolute URL such as http://127.0.0.1:1880/detections`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SimOptionError('url', `expected an http:// or https:// URL, got ${url.protocol}`);
+  if (url.username || url.password) throw new SimOptionError('url', 'put credentials in the auth options, not in the URL');
+  if (url.hash) throw new SimOptionError('url', 'a receiver URL has no #fragment');
+  const auth: AuthConfig = options.auth ?? { mode: 'none' };
+  const authProblem = authConfigProblem(auth);
+  if (authProblem) throw new SimOptionError('auth', authProblem);
+  const int = Number.isInteger;
+  return {
+    url,
+    count: numberOption(options, 'count', (n) => int(n) && n >= 1, 'a whole number of events ≥ 1'),
+    forever: !!options.forever,
+    rate: numberOption(options, 'rate', (n) => n >= 0, 'events per second ≥ 0 (0: no pacing)'),
+    mix: numberOption(options, 'mix', (n) => n >= 0 && n <= 1, 'a fraction of plate events from 0 to 1'),
+    auth,
+    realisticImages: !!options.realisticImages,
+    resilient: !!options.resilient,
+    retryDelayMs: numberOption(options, 'retryDelayMs', (n) => n >= 0, 'milliseconds ≥ 0'),
+    maxRetryDelayMs: numberOption(options, 'maxRetryDelayMs', (n) => n >= 0, 'milliseconds ≥ 0'),
+    retries: numberOption(options, 'retries', (n) => int(n) && n >= 0, 'a whole number ≥ 0'),
+    timeoutMs: numberOption(options, 'timeoutMs', (n) => n > 0, 'milliseconds > 0'),
+    concurrency: numberOption(options, 'concurrency', (n) => int(n) && n >= 1, 'a whole number ≥ 1'),
+    insecure: !!options.insecure,
+  };
+}
+
+/** The headers that carry the configured credentials. */
+export function authHeaders(auth: AuthConfig): Record<string, string> {
+  const mode: AuthMode = auth.mode;
+  switch (mode) {
+    case 'basic':
+      return { authorization: `Basic ${Buffer.from(`${auth.user ?? ''}:${auth.password ?? ''}`, 'utf8').toString('base64')}` };
+    case 'bearer':
+      return { authorization: `Bearer ${auth.token ?? ''}` };
+    case 'header':
+      return auth.headerName ? { [auth.headerName.toLowerCase()]: auth.headerValue ?? '' } : {};
+    default:
+      return {};
+  }
+}
+
+/** The kind of event number `seq` (from 1): after n events, floor(n × mix) are plates. */
+export function kindForSeq(seq: number, mix: number): EventKind {
+  return Math.floor(seq * mix + 1e-9) > Math.floor((seq - 1) * mix + 1e-9) ? 'lpr' : 'face';
+}
+
+/** Image sizes (base64 characters) that bring an event to its realistic size. */
+const realisticSizes = new Map<EventKind, number[]>();
+
+function imageSizes(kind: EventKind): number[] {
+  let sizes = realisticSizes.get(kind);
+  if (!sizes) {
+    const bare = buildDeliveryEvent(kind, { messageId: randomUUID() });
+    if (bare.publishType === 'WebHookLprPayload') for (const image of bare.payload.detectionImages ?? []) image.image = '';
+    else {
+      bare.payload.detectionImage = { image: '' };
+      bare.payload.defaultPhoto = { image: '' };
+    }
+    const budget = REALISTIC_EVENT_BYTES[kind] - Buffer.byteLength(JSON.stringify(bare));
+    const shares = kind === 'lpr' ? LPR_CROPS.map(([, share]) => share) : [FACE_SHARES.detectionImage, FACE_SHARES.defaultPhoto];
+    sizes = shares.map((share) => Math.floor((budget * share) / 4) * 4);
+    realisticSizes.set(kind, sizes);
+  }
+  return sizes;
+}
+
+export interface DeliveryEventOptions {
+  messageId?: string;
+  now?: Date;
+  realisticImages?: boolean;
+}
+
+/**
+ * One event as the simulator delivers it: the sample of the kind (lib/sample)
+ * with its own messageId, a detectId of its own, the detection time now, and,
+ * with `realisticImages`, images of realistic size (plate: the four crops
+ * Close, Medium, Car, FullFrame; face: live capture and enrolled photo).
+ */
+export function buildDeliveryEvent(kind: EventKind, options: DeliveryEventOptions = {}): DetectionEvent {
+  const messageId = options.messageId ?? randomUUID();
+  const event = buildSampleEvent(kind, { messageId, now: options.now });
+  if (event.publishType === 'WebHookFaceRecPayload') {
+    const face = event as WebHookFaceRecPayload;
+    face.payload.detectionInfo.detectId = `det-${messageId.slice(0, 8)}`;
+    if (options.realisticImages) {
+      const [live, enrolled] = imageSizes('face');
+      face.payload.detectionImage = { image: fillerJpegBase64(live, 1) };
+      face.payload.defaultPhoto = { image: fillerJpegBase64(enrolled, 2) };
+    }
+  } else if (options.realisticImages) {
+    const lpr = event as WebHookLprPayload;
+    const sizes = imageSizes('lpr');
+    lpr.payload.detectionImages = LPR_CROPS.map(([cropSizeName], i) => ({ image: fillerJpegBase64(sizes[i], 10 + i), cropSizeName }));
+  }
+  return event;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+
+function errorCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && e.code !== 'ABORT_ERR' && e.code !== 'UND_ERR_ABORTED') return e.code;
+  }
+  return undefined;
+}
+
+/** Reads an answer body, keeping only its first bytes (for messages). */
+async function readHead(body: Dispatcher.ResponseData['body'], keep = 200): Promise<string> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  for await (const chunk of body) {
+    if (kept < keep) {
+      const buf = chunk as Buffer;
+      chunks.push(buf.subarray(0, keep - kept));
+      kept += Math.min(buf.length, keep - kept);
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
+}
+
+interface AttemptResult {
+  status?: number;
+  error?: string;
+  detail?: string;
+  latencyMs: number;
+}
+
+interface Pending {
+  seq: number;
+  kind: EventKind;
+  messageId: string;
+  event: DetectionEvent;
+  first?: Buffer;
+  replay?: Buffer;
+}
+
+/**
+ * A delivery run in progress. Emits `sent` when an event is first delivered,
+ * `attempt` after every request, `settled` when an event is acknowledged,
+ * failed or abandoned. `done` resolves with the summary (it never rejects for
+ * a delivery failure).
+ */
+export class DeliveryRun extends EventEmitter<DeliveryEvents> {
+  readonly done: Promise<DeliverySummary>;
+  private readonly o: Resolved;
+  private readonly controller = new AbortController();
+  private readonly headers: Record<string, string>;
+  private readonly latency = new LatencyRecorder();
+  private readonly statusCodes: Record<string, number> = {};
+  private readonly errors: Record<string, number> = {};
+  private readonly kinds: Record<EventKind, number> = { face: 0, lpr: 0 };
+  private readonly started = Date.now();
+  private finished?: number;
+  private counters = { sent: 0, attempts: 0, acknowledged: 0, retried: 0, failed: 0, abandoned: 0, bytesSent: 0 };
+  private readonly onAttempt?: (report: AttemptReport) => void;
+
+  constructor(options: DeliveryOptions) {
+    super();
+    this.o = resolveDeliveryOptions(options);
+    // Every event in delivery waits on the stop signal: no listener-count warning.
+    setMaxListeners(0, this.controller.signal);
+    this.onAttempt = options.onAttempt;
+    this.headers = {
+      'content-type': 'application/json; charset=utf-8',
+      'user-agent': 'detection-bridge-sim',
+      ...authHeaders(this.o.auth),
+    };
+    const external = options.signal;
+    if (external) {
+      if (external.aborted) this.controller.abort();
+      else external.addEventListener('abort', () => this.controller.abort(), { once: true });
+    }
+    const dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connect: { rejectUnauthorized: !this.o.insecure },
+        connections: this.o.concurrency,
+        headersTimeout: this.o.timeoutMs,
+        bodyTimeout: this.o.timeoutMs,
+      });
+    this.done = this.run(dispatcher).finally(async () => {
+      if (!options.dispatcher) await (dispatcher as Agent).destroy().catch(() => undefined);
+    });
+  }
+
+  /** Stops the run: no new events; requests in flight and retry pauses are cut short. */
+  stop(): void {
+    this.controller.abort();
+  }
+
+  get stopped(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** The summary so far (final once `done` resolved). */
+  snapshot(): DeliverySummary {
+    const end = this.finished ?? Date.now();
+    const durationMs = end - this.started;
+    const c = this.counters;
+    return {
+      url: this.o.url.href,
+      mode: this.o.resilient ? 'resilient' : 'retries',
+      retries: this.o.resilient ? null : this.o.retries,
+      sent: c.sent,
+      kinds: { ...this.kinds },
+      attempts: c.attempts,
+      acknowledged: c.acknowledged,
+      retried: c.retried,
+      failed: c.failed,
+      abandoned: c.abandoned,
+      stopped: this.stopped,
+      statusCodes: { ...this.statusCodes },
+      errors: { ...this.errors },
+      latencyMs: this.latency.summary(),
+      bytesSent: c.bytesSent,
+      startedAt: new Date(this.started).toISOString(),
+      finishedAt: new Date(end).toISOString(),
+      durationMs,
+      acknowledgedPerSecond: durationMs > 0 ? Math.round((c.acknowledged / durationMs) * 1000 * 100) / 100 : 0,
+    };
+  }
+
+  private async run(dispatcher: Dispatcher): Promise<DeliverySummary> {
+    await nextTurn(); // listeners attached after construction see everything
+    const signal = this.controller.signal;
+    const stoppedPromise = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const interval = this.o.rate > 0 ? 1000 / this.o.rate : 0;
+    const inFlight = new Set<Promise<void>>();
+    let nextAt = performance.now();
+    for (let seq = 1; this.o.forever || seq <= this.o.count; seq++) {
+      while (inFlight.size >= this.o.concurrency && !signal.aborted) await Promise.race([...inFlight, stoppedPromise]);
+      if (signal.aborted) break;
+      if (interval > 0) {
+        const now = performance.now();
+        if (nextAt > now) {
+          try {
+            await sleep(nextAt - now, undefined, { signal });
+          } catch {
+            break;
+          }
+        }
+        nextAt = Math.max(nextAt, now) + interval;
+      }
+      const kind = kindForSeq(seq, this.o.mix);
+      const messageId = randomUUID();
+      const pending: Pending = {
+        seq,
+        kind,
+        messageId,
+        event: buildDeliveryEvent(kind, { messageId, realisticImages: this.o.realisticImages }),
+      };
+      this.counters.sent++;
+      this.kinds[kind]++;
+      this.emit('sent', { seq, kind, messageId });
+      const task: Promise<void> = this.deliver(pending, dispatcher).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    }
+    await Promise.all(inFlight);
+    this.finished = Date.now();
+    return this.snapshot();
+  }
+
+  private body(pending: Pending, resent: boolean): Buffer {
+    if (resent) {
+      if (!pending.replay) {
+        pending.event.payload.resentEvent = true;
+        pending.replay = Buffer.from(JSON.stringify(pending.event), 'utf8');
+        pending.first = undefined;
+      }
+      return pending.replay;
+    }
+    pending.first ??= Buffer.from(JSON.stringify(pending.event), 'utf8');
+    return pending.first;
+  }
+
+  private settle(pending: Pending, outcome: SettledReport['outcome'], attempts: number): void {
+    this.counters[outcome]++;
+    this.emit('settled', { seq: pending.seq, kind: pending.kind, messageId: pending.messageId, outcome, attempts });
+  }
+
+  private report(report: AttemptReport): void {
+    this.emit('attempt', report);
+    try {
+      this.onAttempt?.(report);
+    } catch {
+      // a listener's bug does not stop the run
+    }
+  }
+
+  private async deliver(pending: Pending, dispatcher: Dispatcher): Promise<void> {
+    const signal = this.controller.signal;
+    let failures = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (signal.aborted) return this.settle(pending, 'abandoned', attempt - 1);
+      const resent = attempt > 1;
+      if (resent) this.counters.retried++;
+      this.counters.attempts++;
+      const result = await this.attempt(pending, resent, dispatcher);
+      if (result.status !== undefined) this.statusCodes[result.status] = (this.statusCodes[result.status] ?? 0) + 1;
+      if (result.error !== undefined) this.errors[result.error] = (this.errors[result.error] ?? 0) + 1;
+      const base = { seq: pending.seq, kind: pending.kind, messageId: pending.messageId, attempt, resent, ...result };
+      const status = result.status;
+      const ok = status !== undefined && (this.o.resilient ? status === 200 : status >= 200 && status <= 299);
+      if (ok) {
+        this.latency.record(result.latencyMs);
+        this.report({ ...base, outcome: 'acknowledged' });
+        return this.settle(pending, 'acknowledged', attempt);
+      }
+      if (result.error === 'aborted' || signal.aborted) {
+        this.report({ ...base, outcome: 'aborted' });
+        return this.settle(pending, 'abandoned', attempt);
+      }
+      failures++;
+      let delay: number | undefined;
+      if (this.o.resilient) delay = this.o.retryDelayMs;
+      else if (failures <= this.o.retries) delay = Math.min(this.o.maxRetryDelayMs, this.o.retryDelayMs * 2 ** (failures - 1));
+      if (delay === undefined) {
+        this.report({ ...base, outcome: 'failed' });
+        return this.settle(pending, 'failed', attempt);
+      }
+      this.report({ ...base, outcome: 'retry', retryInMs: delay });
+      try {
+        await sleep(delay, undefined, { signal });
+      } catch {
+        return this.settle(pending, 'abandoned', attempt);
+      }
+    }
+  }
+
+  private async attempt(pending: Pending, resent: boolean, dispatcher: Dispatcher): Promise<AttemptResult> {
+    const stop = this.controller.signal;
+    const body = this.body(pending, resent);
+    this.counters.bytesSent += body.length;
+    // One controller per attempt, cut by the deadline or by stop(); both
+    // hooks are removed after the attempt (no listener piles up on a long run).
+    const cut = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      cut.abort();
+    }, this.o.timeoutMs);
+    const onStop = (): void => cut.abort();
+    stop.addEventListener('abort', onStop, { once: true });
+    const signal = cut.signal;
+    const started = performance.now();
+    try {
+      const res = await request(this.o.url, {
+        method: 'POST',
+        headers: this.headers,
+        body,
+        dispatcher,
+        signal,
+        headersTimeout: this.o.timeoutMs,
+        bodyTimeout: this.o.timeoutMs,
+      });
+      const ok = res.statusCode >= 200 && res.statusCode <= 299;
+      const text = await readHead(res.body);
+      return { status: res.statusCode, latencyMs: performance.now() - started, detail: ok ? undefined : text || undefined };
+    } catch (err) {
+      const latencyMs = performance.now() - started;
+      if (stop.aborted) return { error: 'aborted', latencyMs };
+      const code = errorCode(err);
+      if (timedOut || (code && TIMEOUT_CODES.has(code))) {
+        return { error: 'timeout', latencyMs, detail: `no complete answer within ${this.o.timeoutMs} ms` };
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      return { error: code ?? 'error', latencyMs, detail: message };
+    } finally {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', onStop);
+    }
+  }
+}
+
+/** Starts a delivery run; see DeliveryRun. Throws SimOptionError on bad options. */
+export function startDelivery(options: DeliveryOptions): DeliveryRun {
+  return new DeliveryRun(options);
+}
+
+/** Delivers events and resolves with the summary when done or stopped. */
+export function runDelivery(options: DeliveryOptions): Promise<DeliverySummary> {
+  return startDelivery(options).done;
+}
