@@ -12,3 +12,7 @@ export * from './bridge-client';
 export * from './route';
 export * from './image';
 export * from './typed-property';
+export * from './platform-client';
+export * from './push';
+export * from './push-schemas';
+export * from './path-template';

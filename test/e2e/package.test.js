@@ -144,7 +144,6 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
       ...TYPES.flatMap((type) => [
         `dist/nodes/${type}/${type}.js`,
         `dist/nodes/${type}/${type}.html`,
-        `dist/nodes/${type}/icons/${type}.svg`,
         `dist/nodes/${type}/locales/en-US/${type}.json`,
         `dist/nodes/${type}/locales/en-US/${type}.html`,
       ]),
@@ -236,10 +235,16 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
       assert.deepEqual(unresolved, [], 'i18n keys without a translation');
       assert.ok(keys.every((k) => k.startsWith(`${type}.`)), `keys are namespaced ${type}.…: ${keys.join(', ')}`);
 
-      const icon = await request(`${url}/icons/${MODULE}/${type}.svg`, { method: 'GET' });
-      assert.equal(icon.status, 200);
-      assert.match(icon.headers['content-type'], /^image\/svg\+xml/);
-      assert.match(icon.text, /<svg[\s>]/);
+      // The icon the node declares (config nodes have none) is served.
+      const declared = /\bicon:\s*'([^']+)'/.exec(ownHtml);
+      if (/category:\s*'config'/.test(ownHtml)) assert.equal(declared, null);
+      else {
+        assert.ok(declared, `${type} declares an icon`);
+        const icon = await request(`${url}/icons/${MODULE}/${declared[1]}`, { method: 'GET' });
+        assert.equal(icon.status, 200);
+        assert.match(icon.headers['content-type'], /^image\/svg\+xml/);
+        assert.match(icon.text, /<svg[\s>]/);
+      }
     });
   }
 

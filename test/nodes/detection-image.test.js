@@ -6,7 +6,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, getHelper, nodeModule, collect, until, sleep } = require('../support');
+const { ROOT, NODE_RED_DIR, getHelper, nodeModule, translatedModule, translate, collect, until, sleep } = require('../support');
 const ev = require('../fixtures/events');
 const { checkEvent } = require('../../dist/lib/schemas');
 
@@ -15,22 +15,9 @@ const detectionImage = nodeModule(TYPE);
 const detectionSwitch = nodeModule('detection-switch');
 const helper = getHelper();
 
-const catalogs = {};
-function catalog(type) {
-  if (!catalogs[type]) catalogs[type] = JSON.parse(fs.readFileSync(path.join(ROOT, 'locales', 'en-US', `${type}.json`), 'utf8'));
-  return catalogs[type];
-}
-/** The module with RED._ answering from the real en-US catalog (the helper's
- *  RED._ returns keys), so errors and statuses read as users see them. */
-function translated(mod, type = TYPE) {
-  return (RED) => {
-    RED._ = (key, vars = {}) => {
-      const text = key.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), catalog(type));
-      if (typeof text !== 'string') throw new Error(`missing catalog key ${key}`);
-      return text.replace(/__(\w+)__/g, (_, name) => String(vars[name]));
-    };
-    return mod(RED);
-  };
+/** The module with RED._ answering from the real en-US catalogs. */
+function translated(_mod, type = TYPE) {
+  return translatedModule(type);
 }
 
 const CATCH = [
@@ -343,7 +330,7 @@ describe('detection-image node', function () {
     for (const m of html.matchAll(/['"](detection-image\.(?!svg')[\w.-]+)['"]/g)) keys.add(m[1]);
     assert.ok(keys.size >= 30, `${keys.size} keys`);
     for (const key of keys) {
-      const value = key.split('.').reduce((o, k) => (o ? o[k] : undefined), catalog(TYPE));
+      const value = translate(key);
       assert.equal(typeof value, 'string', `catalog key ${key}`);
     }
     assert.match(html, /category: 'detection bridge'/);

@@ -32,6 +32,35 @@ function nodeModule(type) {
   return require(path.join(ROOT, 'dist', 'nodes', type, `${type}.js`));
 }
 
+let catalogs;
+/** Every en-US message catalog of the package, merged (keys start with the node type). */
+function catalog() {
+  if (!catalogs) {
+    const fs = require('node:fs');
+    const dir = path.join(ROOT, 'locales', 'en-US');
+    catalogs = Object.assign({}, ...fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))));
+  }
+  return catalogs;
+}
+
+/** Translates a catalog key as Node-RED does, failing on a key the catalog lacks. */
+function translate(key, vars = {}) {
+  const text = key.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), catalog());
+  if (typeof text !== 'string') throw new Error(`missing catalog key ${key}`);
+  return text.replace(/__(\w+)__/g, (_, name) => String(vars[name]));
+}
+
+/** The compiled node module with RED._ answering from the real en-US
+ *  catalogs (the helper's RED._ returns keys), so errors and statuses read
+ *  as users see them, and a missing key fails the test. */
+function translatedModule(type) {
+  const mod = nodeModule(type);
+  return (RED) => {
+    RED._ = translate;
+    return mod(RED);
+  };
+}
+
 /**
  * Loads a flow with the test helper and serves the helper's `RED.httpNode`
  * app on 127.0.0.1 (helper.request() only reaches httpAdmin). Returns the
@@ -134,4 +163,4 @@ async function until(predicate, timeoutMs = 5000, what = 'condition') {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-module.exports = { ROOT, NODE_RED_DIR, nodeRedVersion, getHelper, nodeModule, loadWithHttp, closeServers, request, postJson, collect, until, sleep };
+module.exports = { ROOT, NODE_RED_DIR, nodeRedVersion, getHelper, nodeModule, translatedModule, translate, loadWithHttp, closeServers, request, postJson, collect, until, sleep };

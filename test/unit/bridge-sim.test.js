@@ -6,7 +6,7 @@
  * resilient retries, timeouts, failures, realistic sizes, self-signed TLS),
  * and the command line.
  *
- * S1_DIST points at a private build; by default the package's dist/.
+ * Runs against the package's dist/.
  */
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
@@ -17,7 +17,7 @@ const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
 
-const dist = process.env.S1_DIST || path.resolve(__dirname, '../../dist');
+const dist = path.resolve(__dirname, '../../dist');
 const BIN = path.join(dist, 'bin', 'detection-bridge-sim.js');
 // Loaded in the root `before`: a dist/ built without the simulator fails this
 // suite only, not the loading of every other test file.

@@ -12,7 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { Agent, request } = require('undici');
 
-const dist = process.env.P1_DIST || require('path').resolve(__dirname, '../../dist');
+const dist = require('path').resolve(__dirname, '../../dist');
 const pc = require(path.join(dist, 'lib', 'platform-client'));
 const { startMockCore } = require(path.join(dist, 'lib', 'mock-core'));
 

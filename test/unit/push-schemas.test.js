@@ -7,7 +7,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const dist = process.env.P1_DIST || require('path').resolve(__dirname, '../../dist');
+const dist = require('path').resolve(__dirname, '../../dist');
 const { checkPushItems, formatPushErrors, PushPlateDirection, PushGender, MAX_PUSH_ITEM_DEPTH } = require(path.join(dist, 'lib', 'push-schemas'));
 const { CROP_SIZE_NAMES } = require(path.join(dist, 'lib', 'schemas'));
 

@@ -7,7 +7,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const dist = process.env.P1_DIST || require('path').resolve(__dirname, '../../dist');
+const dist = require('path').resolve(__dirname, '../../dist');
 const push = require(path.join(dist, 'lib', 'push'));
 const { PlatformClient, posBatchPath } = require(path.join(dist, 'lib', 'platform-client'));
 const { startMockCore } = require(path.join(dist, 'lib', 'mock-core'));

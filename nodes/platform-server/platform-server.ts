@@ -1,0 +1,81 @@
+/**
+ * platform-server: configuration node for the platform REST API v2. Owns one
+ * PlatformClient (lib/platform-client.ts): the sign-in, the token and the
+ * kept-alive connection pool shared by every node that uses it.
+ */
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import type { PlatformServerNode } from './server-node';
+import { PlatformClient, PlatformError, posPlugins } from '../../lib/platform-client';
+
+interface PlatformServerDef extends NodeDef {
+  url: string;
+  insecure: boolean;
+  ca: string;
+  timeout: number | string;
+}
+
+interface PlatformServerCredentials {
+  userName?: string;
+  password?: string;
+}
+
+
+export = function register(RED: NodeAPI): void {
+  function PlatformServer(this: Node, config: PlatformServerDef): void {
+    RED.nodes.createNode(this, config);
+    const node = this as PlatformServerNode;
+    const creds = (node.credentials ?? {}) as PlatformServerCredentials;
+    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`platform-server.${key}`, vars);
+
+    let client: PlatformClient | Error;
+    const timeoutSeconds = Number(config.timeout);
+    if (!creds.userName || !creds.password) {
+      client = new Error(t('errors.credentials'));
+    } else {
+      try {
+        client = new PlatformClient({
+          baseUrl: (config.url || '').trim(),
+          userName: creds.userName,
+          password: creds.password,
+          insecure: !!config.insecure,
+          ca: config.ca && config.ca.trim() ? config.ca : undefined,
+          timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+        });
+      } catch (err) {
+        client = err instanceof PlatformError && err.code === 'ERR_PLATFORM_URL' ? new Error(t('errors.url', { url: config.url })) : (err as Error);
+      }
+    }
+    node.getClient = () => client;
+
+    node.on('close', (done: () => void) => {
+      if (client instanceof PlatformClient) client.close().then(done, done);
+      else done();
+    });
+  }
+
+  RED.nodes.registerType('platform-server', PlatformServer, {
+    credentials: {
+      userName: { type: 'text' },
+      password: { type: 'password' },
+    },
+  });
+
+  // Lets the platform-push dialog offer the server's POS instances. Only a
+  // deployed server can answer: its credentials never travel to the editor.
+  RED.httpAdmin.get('/platform-server/:id/plugins', RED.auth.needsPermission('platform-server.read'), (req, res) => {
+    const server = RED.nodes.getNode(String(req.params.id)) as PlatformServerNode | null;
+    if (!server || typeof server.getClient !== 'function') {
+      res.status(404).json({ message: RED._('platform-server.errors.not-deployed') });
+      return;
+    }
+    const client = server.getClient();
+    if (client instanceof Error) {
+      res.status(400).json({ message: client.message });
+      return;
+    }
+    client.installedPlugins().then(
+      ({ plugins }) => res.json({ plugins: plugins.map(({ id, name, type }) => ({ id, name, type })), pos: posPlugins(plugins).map(({ id, name }) => ({ id, name })) }),
+      (err: Error) => res.status(502).json({ message: RED._('platform-server.errors.plugins', { message: err.message }) }),
+    );
+  });
+};
