@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AuthConfig, AuthMode } from '../lib/auth';
+import { createMockCore } from '../lib/mock-core';
 import {
   DEFAULT_SAMPLE_HOST,
   DEFAULT_SAMPLE_PORT,
@@ -28,6 +29,9 @@ import {
   type SampleServer,
   type SampleServerTls,
 } from '../lib/bridge-sim';
+
+const MOCK_CORE_USER = 'admin';
+const MOCK_CORE_PASSWORD = 'secret';
 
 const PROG = 'detection-bridge-sim';
 
@@ -54,7 +58,8 @@ images, serverContext null). Any other /api/v1/ path without
                         fingerprint is printed; clients must accept self-signed certificates)
   --tls-cert FILE       serve HTTPS with this PEM certificate (needs --tls-key)
   --tls-key FILE        the PEM private key for --tls-cert
-  --core                also start the mock platform v2 core (hook; see bin/${PROG}.ts)
+  --core                also serve a mock platform v2 core under /api/v2/ on the same port
+                        (user admin, password secret; POS instances pos-main-bar, pos-restaurant)
   --quiet               do not log requests
 
 send: POSTs events with a fresh messageId each; success only on a 2xx answer.
@@ -361,32 +366,18 @@ async function send(args: string[], io: Io): Promise<number> {
   }
 }
 
-// ============================================================================
-// HOOK --core: start the mock platform v2 core beside the sample endpoints.
-// The mock core is written separately (lib/mock-core.ts, startMockCore). Wire
-// it here: start it and return what it is, either
-//   - `handler`: a request listener for every path outside {base}/api/v1/
-//     (the sample server mounts it, so /api/v2/... shares the sample port), or
-//   - `url` and `close`: a core on a port of its own.
-// Until then, --core is refused with exit code 2.
-// ============================================================================
-interface CoreHookContext {
-  host: string;
-  port: number;
-  basePath?: string;
-  tls?: SampleServerTls | 'self-signed';
-}
-
+/** The mock platform v2 core (lib/mock-core.ts), mounted beside the sample
+ *  endpoints: /api/v2/... shares their port. Sign in as admin / secret. */
 interface StartedCore {
   handler?: RequestListener;
   url?: string;
   close?: () => Promise<void>;
 }
 
-async function startCoreHook(_context: CoreHookContext): Promise<StartedCore> {
-  throw new UsageError(`--core: the mock v2 core is not wired into this build yet (see the HOOK in bin/${PROG}.ts)`);
+async function startCoreHook(): Promise<StartedCore> {
+  const core = createMockCore({ userName: MOCK_CORE_USER, password: MOCK_CORE_PASSWORD });
+  return { handler: core.handler };
 }
-// ============================================================================
 
 async function serve(args: string[], io: Io): Promise<number> {
   const values = parse(args, SERVE_OPTIONS);
@@ -412,7 +403,7 @@ async function serve(args: string[], io: Io): Promise<number> {
       return 1;
     }
   }
-  const core = values.core ? await startCoreHook({ host, port, basePath, tls }) : undefined;
+  const core = values.core ? await startCoreHook() : undefined;
   const quiet = values.quiet === true;
   let server: SampleServer;
   try {

@@ -1,43 +1,82 @@
 #!/usr/bin/env node
 /**
- * `npm start`: a live demo on a fresh clone. Builds the package, prepares a
- * Node-RED user directory in .demo/ (git-ignored) with this package
- * installed, puts every example flow on its own tab, starts Node-RED (the dev
- * dependency) on 127.0.0.1 and prints where to look. Ctrl-C stops it.
+ * `npm start`: the live demo on a fresh clone.
  *
- * Options (or environment): --port N (PORT, default 1880), --keep-flows
- * (DEMO_KEEP_FLOWS=1: keep the flows you changed in the demo instead of
- * resetting them to the examples on every start).
+ * Builds the package, prepares a Node-RED user directory in .demo/
+ * (git-ignored) with this package installed, deploys the demo flow and every
+ * example on tabs of their own, starts the events-bridge sample endpoints and
+ * the mock platform v2 core, starts Node-RED (the dev dependency) on
+ * 127.0.0.1, and runs the events-bridge simulator against the demo flow.
+ * Ctrl-C stops everything and prints the simulator's summary.
  */
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
+const { parseArgs } = require('node:util');
 
 const root = path.resolve(__dirname, '..');
-const args = process.argv.slice(2);
-function option(name, env, fallback) {
-  const i = args.indexOf(`--${name}`);
-  if (i >= 0 && args[i + 1]) return args[i + 1];
-  return process.env[env] || fallback;
-}
-if (args.includes('--help') || args.includes('-h')) {
-  console.log('usage: npm start [-- --port 1880] [--keep-flows]');
-  process.exit(0);
-}
-const port = Number(option('port', 'PORT', '1880'));
-if (!Number.isInteger(port) || port < 1 || port > 65535) {
-  console.error(`npm start: --port must be a port number, got "${option('port', 'PORT', '')}"`);
+const USAGE = `usage: npm start [-- options]
+
+  --port N         Node-RED's port (env PORT; default 1880)
+  --core-port N    port of the mock platform core and the bridge's sample endpoints
+                   (env DEMO_CORE_PORT; default 5023)
+  --rate R         simulated detections per second (env DEMO_RATE; default 1; 0 = no simulator)
+  --keep-flows     keep the flows you changed in the demo (env DEMO_KEEP_FLOWS=1)
+                   instead of resetting them on every start
+  --help           this text
+`;
+
+function fail(message) {
+  console.error(`npm start: ${message}\n\n${USAGE}`);
   process.exit(2);
 }
-const keepFlows = args.includes('--keep-flows') || process.env.DEMO_KEEP_FLOWS === '1';
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      'core-port': { type: 'string' },
+      rate: { type: 'string' },
+      'keep-flows': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  }));
+} catch (err) {
+  fail(err.message);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+function portOption(value, name) {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) fail(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+const port = portOption(values.port ?? process.env.PORT ?? '1880', '--port');
+const corePort = portOption(values['core-port'] ?? process.env.DEMO_CORE_PORT ?? '5023', '--core-port');
+const rate = Number(values.rate ?? process.env.DEMO_RATE ?? '1');
+if (!Number.isFinite(rate) || rate < 0 || rate > 1000) fail(`--rate must be a number of events per second from 0 to 1000, got "${values.rate ?? process.env.DEMO_RATE}"`);
+const keepFlows = values['keep-flows'] || process.env.DEMO_KEEP_FLOWS === '1';
 
 console.log('Building…');
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
+const { startSampleServer, startDelivery, formatSummary } = require(path.join(root, 'dist', 'lib', 'bridge-sim'));
+const { createMockCore } = require(path.join(root, 'dist', 'lib', 'mock-core'));
 
+const DEMO_TOKEN = 'demo-token';
+const DEMO_IN = 'de30de30de300002';
+const CORE_USER = 'admin';
+const CORE_PASSWORD = 'secret';
+const coreUrl = `http://127.0.0.1:${corePort}`;
+const base = `http://127.0.0.1:${port}`;
+
+// The user directory: this package linked in, Node-RED's defaults on 127.0.0.1.
 const userDir = path.join(root, '.demo');
 fs.mkdirSync(path.join(userDir, 'node_modules'), { recursive: true });
-// The package is linked, not copied, so a rebuild shows up on the next start.
 const link = path.join(userDir, 'node_modules', 'node-red-contrib-detection-bridge');
 fs.rmSync(link, { recursive: true, force: true });
 fs.symlinkSync(root, link, 'dir');
@@ -59,45 +98,111 @@ module.exports = {
 const flowFile = path.join(userDir, 'flows.json');
 if (!keepFlows || !fs.existsSync(flowFile)) {
   const flows = [];
+  const credentials = { [DEMO_IN]: { token: DEMO_TOKEN } };
+  const addTab = (id, label, info, nodes) => {
+    flows.push({ id, type: 'tab', label, info });
+    for (const node of nodes) {
+      if (node.type === 'platform-server') {
+        // Examples point at the demo core; give it the demo credentials.
+        flows.push({ ...node, url: coreUrl });
+        credentials[node.id] = { userName: CORE_USER, password: CORE_PASSWORD };
+      } else flows.push({ ...node, z: id });
+    }
+  };
+  addTab('demo-tab-live', 'live demo', 'The events-bridge simulator posts here.', JSON.parse(fs.readFileSync(path.join(__dirname, 'demo-flow.json'), 'utf8')));
   const examples = fs.readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.json')).sort();
   examples.forEach((file, i) => {
-    const tab = `demo-tab-${i}`;
-    flows.push({ id: tab, type: 'tab', label: path.basename(file, '.json'), info: `Example flow examples/${file}` });
-    for (const node of JSON.parse(fs.readFileSync(path.join(root, 'examples', file), 'utf8'))) flows.push({ ...node, z: tab });
+    addTab(`demo-tab-${i}`, path.basename(file, '.json'), `Example flow examples/${file}`, JSON.parse(fs.readFileSync(path.join(root, 'examples', file), 'utf8')));
   });
   fs.writeFileSync(flowFile, JSON.stringify(flows, null, 2));
+  // With credentialSecret false, Node-RED reads credentials as plain JSON.
+  fs.writeFileSync(path.join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
 }
 
-const redJs = path.join(path.dirname(require.resolve('node-red/package.json')), 'red.js');
-const child = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], { stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
+let sampleServer;
+let nodeRed;
+let delivery;
+let stopping = false;
 
-let announced = false;
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  if (!announced && /Started flows/.test(String(chunk))) {
+async function main() {
+  // The bridge's sample endpoints, and the mock platform core under /api/v2/, on one port.
+  const core = createMockCore({ userName: CORE_USER, password: CORE_PASSWORD });
+  sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler });
+
+  const redJs = path.join(path.dirname(require.resolve('node-red/package.json')), 'red.js');
+  nodeRed = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], { stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
+  nodeRed.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`Node-RED stopped (${signal || code}); stopping the demo.`);
+      void stop(1);
+    }
+  });
+
+  let announced = false;
+  nodeRed.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    if (announced || !/Started flows/.test(String(chunk))) return;
     announced = true;
-    const base = `http://127.0.0.1:${port}`;
     console.log(`
-  Node-RED editor:   ${base}/
-  Receiver endpoint: ${base}/detections   (from examples/receive-detections.json)
+  Node-RED editor:   ${base}/          (tab "live demo": watch the node status and the debug sidebar)
+  Demo receiver:     ${base}/demo/detections   (Bearer ${DEMO_TOKEN})
+  Example receiver:  ${base}/detections        (tab "receive-detections", no credentials)
+  Bridge samples:    ${coreUrl}/api/v1/webhook-models/face  and  /lpr
+  Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
 
-  Post an event and watch the debug sidebar (the bug icon, top right):
-    curl -X POST ${base}/detections -H 'Content-Type: application/json' \\
-      -d '{"publishType":"WebHookLprPayload","sourceName":"Car park","payload":{"lprPlateInfo":{"plate":"XYZ987"},"detectionInfo":{"dateTimeUtc":"2026-11-21T18:04:05Z","detectorName":"Gate 2"},"resentEvent":false,"messageId":"demo-1"}}'
+  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently.` : 'The simulator is off (--rate 0).'}
+  Post one yourself:
+    curl -X POST ${base}/detections -H 'Content-Type: application/json' -d @- < <(curl -s ${coreUrl}/api/v1/webhook-models/lpr)
 
-  The user directory is .demo/ (flows are reset to the examples on every start; --keep-flows keeps yours).
+  The user directory is .demo/ (flows are reset on every start; --keep-flows keeps yours).
   Ctrl-C stops everything.
 `);
-  }
-});
+    if (rate > 0) startSimulator();
+  });
+}
 
-let stopping = false;
-function stop(signal) {
+function startSimulator() {
+  delivery = startDelivery({
+    url: `${base}/demo/detections`,
+    forever: true,
+    rate,
+    mix: 0.5,
+    auth: { mode: 'bearer', token: DEMO_TOKEN },
+    realisticImages: true,
+    resilient: true,
+    timeoutMs: 10000,
+    concurrency: 4,
+  });
+  const timer = setInterval(() => {
+    const s = delivery.snapshot();
+    console.log(`  simulator: ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed`);
+  }, 15000);
+  timer.unref();
+  delivery.done.finally(() => clearInterval(timer));
+}
+
+async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
-  child.kill(signal);
-  setTimeout(() => child.kill('SIGKILL'), 10000).unref();
+  if (delivery) {
+    delivery.stop();
+    const summary = await delivery.done.catch(() => undefined);
+    if (summary) console.log(`\nSimulator summary:\n${formatSummary(summary)}`);
+  }
+  if (nodeRed && nodeRed.exitCode === null && nodeRed.signalCode === null) {
+    const exited = new Promise((resolve) => nodeRed.once('exit', resolve));
+    nodeRed.kill('SIGINT');
+    const timer = setTimeout(() => nodeRed.kill('SIGKILL'), 10000);
+    await exited;
+    clearTimeout(timer);
+  }
+  if (sampleServer) await sampleServer.close().catch(() => undefined);
+  process.exit(code);
 }
-process.on('SIGINT', () => stop('SIGINT'));
-process.on('SIGTERM', () => stop('SIGTERM'));
-child.on('exit', (code, signal) => process.exit(stopping ? 0 : code ?? (signal ? 1 : 0)));
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+main().catch((err) => {
+  console.error(`npm start: ${err.message}`);
+  void stop(1);
+});
