@@ -92,6 +92,42 @@ describe('lib/dedupe DedupeWindow', () => {
     assert.throws(() => new DedupeWindow({ ttlMs: 10, maxKeys: 1.5 }), /maxKeys/);
   });
 
+  it('behaves like a simple reference model over many random operations', () => {
+    // The reference: a plain list of [key, since], oldest first.
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    for (const refreshOnRepeat of [false, true]) {
+      const ttlMs = 50;
+      const maxKeys = 20;
+      const w = new DedupeWindow({ ttlMs, maxKeys, refreshOnRepeat });
+      let model = [];
+      let now = 0;
+      for (let op = 0; op < 20000; op++) {
+        now += Math.floor(random() * 3);
+        const key = `k${Math.floor(random() * 40)}`;
+        if (random() < 0.002) {
+          w.clear();
+          model = [];
+          continue;
+        }
+        model = model.filter(([, since]) => now - since < ttlMs);
+        const found = model.find(([k]) => k === key);
+        let expected;
+        if (found) {
+          expected = { duplicate: true, since: found[1] };
+          if (refreshOnRepeat) model = [...model.filter(([k]) => k !== key), [key, now]];
+        } else {
+          if (model.length >= maxKeys) model.shift();
+          model.push([key, now]);
+          expected = { duplicate: false };
+        }
+        assert.deepEqual(w.check(key, now), expected, `op ${op} (${refreshOnRepeat ? 'sliding' : 'fixed'})`);
+        assert.equal(w.size, model.length);
+      }
+      assert.deepEqual(w.snapshot(now), model.filter(([, since]) => now - since < ttlMs));
+    }
+  });
+
   it('holds 100,000 message ids in under 30 MB of heap', function () {
     this.timeout(60000);
     v8.setFlagsFromString('--expose-gc');

@@ -1,0 +1,122 @@
+'use strict';
+/**
+ * Receiver throughput: the same bodies posted to detection-in (Bearer auth,
+ * schema check, then dedupe and switch), to the core flow (http in → switch →
+ * http response) in the same Node-RED, and to the floor (bare node:http +
+ * JSON.parse in a process of its own), in alternating rounds.
+ */
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { runLoad, Latencies } = require('../support/load');
+const { body } = require('../support/bodies');
+const { httpJson, delay, ROOT } = require('../support/nodered');
+
+const TARGETS = ['receiver', 'core', 'core-ack', 'floor'];
+
+/** Checks the package's JSON parsing gives JSON.parse's value for a bench body. */
+function checkParse(template) {
+  const { parseJsonBody } = require(path.join(ROOT, 'dist', 'lib', 'json.js'));
+  const parsed = parseJsonBody(template.buffer);
+  assert.ok(parsed.ok, 'parseJsonBody accepts the bench body');
+  assert.deepStrictEqual(parsed.value, JSON.parse(template.buffer.toString('utf8')), 'parseJsonBody gives JSON.parse\'s value');
+}
+
+/**
+ * `ctx`: {nr, floorUrl, token, sampler, config, log}.
+ * config.kinds: [{kind, label, bytes, rounds, seconds, warmupSeconds}], config.connections.
+ */
+async function runReceiver(ctx) {
+  const { nr, floorUrl, token, sampler, config, log } = ctx;
+  const urls = {
+    receiver: { url: `${nr.url}/bench/detections`, headers: { authorization: `Bearer ${token}` }, process: 'node-red' },
+    core: { url: `${nr.url}/bench/core`, headers: {}, process: 'node-red' },
+    'core-ack': { url: `${nr.url}/bench/core-ack`, headers: {}, process: 'node-red' },
+    floor: { url: floorUrl, headers: {}, process: 'floor' },
+  };
+  const before = (await httpJson(`${nr.url}/bench/stats`)).json.count;
+  let receiverOk = 0;
+  const problems = [];
+  const kinds = [];
+  for (const spec of config.kinds) {
+    const template = body(spec.kind, spec.bytes);
+    checkParse(template);
+    const stats = Object.fromEntries(TARGETS.map((t) => [t, { requests: 0, ok: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, rounds: [] }]));
+    const once = async (target, seconds, record, label) => {
+      sampler.mark(record ? label : null);
+      const r = await runLoad({
+        ...urls[target], body: template, connections: config.connections, durationMs: seconds * 1000, idPrefix: `${spec.kind[0]}${target[0]}`,
+      });
+      sampler.mark(null);
+      if (target === 'receiver') receiverOk += r.ok;
+      const s = stats[target];
+      for (const [k, v] of Object.entries(r.statuses)) s.statuses[k] = (s.statuses[k] || 0) + v;
+      for (const [k, v] of Object.entries(r.errors)) s.errors[k] = (s.errors[k] || 0) + v;
+      if (r.ok !== r.requests) problems.push(`${spec.label} → ${target}: ${r.requests - r.ok} of ${r.requests} not answered 200 (${JSON.stringify({ ...r.statuses, ...r.errors })})`);
+      if (r.requests === 0) problems.push(`${spec.label} → ${target}: no request completed`);
+      if (!record) return;
+      s.requests += r.requests;
+      s.ok += r.ok;
+      s.ms += r.durationMs;
+      s.latencies.merge(r.latencies);
+      s.rounds.push(+((r.requests / r.durationMs) * 1000).toFixed(1));
+    };
+    if (spec.warmupSeconds > 0) for (const target of TARGETS) await once(target, spec.warmupSeconds, false);
+    for (let round = 0; round < spec.rounds; round++) {
+      // Rotate the order so no target always follows the same one.
+      for (let i = 0; i < TARGETS.length; i++) {
+        const target = TARGETS[(i + round) % TARGETS.length];
+        await once(target, spec.seconds, true, `${spec.kind}:${target}`);
+      }
+      log(`  ${spec.label}: round ${round + 1}/${spec.rounds} done`);
+    }
+    const targets = {};
+    for (const target of TARGETS) {
+      const s = stats[target];
+      targets[target] = {
+        requests: s.requests,
+        ok: s.ok,
+        rps: s.ms > 0 ? +((s.requests / s.ms) * 1000).toFixed(1) : 0,
+        roundsRps: s.rounds,
+        p50Ms: s.latencies.count ? +s.latencies.percentile(50).toFixed(2) : null,
+        p99Ms: s.latencies.count ? +s.latencies.percentile(99).toFixed(2) : null,
+        peakRssBytes: sampler.peak(`${spec.kind}:${target}`, urls[target].process),
+        rssOf: urls[target].process,
+        statuses: s.statuses,
+        errors: s.errors,
+      };
+    }
+    const r = targets.receiver;
+    kinds.push({
+      kind: spec.kind,
+      label: spec.label,
+      bodyBytes: template.bytes,
+      connections: config.connections,
+      rounds: spec.rounds,
+      secondsPerRound: spec.seconds,
+      targets,
+      ratios: {
+        receiverToCoreRps: ratio(r.rps, targets.core.rps),
+        receiverToFloorRps: ratio(r.rps, targets.floor.rps),
+        receiverToCoreAckRps: ratio(r.rps, targets['core-ack'].rps),
+        receiverToCoreP99: ratio(r.p99Ms, targets.core.p99Ms),
+      },
+    });
+  }
+
+  // Every 200 of the receiver became a message at the end of its flow.
+  let count;
+  const until = Date.now() + 15000;
+  do {
+    count = (await httpJson(`${nr.url}/bench/stats`)).json.count - before;
+    if (count >= receiverOk) break;
+    await delay(50);
+  } while (Date.now() < until);
+  if (count !== receiverOk) problems.push(`receiver: ${receiverOk} answered 200 but ${count} messages reached the end of the flow`);
+  return { kinds, emitted: count, acknowledged: receiverOk, problems };
+}
+
+function ratio(a, b) {
+  return typeof a === 'number' && typeof b === 'number' && b > 0 ? +(a / b).toFixed(2) : null;
+}
+
+module.exports = { runReceiver, TARGETS };

@@ -1,0 +1,299 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * npm run bench [-- options]
+ *
+ * Where the package stands, side by side, in one run (issue 6):
+ *   receiver  detection-in against core http in → switch → http response in
+ *             the same Node-RED, and a bare node:http + JSON.parse floor, on
+ *             plate (~880 KB), face (~370 KB) and small bodies
+ *   burst     64 connections posting 1 MB plate events at detection-in:
+ *             peak RSS, and every 200 comes out at the end of the flow
+ *   dedupe    DedupeWindow checks/s and heap bytes per key at 100k and 1M keys
+ *   push      10,000 POS transactions: platform-push batches against one core
+ *             http request per transaction, into the mock core
+ *
+ * Options:
+ *   --quick         smoke mode: every part with tiny sizes and durations (a
+ *                   few seconds); results are not written unless --out is given
+ *   --only a,b      run only these parts (receiver, burst, dedupe, push)
+ *   --out FILE      where to write the results (default bench/results.json;
+ *                   none in --quick mode)
+ *   --profile       run Node-RED and the floor with --cpu-prof (the folder is printed)
+ *
+ * Exits 1 when a part breaks (a request not answered 200, a message lost, a
+ * push not delivered, a process that fails), never because of a timing target.
+ * Everything listens on 127.0.0.1; every process started here is stopped.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
+
+const { NodeRed, distBuilt, ROOT, NODE_RED_DIR } = require('./support/nodered');
+const { RssSampler, forkNode, stopChild, killAll } = require('./support/proc');
+const { flows, READY } = require('./support/flows');
+const { render, targets } = require('./support/report');
+const { runReceiver } = require('./parts/receiver');
+const { runBurst } = require('./parts/burst');
+const { runDedupe } = require('./parts/dedupe');
+const { runPush } = require('./parts/push');
+
+const PARTS = ['receiver', 'burst', 'dedupe', 'push'];
+const TOKEN = 'bench-bearer-token';
+const KiB = 1024;
+
+const CONFIG = {
+  full: {
+    receiver: {
+      connections: 8,
+      kinds: [
+        { kind: 'lpr', label: 'LPR', bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
+        { kind: 'face', label: 'face', bytes: 370 * KiB, rounds: 3, seconds: 2, warmupSeconds: 0.5 },
+        { kind: 'small', label: 'small', bytes: 0, rounds: 3, seconds: 2, warmupSeconds: 0.5 },
+      ],
+    },
+    burst: { connections: 64, bytes: 1024 * KiB, seconds: 10 },
+    dedupe: { keys: [100_000, 1_000_000], checks: 1_000_000, timeoutMs: 180_000 },
+    push: { transactions: 10_000, warmup: 1_000, window: 16, timeoutMs: 180_000 },
+  },
+  quick: {
+    receiver: {
+      connections: 4,
+      kinds: [
+        // Above the 64 KiB from which lib/json.ts takes its large-body road.
+        { kind: 'lpr', label: 'LPR', bytes: 96 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
+        { kind: 'face', label: 'face', bytes: 70 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
+        { kind: 'small', label: 'small', bytes: 0, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
+      ],
+    },
+    burst: { connections: 8, bytes: 128 * KiB, seconds: 0.5 },
+    dedupe: { keys: [1_000, 10_000], checks: 20_000, timeoutMs: 60_000 },
+    push: { transactions: 300, warmup: 50, window: 16, timeoutMs: 60_000 },
+  },
+};
+
+function parseArgs(argv) {
+  const args = { quick: false, only: PARTS, out: undefined, profile: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') args.quick = true;
+    else if (a === '--profile') args.profile = true;
+    else if (a === '--only' || a.startsWith('--only=')) {
+      const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      args.only = String(value || '').split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = args.only.filter((p) => !PARTS.includes(p));
+      if (unknown.length || args.only.length === 0) usage(`unknown part(s) ${unknown.join(', ') || '(none)'}; parts: ${PARTS.join(', ')}`);
+    } else if (a === '--out' || a.startsWith('--out=')) {
+      args.out = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (!args.out) usage('--out needs a file');
+    } else if (a === '--help' || a === '-h') usage();
+    else usage(`unknown option ${a}`);
+  }
+  return args;
+}
+
+function usage(problem) {
+  const text = fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 26).map((l) => l.replace(/^ \*\/?\s?/, '')).join('\n');
+  if (problem) {
+    console.error(`bench: ${problem}\n\n${text}`);
+    process.exit(2);
+  }
+  console.log(text);
+  process.exit(0);
+}
+
+function log(line) {
+  console.log(line);
+}
+
+/** dist/ is what Node-RED loads. Built when missing (a fresh clone); never rebuilt
+ *  behind the back of someone testing in the same tree, only warned about. */
+function ensureBuilt() {
+  if (!distBuilt()) {
+    log('bench: dist/ is missing: building it (node scripts/build.js)');
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('the build failed');
+    return;
+  }
+  const newest = (dir, ext) => {
+    let latest = 0;
+    const walk = (d) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith(ext)) latest = Math.max(latest, fs.statSync(p).mtimeMs);
+      }
+    };
+    walk(dir);
+    return latest;
+  };
+  const sources = Math.max(newest(path.join(ROOT, 'lib'), '.ts'), newest(path.join(ROOT, 'nodes'), '.ts'));
+  const built = Math.min(newest(path.join(ROOT, 'dist', 'lib'), '.js'), newest(path.join(ROOT, 'dist', 'nodes'), '.js'));
+  if (sources > built) log('bench: warning: lib/ or nodes/ changed after dist/ was built; run `npm run build` to measure the current sources');
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0] ? cpus[0].model.trim() : 'unknown',
+    node: process.versions.node,
+    nodeRed: require(path.join(NODE_RED_DIR, 'package.json')).version,
+    platform: process.platform,
+    arch: process.arch,
+    totalMemoryBytes: os.totalmem(),
+  };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const mode = args.quick ? 'quick' : 'full';
+  const config = CONFIG[mode];
+  const t0 = performance.now();
+  ensureBuilt();
+  const { startMockCore } = require(path.join(ROOT, 'dist', 'lib', 'mock-core.js'));
+
+  const profileDir = args.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-bench-profiles-')) : undefined;
+  const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const results = { mode, startedAt: new Date().toISOString(), machine: machine(), config, targets: [], problems: [] };
+  const sampler = new RssSampler(20);
+  const started = { nrs: [], floor: undefined, core: undefined };
+  const run = (part) => args.only.includes(part);
+  const timings = {};
+  let lap = performance.now();
+  const seconds = () => {
+    const now = performance.now();
+    const s = +((now - lap) / 1000).toFixed(1);
+    lap = now;
+    return s;
+  };
+  const fail = (part, err) => {
+    results.problems.push(`${part} failed: ${err && err.message ? err.message : err}`);
+    log(`bench: ${part} failed:\n${err && err.stack ? err.stack : err}`);
+  };
+  const startNodeRed = async (name) => {
+    const nr = await NodeRed.create({ execArgv });
+    started.nrs.push(nr);
+    await nr.start();
+    await nr.deploy(flows({ token: TOKEN, coreUrl: started.core.url }), READY);
+    sampler.watch('node-red', nr.pid);
+    log(`bench: Node-RED (${name}) at ${nr.url}, pid ${nr.pid}`);
+    return nr;
+  };
+  const collectErrors = (nr) => {
+    for (const line of nr.errorLines()) results.problems.push(`Node-RED logged: ${line.trim()}`);
+  };
+
+  log(`bench: ${mode} run of ${args.only.join(', ')} on ${results.machine.cpus} CPUs, Node ${results.machine.node}`);
+  try {
+    started.core = await startMockCore({ maxRecorded: 10 });
+
+    if (run('dedupe')) {
+      log('bench: dedupe');
+      try {
+        results.dedupe = await runDedupe({ config: config.dedupe, log });
+        results.problems.push(...results.dedupe.problems);
+      } catch (err) {
+        fail('dedupe', err);
+      }
+      timings.dedupe = seconds();
+    }
+
+    // A quick run shares one Node-RED between the parts; a full run gives the
+    // burst a fresh one, so its RSS is not what the receiver rounds left.
+    let shared;
+    if (run('receiver')) {
+      log('bench: receiver');
+      let nr;
+      try {
+        nr = await startNodeRed(args.quick ? 'all parts' : 'receiver');
+        if (args.quick && (run('burst') || run('push'))) shared = nr;
+        const floor = await forkNode(path.join(__dirname, 'floor-server.js'), [], { execArgv });
+        started.floor = floor.child;
+        sampler.watch('floor', floor.child.pid);
+        results.receiver = await runReceiver({ nr, floorUrl: `http://127.0.0.1:${floor.message.port}/`, token: TOKEN, sampler, config: config.receiver, log });
+        results.problems.push(...results.receiver.problems);
+      } catch (err) {
+        fail('receiver', err);
+      } finally {
+        if (started.floor) await stopChild(started.floor);
+        sampler.pids.delete('floor');
+        if (nr && nr !== shared) {
+          collectErrors(nr);
+          await nr.stop();
+        }
+      }
+      timings.receiver = seconds();
+    }
+
+    if (run('burst') || run('push')) {
+      let nr;
+      try {
+        nr = shared || (await startNodeRed('burst and push'));
+        if (run('burst')) {
+          log('bench: burst');
+          try {
+            results.burst = await runBurst({ nr, token: TOKEN, sampler, config: config.burst });
+            results.problems.push(...results.burst.problems);
+          } catch (err) {
+            fail('burst', err);
+          }
+          timings.burst = seconds();
+        }
+        if (run('push')) {
+          log('bench: push');
+          try {
+            results.push = await runPush({ nr, core: started.core, config: config.push, log });
+            results.problems.push(...results.push.problems);
+          } catch (err) {
+            fail('push', err);
+          }
+          timings.push = seconds();
+        }
+      } catch (err) {
+        fail('burst and push (Node-RED)', err);
+      } finally {
+        if (nr) {
+          collectErrors(nr);
+          await nr.stop();
+        }
+      }
+    }
+  } finally {
+    sampler.stop();
+    for (const nr of started.nrs) await nr.stop().catch(() => {});
+    if (started.core) await started.core.close();
+  }
+
+  results.targets = targets(results);
+  results.partSeconds = timings;
+  results.durationSeconds = +((performance.now() - t0) / 1000).toFixed(1);
+  console.log(`\n${render(results)}`);
+  console.log(`\nbench: ${mode} run took ${results.durationSeconds} s (${Object.entries(timings).map(([k, v]) => `${k} ${v} s`).join(', ')})`);
+  if (profileDir) console.log(`bench: CPU profiles in ${profileDir}`);
+  const out = args.out || (args.quick ? undefined : path.join(__dirname, 'results.json'));
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  if (out) {
+    fs.writeFileSync(out, json);
+    console.log(`bench: results written to ${path.relative(process.cwd(), out) || out}`);
+  }
+  return results.problems.length === 0 ? 0 : 1;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`bench: ${err && err.stack ? err.stack : err}`);
+    killAll();
+    process.exit(1);
+  },
+);

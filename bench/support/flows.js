@@ -1,0 +1,151 @@
+'use strict';
+/**
+ * The flows the bench deploys into one Node-RED, on one tab:
+ *
+ * receiver  POST /bench/detections: detection-in (Bearer token, schema check)
+ *           → detection-dedupe → detection-switch → "count" (a function that
+ *           counts messages at the end of the flow in flow context)
+ * core      POST /bench/core: http in → switch (on payload.publishType) →
+ *           http response, the flow a user would build from core nodes (the
+ *           http response node answers msg.payload: the event, re-serialised)
+ * core-ack  POST /bench/core-ack: the same with a change node setting a small
+ *           answer before http response
+ * stats     GET /bench/stats: the count; POST /bench/stats/reset
+ * push      POST /bench/push/start {mode, n, token, window}: makes n POS
+ *           transactions (one per message) into platform-push (batched) or a
+ *           core http request node (one POST per transaction, `window` in
+ *           flight); counters after each record when the last answer came
+ *           back; GET /bench/push/state
+ */
+
+const TAB = 'benchtab00000001';
+const POS_ID = 'pos-main-bar';
+
+const fn = (id, name, func, wires, outputs = 1) => ({
+  id, type: 'function', z: TAB, name, func, outputs, timeout: 0, noerr: 0, initialize: '', finalize: '', libs: [], wires,
+});
+const httpIn = (id, url, method, wires) => ({ id, type: 'http in', z: TAB, name: '', url, method, upload: false, swaggerDoc: '', wires });
+const httpResponse = (id) => ({ id, type: 'http response', z: TAB, name: '', statusCode: '', headers: {}, wires: [] });
+
+function flows({ token, coreUrl }) {
+  const receiver = [
+    {
+      id: 'benchdin', type: 'detection-in', z: TAB, name: '', path: '/bench/detections', auth: 'bearer', headerName: '', maxBodyMiB: 16,
+      invalidEvents: 'reject', credentials: { token }, wires: [['benchddp'], []],
+    },
+    {
+      id: 'benchddp', type: 'detection-dedupe', z: TAB, name: '', mode: 'id', key: 'messageId', keyType: 'msg', missingKey: 'pass',
+      ttl: 1, ttlUnits: 'h', refresh: false, maxKeys: 100000, duplicatesOutput: false, persist: false, store: '', outputs: 1, wires: [['benchdsw']],
+    },
+    {
+      id: 'benchdsw', type: 'detection-switch', z: TAB, name: '', property: 'payload', propertyType: 'msg', otherOutput: true, outputs: 3,
+      wires: [['benchcnt'], ['benchcnt'], ['benchcnt']],
+    },
+    fn('benchcnt', 'count', "flow.set('count', (flow.get('count') || 0) + 1);\nreturn null;", [[]]),
+  ];
+
+  const core = [
+    httpIn('benchcin', '/bench/core', 'post', [['benchcsw']]),
+    {
+      id: 'benchcsw', type: 'switch', z: TAB, name: 'publishType', property: 'payload.publishType', propertyType: 'msg',
+      rules: [{ t: 'eq', v: 'WebHookFaceRecPayload', vt: 'str' }, { t: 'eq', v: 'WebHookLprPayload', vt: 'str' }, { t: 'else' }],
+      checkall: 'false', repair: false, outputs: 3, wires: [['benchcres'], ['benchcres'], ['benchcres']],
+    },
+    httpResponse('benchcres'),
+    // The same flow answering a small body instead of echoing the event back.
+    httpIn('benchain', '/bench/core-ack', 'post', [['benchasw']]),
+    {
+      id: 'benchasw', type: 'switch', z: TAB, name: 'publishType', property: 'payload.publishType', propertyType: 'msg',
+      rules: [{ t: 'eq', v: 'WebHookFaceRecPayload', vt: 'str' }, { t: 'eq', v: 'WebHookLprPayload', vt: 'str' }, { t: 'else' }],
+      checkall: 'false', repair: false, outputs: 3, wires: [['benchachg'], ['benchachg'], ['benchachg']],
+    },
+    {
+      id: 'benchachg', type: 'change', z: TAB, name: 'answer', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: '{"status":"accepted"}', tot: 'json' }],
+      action: '', property: '', from: '', to: '', reg: false, wires: [['benchares']],
+    },
+    httpResponse('benchares'),
+  ];
+
+  const stats = [
+    httpIn('benchsin', '/bench/stats', 'get', [['benchsfn']]),
+    fn('benchsfn', 'stats', "msg.payload = { count: flow.get('count') || 0 };\nreturn msg;", [['benchsres']]),
+    httpResponse('benchsres'),
+    httpIn('benchrin', '/bench/stats/reset', 'post', [['benchrfn']]),
+    fn('benchrfn', 'reset', "flow.set('count', 0);\nmsg.payload = { count: 0 };\nreturn msg;", [['benchrres']]),
+    httpResponse('benchrres'),
+  ];
+
+  // One POS transaction per message; the same items for both ways. The
+  // batched way gets all n at once (batching is for arrivals faster than a
+  // round trip). The per-message way keeps `window` requests in flight, each
+  // answer letting the next transaction go: its best case (all n at once
+  // would open n connections to the core and stall in its accept queue).
+  const makeTx = "({ transactionId: 'tx-' + s.start + '-' + i, terminal: 'T' + (i % 8), type: 'SALE', amount: (i % 1000) / 10, time: new Date(s.start).toISOString() })";
+  const generate = `
+const { mode, n, token, window } = msg.payload;
+const s = { mode, n, token, next: 0, done: 0, failed: 0, start: Date.now(), end: null };
+flow.set('push', s);
+node.send([{ req: msg.req, res: msg.res, payload: { started: n } }, null, null]);
+const first = mode === 'batch' ? n : Math.min(n, window);
+for (; s.next < first; s.next++) {
+  const i = s.next;
+  const tx = ${makeTx};
+  if (mode === 'batch') node.send([null, { payload: tx }, null]);
+  else node.send([null, null, { payload: [tx], headers: { authorization: 'Bearer ' + token } }]);
+}
+return null;`;
+  const countBatch = `
+const s = flow.get('push');
+if (msg.statusCode === 200) s.done += msg.count; else s.failed += msg.count;
+if (s.done + s.failed >= s.n && !s.end) s.end = Date.now();
+return null;`;
+  // After each answer (or error) of the per-message way: count, send the next.
+  const countRequest = (ok) => `
+const s = flow.get('push');
+if (!s) return null;
+if (${ok}) s.done++; else s.failed += Array.isArray(msg.payload) ? msg.payload.length : 1;
+if (s.done + s.failed >= s.n && !s.end) s.end = Date.now();
+if (s.mode !== 'request' || s.next >= s.n) return null;
+const i = s.next++;
+const tx = ${makeTx};
+return { payload: [tx], headers: { authorization: 'Bearer ' + s.token } };`;
+  const countError = `
+const s = flow.get('push');
+if (s && s.mode === 'batch') { s.failed += 1; if (s.done + s.failed >= s.n && !s.end) s.end = Date.now(); }
+return null;`;
+
+  const push = [
+    {
+      id: 'benchsrv', type: 'platform-server', name: 'mock core', url: coreUrl, insecure: false, ca: '', timeout: 30,
+      credentials: { userName: 'admin', password: 'secret' },
+    },
+    httpIn('benchpin', '/bench/push/start', 'post', [['benchpgen']]),
+    fn('benchpgen', 'generate', generate, [['benchpres'], ['benchpush'], ['benchhreq']], 3),
+    httpResponse('benchpres'),
+    {
+      id: 'benchpush', type: 'platform-push', z: TAB, name: '', server: 'benchsrv', operation: 'pos', posId: POS_ID, path: '',
+      batchSize: 100, batchMs: 1000, maxRetries: 5, wires: [['benchpcnt']],
+    },
+    fn('benchpcnt', 'count batches', countBatch, [[]]),
+    {
+      id: 'benchhreq', type: 'http request', z: TAB, name: '', method: 'POST', ret: 'obj', paytoqs: 'ignore',
+      url: `${coreUrl}/api/v2/pos/plugins/${POS_ID}/events/batch`, tls: '', persist: true, proxy: '', insecureHTTPParser: false,
+      authType: '', senderr: false, headers: [], wires: [['benchhcnt']],
+    },
+    fn('benchhcnt', 'count, next', countRequest('msg.statusCode === 200'), [['benchhreq']]),
+    { id: 'benchpcatch', type: 'catch', z: TAB, name: '', scope: ['benchpush'], uncaught: false, wires: [['benchpcerr']] },
+    fn('benchpcerr', 'count errors', countError, [[]]),
+    { id: 'benchhcatch', type: 'catch', z: TAB, name: '', scope: ['benchhreq'], uncaught: false, wires: [['benchhcerr']] },
+    fn('benchhcerr', 'count errors, next', countRequest('false'), [['benchhreq']]),
+    httpIn('benchpsin', '/bench/push/state', 'get', [['benchpsfn']]),
+    fn('benchpsfn', 'push state', "const s = flow.get('push');\nmsg.payload = s ? { ...s, token: undefined } : null;\nreturn msg;", [['benchpsres']]),
+    httpResponse('benchpsres'),
+  ];
+
+  return [{ id: TAB, type: 'tab', label: 'bench', disabled: false, info: '' }, ...receiver, ...core, ...stats, ...push];
+}
+
+/** GET path → status once the flows above run. */
+const READY = { '/bench/stats': 200, '/bench/push/state': 200, '/bench/detections': 405 };
+
+module.exports = { flows, POS_ID, READY };

@@ -1,0 +1,193 @@
+'use strict';
+/**
+ * A Node-RED for the bench: a fresh user directory in the system temp folder
+ * with this package in its node_modules, Node-RED's default settings (editor
+ * and httpNode both at `/`, apiMaxLength 5 MB) on 127.0.0.1, started as a
+ * child process of its own so its RSS is its own.
+ *
+ * The package is linked into the user directory (as `npm install <folder>`
+ * does) instead of packed and installed: the same compiled files load, and
+ * the bench needs no registry. The end-to-end tests cover the packed tarball.
+ */
+const fs = require('node:fs');
+const fsp = require('node:fs/promises');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { request } = require('undici');
+const { freePort, children } = require('./proc');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const MODULE = require(path.join(ROOT, 'package.json')).name;
+const NODE_RED_DIR = path.dirname(require.resolve('node-red/package.json', { paths: [ROOT] }));
+
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** One control request (deploy, counters, push start) on a connection of its
+ *  own: a kept-alive one could be closed by the server just as it is reused. */
+async function httpJson(url, { method = 'GET', body, headers = {}, timeoutMs = 10000 } = {}) {
+  const res = await request(url, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    reset: true,
+  });
+  const text = await res.body.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, text, json };
+}
+
+/** User directories not removed yet: removed at exit, should stop() never run. */
+const userDirs = new Set();
+process.on('exit', () => {
+  for (const dir of userDirs) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // best effort
+    }
+  }
+});
+
+class NodeRed {
+  /** `execArgv`: extra Node.js flags for the Node-RED process (e.g. --cpu-prof). */
+  static async create({ execArgv = [], settings = {} } = {}) {
+    const base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-bench-'));
+    const nr = new NodeRed(base, execArgv);
+    userDirs.add(base);
+    await fsp.mkdir(path.join(nr.userDir, 'node_modules'), { recursive: true });
+    await fsp.writeFile(
+      path.join(nr.userDir, 'package.json'),
+      JSON.stringify({ name: 'node-red-bench', version: '0.0.1', private: true, dependencies: { [MODULE]: `file:${ROOT}` } }, null, 2),
+    );
+    await fsp.symlink(ROOT, path.join(nr.userDir, 'node_modules', MODULE), 'dir');
+    nr.port = await freePort();
+    nr.url = `http://127.0.0.1:${nr.port}`;
+    await fsp.writeFile(
+      path.join(nr.userDir, 'settings.js'),
+      `module.exports = ${JSON.stringify(
+        {
+          uiHost: '127.0.0.1',
+          uiPort: nr.port,
+          flowFile: 'flows.json',
+          credentialSecret: false,
+          telemetry: { enabled: false },
+          logging: { console: { level: 'warn', metrics: false, audit: false } },
+          ...settings,
+        },
+        null,
+        2,
+      )};\n`,
+    );
+    return nr;
+  }
+
+  constructor(base, execArgv) {
+    this.base = base;
+    this.userDir = path.join(base, 'user');
+    this.execArgv = execArgv;
+    this.log = [];
+    this.child = undefined;
+  }
+
+  get pid() {
+    return this.child && this.child.pid;
+  }
+
+  async start(timeoutMs = 60000) {
+    const redJs = path.join(NODE_RED_DIR, require(path.join(NODE_RED_DIR, 'package.json')).bin['node-red']);
+    const env = { ...process.env };
+    for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
+    const child = spawn(process.execPath, [...this.execArgv, redJs, '-u', this.userDir, '-s', path.join(this.userDir, 'settings.js')], {
+      cwd: this.userDir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    children.add(child);
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        children.delete(child);
+        resolve({ code, signal });
+      }),
+    );
+    child.stdout.on('data', (d) => this.pushLog(d));
+    child.stderr.on('data', (d) => this.pushLog(d));
+    let exited = null;
+    this.exited.then((e) => (exited = e));
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})\n${this.logText()}`);
+      try {
+        if ((await httpJson(`${this.url}/settings`, { headers: { accept: 'application/json' }, timeoutMs: 2000 })).status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > end) throw new Error(`Node-RED did not answer within ${timeoutMs} ms\n${this.logText()}`);
+      await delay(50);
+    }
+  }
+
+  pushLog(chunk) {
+    this.log.push(chunk.toString());
+    if (this.log.length > 2000) this.log.splice(0, this.log.length - 1000);
+  }
+
+  logText(lines = 80) {
+    return this.log.join('').split('\n').slice(-lines).join('\n');
+  }
+
+  /** `[error]` lines Node-RED logged. */
+  errorLines() {
+    return this.log.join('').split('\n').filter((l) => /\[error\]/.test(l));
+  }
+
+  /**
+   * Deploys a flow and waits until its endpoints answer (flows start after
+   * the deploy request returns): `ready` maps paths to the status a GET gets.
+   */
+  async deploy(flow, ready = {}, timeoutMs = 20000) {
+    const res = await httpJson(`${this.url}/flows`, { method: 'POST', body: flow, headers: { 'Node-RED-Deployment-Type': 'full' }, timeoutMs: 30000 });
+    if (res.status !== 204 && res.status !== 200) throw new Error(`deploy answered ${res.status}: ${res.text}`);
+    const end = Date.now() + timeoutMs;
+    for (const [path, status] of Object.entries(ready)) {
+      for (;;) {
+        const got = (await httpJson(`${this.url}${path}`)).status;
+        if (got === status) break;
+        if (Date.now() > end) throw new Error(`after the deploy, GET ${path} answered ${got}, not ${status}\n${this.logText()}`);
+        await delay(50);
+      }
+    }
+  }
+
+  /** Stops Node-RED as Ctrl-C does, then removes the user directory. */
+  async stop() {
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT');
+      if ((await Promise.race([this.exited, delay(15000).then(() => 'timeout')])) === 'timeout') {
+        child.kill('SIGKILL');
+        await this.exited;
+      }
+    }
+    await fsp.rm(this.base, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+    userDirs.delete(this.base);
+  }
+}
+
+/** Whether dist/ holds a build of every registered node. */
+function distBuilt() {
+  const pkg = require(path.join(ROOT, 'package.json'));
+  return Object.values(pkg['node-red'].nodes).every((file) => fs.existsSync(path.join(ROOT, file)));
+}
+
+module.exports = { NodeRed, httpJson, distBuilt, ROOT, MODULE, NODE_RED_DIR, delay };

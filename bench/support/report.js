@@ -1,0 +1,122 @@
+'use strict';
+/** Plain-text tables of the bench results, and the targets of issue 6. */
+
+const MB = 1024 * 1024;
+
+function table(headers, rows, align) {
+  const cells = [headers, ...rows].map((r) => r.map((c) => (c === null || c === undefined ? '–' : String(c))));
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => ((align && align[i] === 'l') ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+const mb = (bytes) => (typeof bytes === 'number' ? (bytes / MB).toFixed(0) : null);
+const num = (n, digits = 0) => (typeof n === 'number' ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : null);
+const x = (n) => (typeof n === 'number' ? `${n.toFixed(2)}×` : null);
+
+function sizeLabel(bytes) {
+  return bytes >= 10 * 1024 ? `${Math.round(bytes / 1000)} KB` : `${(bytes / 1000).toFixed(1)} KB`;
+}
+
+/** The targets of the issue, evaluated on these results (never an exit code). */
+function targets(results) {
+  const out = [];
+  const add = (name, value, limit, met, note) => out.push({ name, value, limit, met, note });
+  const lpr = results.receiver && results.receiver.kinds.find((k) => k.kind === 'lpr');
+  if (lpr) {
+    add('receiver ÷ core, requests/s (LPR)', lpr.ratios.receiverToCoreRps, '≥ 2.5', lpr.ratios.receiverToCoreRps >= 2.5);
+    add('receiver ÷ floor, requests/s (LPR)', lpr.ratios.receiverToFloorRps, '≥ 0.7', lpr.ratios.receiverToFloorRps >= 0.7);
+    add('receiver p99 ÷ core p99 (LPR)', lpr.ratios.receiverToCoreP99, '≤ 0.5', lpr.ratios.receiverToCoreP99 !== null && lpr.ratios.receiverToCoreP99 <= 0.5);
+  }
+  if (results.dedupe) {
+    for (const s of results.dedupe.sizes) add(`dedupe checks/s at ${num(s.keys)} keys`, s.checksPerSecond, '≥ 1,000,000', s.checksPerSecond >= 1e6);
+    const largest = results.dedupe.sizes[results.dedupe.sizes.length - 1];
+    if (largest) add(`dedupe heap bytes/key at ${num(largest.keys)} keys`, largest.heapBytesPerKey, '≤ 200', largest.heapBytesPerKey <= 200);
+  }
+  if (results.push && results.push.ratio !== undefined) {
+    add('push: batched ÷ per-message transactions/s', results.push.ratio, '≥ 10', results.push.ratio >= 10);
+  }
+  return out;
+}
+
+function render(results) {
+  const parts = [];
+  const m = results.machine;
+  parts.push(`detection-bridge bench (${results.mode}): ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, Node-RED ${m.nodeRed}, ${m.platform}/${m.arch}`);
+
+  if (results.receiver) {
+    const rows = [];
+    for (const k of results.receiver.kinds) {
+      for (const [name, t] of Object.entries(k.targets)) {
+        rows.push([
+          name === 'receiver' ? `${k.label} (${sizeLabel(k.bodyBytes)})` : '',
+          name,
+          num(t.rps, 1),
+          num(t.p50Ms, 1),
+          num(t.p99Ms, 1),
+          t.peakRssBytes === null ? null : `${mb(t.peakRssBytes)} (${t.rssOf})`,
+        ]);
+      }
+      rows.push(['', 'receiver ÷ core', x(k.ratios.receiverToCoreRps), '', x(k.ratios.receiverToCoreP99), '']);
+      rows.push(['', 'receiver ÷ floor', x(k.ratios.receiverToFloorRps), '', '', '']);
+    }
+    const k0 = results.receiver.kinds[0];
+    parts.push(
+      `\nReceiver: ${k0.connections} connections, alternating rounds (per target: ${results.receiver.kinds.map((k) => `${k.label} ${k.rounds} × ${k.secondsPerRound} s`).join(', ')})\n` +
+        table(['body', 'target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB'], rows, ['l', 'l']),
+    );
+    parts.push(
+      'receiver: detection-in (Bearer, schema check) → dedupe → switch; core: http in → switch → http response (answers the event back);\n' +
+        'core-ack: the same with a small answer; floor: bare node:http + JSON.parse in its own process. RSS of receiver and core: the same Node-RED process.',
+    );
+  }
+
+  if (results.burst) {
+    const b = results.burst;
+    parts.push(
+      `\nBurst: ${b.connections} connections × ${sizeLabel(b.bodyBytes)} plate events for ${b.seconds} s at detection-in (RSS of Node-RED, MB; emitted: counted at the end of the flow)\n` +
+        table(
+          ['requests', 'answered 200', 'emitted', 'other', 'req/s', 'p50 ms', 'p99 ms', 'RSS idle MB', 'peak 1st half', 'peak 2nd half', 'after MB'],
+          [[num(b.requests), num(b.answered200), num(b.emitted), num(b.notAnswered200), num(b.rps, 1), num(b.p50Ms, 1), num(b.p99Ms, 1), mb(b.idleRssBytes), mb(b.peakRssFirstHalfBytes), mb(b.peakRssSecondHalfBytes), mb(b.afterRssBytes)]],
+        ),
+    );
+  }
+
+  if (results.dedupe) {
+    parts.push(
+      '\nDedupe: DedupeWindow (lib/dedupe.ts), message-id-like flat strings, full window, half repeats / half new keys\n' +
+        table(
+          ['keys', 'checks/s', 'ns/check', 'heap bytes/key', 'bare Map checks/s'],
+          results.dedupe.sizes.map((s) => [num(s.keys), num(s.checksPerSecond), num(s.nsPerCheck, 0), num(s.heapBytesPerKey, 1), num(s.bareMapChecksPerSecond)]),
+        ),
+    );
+  }
+
+  if (results.push) {
+    const p = results.push;
+    const row = (label, w) => [label, num(w.transactions), num(w.requests), num(w.ms), num(w.transactionsPerSecond), num(w.failed)];
+    parts.push(
+      `\nPush: ${num(p.batch.transactions)} POS transactions into the mock core, one per message\n` +
+        table(
+          ['way', 'transactions', 'requests', 'ms', 'transactions/s', 'failed'],
+          [row('platform-push (batches of 100)', p.batch), row(`http request (one POST each, ${p.request.inFlight} in flight)`, p.request), ['batched ÷ per-message', '', '', '', x(p.ratio), '']],
+          ['l'],
+        ),
+    );
+  }
+
+  if (results.targets.length) {
+    parts.push(
+      `\nTargets${results.mode === 'quick' ? ' (not judged: a quick run is too small and short to mean anything)' : ''}\n` +
+        table(
+          ['target', 'measured', 'wanted', ''],
+          results.targets.map((t) => [t.name, typeof t.value === 'number' ? (t.value >= 1000 ? num(t.value) : num(t.value, 2)) : null, t.limit, results.mode === 'quick' ? '' : t.met ? 'met' : 'MISSED']),
+          ['l'],
+        ),
+    );
+  }
+  if (results.problems.length) parts.push(`\nPROBLEMS (the bench exits 1):\n${results.problems.map((p) => `- ${p}`).join('\n')}`);
+  return parts.join('\n');
+}
+
+module.exports = { render, targets, table };
