@@ -1,0 +1,982 @@
+'use strict';
+/**
+ * End to end: the Node-RED editor in a real browser (issue 5).
+ *
+ * The packed module is installed into a fresh Node-RED (the one NODE_RED_PATH
+ * selects: 4.1 from the dev dependencies, or 5) and a headless Chromium
+ * (/usr/bin/chromium, driven by playwright-core) opens the editor and uses it
+ * as a person would: the palette, dragging every node type onto the
+ * workspace, its edit dialog (double-click, fill, Done), configuration nodes
+ * through the pencil and plus buttons of the nodes that use them, the Help
+ * sidebar tab, and Menu → Import → Examples for every example flow. The
+ * browser console must stay free of errors throughout.
+ *
+ * The node types come from package.json "node-red".nodes; the labels the
+ * editor must show come from each type's message catalog as Node-RED serves
+ * it. Screenshots of the palette, each dialog, each help text and each
+ * imported example are written to test-artifacts/editor-nr<major>/.
+ *
+ * Skipped, with a message, only where /usr/bin/chromium is not installed
+ * (.ci/run installs it).
+ */
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, nodeRedVersion, request } = require('../support');
+const { MODULE, NodeRedProcess } = require('../support/nodered-process');
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+const PKG = require(path.join(ROOT, 'package.json'));
+/** Every node type the package registers. */
+const TYPES = Object.keys(PKG['node-red'].nodes);
+/** Configuration nodes: no palette entry, edited from the nodes that use them. */
+const CONFIG_TYPES = TYPES.filter((t) => /\bcategory:\s*'config'/.test(fs.readFileSync(path.join(ROOT, 'nodes', t, `${t}.html`), 'utf8')));
+const FLOW_TYPES = TYPES.filter((t) => !CONFIG_TYPES.includes(t));
+const CATEGORY = 'detection bridge';
+const EXAMPLES = fs
+  .readdirSync(path.join(ROOT, 'examples'))
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.slice(0, -'.json'.length))
+  .sort();
+const ARTIFACTS = path.join(ROOT, 'test-artifacts', `editor-nr${nodeRedVersion().split('.')[0]}`);
+
+/** A message-catalog key shown as is: `detection-in.label.path` (every key
+ *  of the package starts with its node type) or the namespaced
+ *  `node-red-contrib-detection-bridge/detection-in:…`. */
+const RAW_KEY = new RegExp(`\\b(?:${TYPES.join('|')})\\.[a-zA-Z]|${MODULE}/`);
+
+/** How the editor logs an error it caught from a node definition's function. */
+const EDITOR_CAUGHT = /^(Definition error|oneditprepare|oneditsave|oneditcancel|oneditresize|oneditdelete|Validation error)\b/;
+
+/** Field id prefixes: flow node dialogs, configuration node dialogs. */
+const FLOW = 'node-input';
+const CONFIG = 'node-config-input';
+
+/**
+ * What each dialog is driven with. A step sets one field as a person does:
+ * `fill` (text, number and typedInput value boxes), `select`, `check`, or
+ * `crop` (a row of detection-image's crop list).
+ *
+ * `valid`: steps, then the node properties the editor must have saved
+ *   (compared with ==, as the editor saves <input> values as strings),
+ *   `ports`: the output ports the node then shows, `check`: more assertions
+ *   made in the open dialog before Done. For a configuration type, these
+ *   steps fill the dialog the plus button next to a node's field opens.
+ * `invalid`: each case starts from the valid node; after its steps the field
+ *   `error` must be marked with the input-error class (or `errorShown`
+ *   visible), and after Done the node is invalid (red triangle); then
+ *   `restore` steps make it valid again.
+ *
+ * A flow node type without an entry (added later) gets the generic checks:
+ * a new name saves, and every required plain text field left empty is
+ * flagged. A configuration type needs an entry: the test cannot guess valid
+ * values for it.
+ */
+const CASES = {
+  'detection-in': {
+    valid: {
+      steps: [
+        { fill: 'path', value: '/e2e/cameras' },
+        { select: 'auth', value: 'header' },
+        { fill: 'headerName', value: 'X-Api-Key' },
+        { fill: 'headerValue', value: 'secret-value' },
+        { fill: 'maxBodyMiB', value: '32' },
+        { select: 'invalidEvents', value: 'accept' },
+      ],
+      check: async (page, nr) => {
+        assert.equal(await page.locator('#detection-in-url').innerText(), `${nr.url}/e2e/cameras`, 'the WebHook address tip follows the path');
+        for (const row of ['.detection-in-row-header-name', '.detection-in-row-header-value']) {
+          assert.ok(await page.locator(row).isVisible(), `${row} is shown for auth "header"`);
+        }
+        for (const row of ['.detection-in-row-user', '.detection-in-row-password', '.detection-in-row-token']) {
+          assert.ok(!(await page.locator(row).isVisible()), `${row} is hidden for auth "header"`);
+        }
+      },
+      expect: { path: '/e2e/cameras', auth: 'header', headerName: 'X-Api-Key', maxBodyMiB: 32, invalidEvents: 'accept' },
+      ports: 2,
+    },
+    invalid: [
+      { steps: [{ fill: 'path', value: '' }], error: 'path', restore: [{ fill: 'path', value: '/e2e/cameras' }] },
+      { steps: [{ fill: 'maxBodyMiB', value: '513' }], error: 'maxBodyMiB', restore: [{ fill: 'maxBodyMiB', value: '32' }] },
+      { steps: [{ fill: 'headerName', value: 'bad header' }], error: 'headerName', restore: [{ fill: 'headerName', value: 'X-Api-Key' }] },
+    ],
+  },
+  'detection-switch': {
+    valid: {
+      steps: [
+        { fill: 'property', value: 'payload.event' },
+        { check: 'otherOutput', value: false },
+      ],
+      expect: { property: 'payload.event', propertyType: 'msg', otherOutput: false, outputs: 2 },
+      ports: 2,
+    },
+    invalid: [{ steps: [{ fill: 'property', value: 'payload..event' }], error: 'property', restore: [{ fill: 'property', value: 'payload.event' }] }],
+  },
+  'detection-dedupe': {
+    valid: {
+      steps: [
+        { select: 'mode', value: 'cooldown' },
+        { check: 'refresh', value: true },
+        { fill: 'maxKeys', value: '5000' },
+        { check: 'duplicatesOutput', value: true },
+        { check: 'persist', value: true },
+      ],
+      check: async (page) => {
+        // switching the mode swaps in the cooldown defaults (key and window)
+        const key = await page.evaluate(() => [$('#node-input-key').typedInput('type'), $('#node-input-key').typedInput('value')]);
+        assert.equal(key[0], 'jsonata', 'cooldown mode defaults to a JSONata key');
+        assert.match(key[1], /lprPlateInfo\.plate/);
+        assert.equal(await page.locator('#node-input-ttl').inputValue(), '60');
+        assert.equal(await page.locator('#node-input-ttlUnits').inputValue(), 's');
+        assert.ok(await page.locator('#node-input-refresh').isVisible(), 'the refresh option is shown in cooldown mode');
+        assert.ok(await page.locator('#node-input-store').isVisible(), 'the store is shown when persisting');
+      },
+      expect: { mode: 'cooldown', keyType: 'jsonata', ttl: 60, ttlUnits: 's', refresh: true, maxKeys: 5000, duplicatesOutput: true, persist: true, outputs: 2 },
+      ports: 2,
+    },
+    invalid: [
+      { steps: [{ fill: 'ttl', value: '0' }], error: 'ttl', restore: [{ fill: 'ttl', value: '60' }] },
+      { steps: [{ fill: 'maxKeys', value: '1.5' }], error: 'maxKeys', restore: [{ fill: 'maxKeys', value: '5000' }] },
+    ],
+  },
+  'detection-image': {
+    valid: {
+      steps: [
+        { crop: 'Other', value: false },
+        { crop: 'Car', value: false },
+        { select: 'plateMode', value: 'all' },
+        { select: 'format', value: 'base64' },
+        { fill: 'outputProperty', value: 'image.data' },
+        { select: 'noImage', value: 'error' },
+      ],
+      expect: { crops: 'Close,Medium,FullFrame', plateMode: 'all', format: 'base64', outputProperty: 'image.data', noImage: 'error', outputs: 1 },
+      ports: 1,
+    },
+    invalid: [
+      {
+        steps: ['Close', 'Medium', 'FullFrame'].map((crop) => ({ crop, value: false })),
+        errorShown: '#detection-image-crops-empty',
+        restore: [{ crop: 'Close', value: true }],
+      },
+      { steps: [{ fill: 'outputProperty', value: '' }], error: 'outputProperty', restore: [{ fill: 'outputProperty', value: 'image.data' }] },
+    ],
+  },
+  'detection-sample': {
+    valid: {
+      steps: [
+        { select: 'kind', value: 'lpr' },
+        { select: 'source', value: 'bridge' },
+        { fill: 'baseUrl', value: 'https://bridge-host:5022' },
+        { check: 'insecure', value: true },
+        { fill: 'timeout', value: '30' },
+      ],
+      check: async (page) => {
+        assert.equal(await page.locator('#detection-sample-url').innerText(), 'https://bridge-host:5022/api/v1/webhook-models/lpr', 'the tip shows the address fetched');
+      },
+      expect: { kind: 'lpr', source: 'bridge', baseUrl: 'https://bridge-host:5022', insecure: true, timeout: 30 },
+      ports: 1,
+    },
+    invalid: [
+      { steps: [{ fill: 'baseUrl', value: 'bridge-host:5022' }], error: 'baseUrl', restore: [{ fill: 'baseUrl', value: 'https://bridge-host:5022' }] },
+      { steps: [{ fill: 'timeout', value: '0' }], error: 'timeout', restore: [{ fill: 'timeout', value: '30' }] },
+    ],
+  },
+  'platform-push': {
+    valid: {
+      steps: [
+        { select: 'operation', value: 'tito' },
+        { fill: 'path', value: '/api/v2/tito/{siteId}' },
+        { fill: 'batchSize', value: '10' },
+        { fill: 'batchMs', value: '5000' },
+        { fill: 'maxRetries', value: '3' },
+      ],
+      check: async (page) => {
+        assert.ok(await page.locator('#node-input-path').isVisible(), 'the path is asked for a push kind the spec gives no path for');
+        assert.ok(!(await page.locator('#node-input-posId').isVisible()), 'the POS instance is only asked for POS transactions');
+        // the new server is not deployed: nothing to list its POS instances from yet
+        assert.match(await page.locator('#platform-push-pos-tip').textContent(), /^Deploy the platform server/);
+      },
+      expect: { operation: 'tito', path: '/api/v2/tito/{siteId}', batchSize: 10, batchMs: 5000, maxRetries: 3 },
+      ports: 1,
+    },
+    invalid: [
+      { steps: [{ fill: 'path', value: '' }], error: 'path', restore: [{ fill: 'path', value: '/api/v2/tito/{siteId}' }] },
+      { steps: [{ fill: 'batchSize', value: '0' }], error: 'batchSize', restore: [{ fill: 'batchSize', value: '10' }] },
+    ],
+  },
+  'platform-request': {
+    valid: {
+      steps: [
+        { select: 'method', value: 'POST' },
+        { fill: 'path', value: '/api/v2/portal/{name}' },
+        { select: 'errors', value: 'output' },
+      ],
+      expect: { method: 'POST', path: '/api/v2/portal/{name}', errors: 'output' },
+      ports: 1,
+    },
+    invalid: [{ steps: [{ fill: 'path', value: '/api/v2/with space' }], error: 'path', restore: [{ fill: 'path', value: '/api/v2/portal/{name}' }] }],
+  },
+  'platform-server': {
+    valid: {
+      steps: [
+        { fill: 'url', value: 'https://core-host' },
+        { fill: 'userName', value: 'admin' },
+        { fill: 'password', value: 'secret' },
+        { fill: 'timeout', value: '45' },
+        { check: 'insecure', value: true },
+      ],
+      check: async (page) => {
+        assert.ok(await page.locator('#platform-server-insecure-warning').isVisible(), 'the warning shows with "Accept a self-signed certificate"');
+      },
+      expect: { url: 'https://core-host', timeout: 45, insecure: true },
+    },
+    invalid: [
+      { steps: [{ fill: 'url', value: 'core-host' }], error: 'url', restore: [{ fill: 'url', value: 'https://core-host' }] },
+    ],
+  },
+};
+
+describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
+  this.timeout(30000);
+
+  let nr;
+  let context;
+  let page;
+  let userDataDir;
+  /** Palette labels from each type's catalog as Node-RED serves it. */
+  const labels = {};
+  /** Each type's definition as the editor holds it: category, icon, and the
+   *  properties that refer to a configuration node. */
+  let defs = {};
+  /** The node each flow type's tests work on: its id. */
+  const nodeIds = {};
+  /** Browser console errors, uncaught page errors and failed requests. */
+  const problems = [];
+  /** Requests that left 127.0.0.1. */
+  const external = [];
+  let problemsSeen = 0;
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) {
+      console.log(`      SKIPPED: the editor browser test needs Chromium at ${CHROMIUM} (apt-get install chromium); it is not installed here`);
+      this.skip();
+    }
+    this.timeout(180000);
+    const started = Date.now();
+    let chromium;
+    try {
+      ({ chromium } = require('playwright-core'));
+    } catch (err) {
+      throw new Error(`playwright-core is not installed: it is a dev dependency of this package (npm install): ${err.message}`);
+    }
+    fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+    // Chromium starts while the module is packed and installed and Node-RED starts.
+    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-chromium-'));
+    const launching = chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 1000 },
+      locale: 'en-US',
+    });
+    const [launched, nodeRed] = await Promise.allSettled([
+      launching,
+      (async () => {
+        // tours: false — a fresh user directory opens with the "Welcome to
+        // Node-RED" tour, a modal over the whole editor.
+        nr = await NodeRedProcess.create({ settings: { editorTheme: { tours: false } } });
+        await nr.start();
+      })(),
+    ]);
+    if (launched.status === 'fulfilled') context = launched.value;
+    if (launched.status === 'rejected') throw new Error(`Chromium (${CHROMIUM}) did not start: ${launched.reason.message}`);
+    if (nodeRed.status === 'rejected') throw nodeRed.reason;
+    for (const type of TYPES) {
+      const c = await request(`${nr.url}/locales/${MODULE}/${type}?lng=en-US`, { method: 'GET', headers: { accept: 'application/json' } });
+      assert.equal(c.status, 200, `catalog of ${type}`);
+      labels[type] = c.json[type].paletteLabel;
+      assert.equal(typeof labels[type], 'string', `${type} has a palette label in its catalog`);
+    }
+    context.setDefaultTimeout(10000);
+    // The palette manager of Node-RED 4.1 and 5 fetches the public node
+    // catalogue when the editor starts. This machine has no network, and that
+    // fetch is not about our nodes: it gets an empty catalogue, so the editor
+    // runs as it does online and its console stays clean. Any other request
+    // off 127.0.0.1 is recorded (and fails the test).
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) => {
+        const u = new URL(route.request().url());
+        if (u.hostname === 'catalogue.nodered.org') {
+          return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ name: 'Node-RED Community catalogue', updated_at: new Date().toISOString(), modules: [] }) });
+        }
+        external.push(route.request().url());
+        return route.abort();
+      },
+    );
+    page = context.pages()[0] || (await context.newPage());
+    // Nothing in the console is ignored.
+    page.on('console', (m) => {
+      const where = `(${m.location().url}:${m.location().lineNumber})`;
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()} ${where}`);
+      // The editor catches what a node definition throws (label, paletteLabel,
+      // icon, oneditprepare, oneditsave, validate, …) and only console.logs it.
+      else if (EDITOR_CAUGHT.test(m.text())) problems.push(`console.${m.type()} (an error the editor caught): ${m.text()} ${where}`);
+    });
+    page.on('pageerror', (err) => problems.push(`uncaught: ${err.stack || err.message}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
+    });
+    page.on('requestfailed', (r) => {
+      if (!external.includes(r.url())) problems.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`);
+    });
+
+    await page.goto(nr.url);
+    await page.waitForFunction(
+      (types) =>
+        window.RED && RED.nodes && RED.workspaces && RED.workspaces.active() && types.every((t) => RED.nodes.getType(t)) &&
+        document.querySelectorAll('#red-ui-palette .red-ui-palette-node').length > 0,
+      TYPES,
+      { timeout: 30000 },
+    );
+    defs = await page.evaluate((types) => {
+      const out = {};
+      for (const t of types) {
+        const d = RED.nodes.getType(t);
+        const configRefs = Object.keys(d.defaults || {})
+          .filter((k) => d.defaults[k].type && RED.nodes.getType(d.defaults[k].type) && RED.nodes.getType(d.defaults[k].type).category === 'config')
+          .map((k) => ({ prop: k, type: d.defaults[k].type }));
+        out[t] = { category: d.category, icon: typeof d.icon === 'string' ? d.icon : null, configRefs };
+      }
+      return out;
+    }, TYPES);
+    for (const t of TYPES) assert.equal(defs[t].category === 'config', CONFIG_TYPES.includes(t), `${t}: category ${defs[t].category}`);
+    console.log(`      (Node-RED ${nodeRedVersion()} and Chromium ${context.browser() ? context.browser().version() : ''} up, editor loaded in ${Date.now() - started} ms)`);
+  });
+
+  /** Fails the test that made the browser report a problem. */
+  function noNewProblems() {
+    const fresh = problems.slice(problemsSeen);
+    problemsSeen = problems.length;
+    assert.deepEqual(fresh, [], 'problems in the browser');
+    assert.deepEqual(external, [], 'requests off 127.0.0.1');
+  }
+
+  afterEach(async function () {
+    if (!(this.currentTest && this.currentTest.state === 'failed' && page)) return;
+    const file = path.join(ARTIFACTS, `FAILED-${this.currentTest.title.replace(/[^\w.-]+/g, '_').slice(0, 80)}.png`);
+    await page.screenshot({ path: file }).then(
+      () => console.log(`      (screenshot of the failure: ${path.relative(ROOT, file)})`),
+      () => {},
+    );
+    // leave the editor usable for the next test: close edit trays and dialogs left open
+    for (let i = 0; i < 3; i++) {
+      await page
+        .evaluate(() => {
+          if ($('#node-config-dialog-cancel:visible').length) $('#node-config-dialog-cancel').trigger('click');
+          else if ($('#node-dialog-cancel:visible').length) $('#node-dialog-cancel').trigger('click');
+          $('.ui-dialog-content:visible').dialog('close');
+        })
+        .catch(() => {});
+      await new Promise((r) => setTimeout(r, 400));
+    }
+  });
+
+  after(async function () {
+    this.timeout(60000);
+    if (problems.length) console.log(`\n---- browser problems ----\n${problems.join('\n')}\n----`);
+    if (context) await context.close().catch((err) => console.log(`closing Chromium: ${err.message}`));
+    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    if (nr) await nr.cleanup();
+  });
+
+  // ---- helpers that drive the editor ----
+
+  const field = (name, prefix = FLOW) => page.locator(`#${prefix}-${name}`);
+
+  /** Sets one field as a person does (see CASES). */
+  async function step(s, prefix = FLOW) {
+    if (s.fill) {
+      // a typedInput hides the original <input> and shows its own text box
+      const typed = await field(s.fill, prefix).evaluate((e) => e.classList.contains('red-ui-typedInput'));
+      const input = typed ? page.locator(`#${prefix}-${s.fill} + .red-ui-typedInput-container input.red-ui-typedInput-input`) : field(s.fill, prefix);
+      await input.fill(s.value);
+      // the editor validates on change/keyup
+      await input.dispatchEvent('change');
+    } else if (s.select) {
+      await field(s.select, prefix).selectOption(s.value);
+    } else if (s.check) {
+      await field(s.check, prefix).setChecked(s.value);
+    } else if (s.crop) {
+      const row = page.locator(`#${prefix}-crops-list li`).filter({ has: page.locator('code', { hasText: new RegExp(`^${s.crop}$`) }) });
+      await row.locator('input[type=checkbox]').setChecked(s.value);
+    } else {
+      throw new Error(`unknown step ${JSON.stringify(s)}`);
+    }
+  }
+
+  /** A node (flow or configuration) as the editor holds it. */
+  function nodeState(id) {
+    return page.evaluate((nodeId) => {
+      const n = RED.nodes.node(nodeId);
+      if (!n) return null;
+      const props = {};
+      for (const k of Object.keys(n._def.defaults || {})) props[k] = n[k];
+      return { type: n.type, props, valid: n.valid, validationErrors: n.validationErrors || [], changed: n.changed, outputs: n.outputs };
+    }, id);
+  }
+
+  function assertProps(state, expect, what) {
+    for (const [k, v] of Object.entries(expect)) {
+      // the editor saves <input> values as strings: 32 is "32"
+      assert.ok(state.props[k] == v, `${what}.${k} saved as ${JSON.stringify(state.props[k])}, expected ${JSON.stringify(v)}`); // eslint-disable-line eqeqeq
+    }
+  }
+
+  async function nodeShowsError(id) {
+    return page.locator(`[id="${id}"] .red-ui-flow-node-error`).isVisible();
+  }
+
+  async function outputPorts(id) {
+    return page.locator(`[id="${id}"] .red-ui-flow-port-output`).count();
+  }
+
+  /**
+   * Clicks a node on the workspace. The workspace makes its own double-click
+   * out of two mousedowns on one node more than 0 and less than 650 ms apart:
+   * so the first click waits out 650 ms since the last click on a node (a
+   * person is never that quick after Done, this test is), and the two clicks
+   * of a double-click are held 30 ms each (without, both can fall in the same
+   * millisecond, and that is no double-click).
+   */
+  let lastNodeClick = 0;
+  async function clickNode(id, options) {
+    const wait = lastNodeClick + 700 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const node = page.locator(`[id="${id}"] .red-ui-flow-node`);
+    await (options && options.double ? node.dblclick({ delay: 30 }) : node.click());
+    lastNodeClick = Date.now();
+  }
+
+  /**
+   * Waits until an element is shown in the window (with `text`: the first
+   * element matching `selector` whose text is `text`) and has stopped moving:
+   * trays slide in.
+   * Checks on every animation frame, where Playwright's own waits back off to
+   * half a second between checks.
+   */
+  async function settled(selector, text) {
+    await page.waitForFunction(
+      ([sel, txt]) => {
+        const el = [...document.querySelectorAll(sel)].find((e) => txt === undefined || e.textContent.trim() === txt);
+        const r = el && el.offsetParent !== null ? el.getBoundingClientRect() : null;
+        // inside the window: a tray starts off its right edge, then slides in
+        const shown = r && r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+        const key = shown ? `${sel}|${txt}|${r.left},${r.top},${r.width},${r.height}` : null;
+        const same = key !== null && window.__e2eSettled === key;
+        window.__e2eSettled = key;
+        return same;
+      },
+      [selector, text],
+      { polling: 'raf' },
+    );
+  }
+
+  /** Double-clicks the node on the workspace and waits for its edit tray. */
+  async function openDialog(id) {
+    await clickNode(id, { double: true });
+    await settled('#node-dialog-ok');
+  }
+
+  /** Opens the dialog of the selected node again as a person may, with the
+   *  Enter key (Node-RED's core:edit-selected-node); a double-click would have
+   *  to wait out the workspace's double-click interval. */
+  async function reopenDialog(id) {
+    assert.deepEqual(await page.evaluate(() => (RED.view.selection().nodes || []).map((n) => n.id)), [id], 'the node is still selected');
+    await page.keyboard.press('Enter');
+    await settled('#node-dialog-ok');
+  }
+
+  /** The node's dialog, as the previous test left it open, or opened. */
+  async function ensureDialog(type, id) {
+    if (await page.locator('#dialog-form').isVisible()) {
+      const title = await page.locator('.red-ui-tray').filter({ has: page.locator('#dialog-form') }).locator('.red-ui-tray-titlebar').innerText();
+      assert.ok(title.includes(labels[type]), `the open dialog is the ${type}'s: ${title}`);
+    } else {
+      await openDialog(id);
+    }
+  }
+
+  /** Waits until the edit tray has slid out and been removed. */
+  async function trayClosed() {
+    await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0 && !$('#red-ui-editor-shade').is(':visible') && RED.view.state() === RED.state.DEFAULT);
+  }
+
+  async function clickDone() {
+    await page.locator('#node-dialog-ok').click();
+    await trayClosed();
+  }
+
+  async function clickCancel() {
+    await page.locator('#node-dialog-cancel').click();
+    await trayClosed();
+  }
+
+  /** In a node's open dialog: the plus (`add`) or pencil (`edit`) button next
+   *  to a configuration node field; waits for the configuration node's tray. */
+  async function openConfig(prop, button) {
+    await page.locator(`#${FLOW}-btn-${prop}-${button}`).click();
+    await settled('#node-config-dialog-ok');
+  }
+
+  /** Add/Update (`ok`) or Cancel (`cancel`) in a configuration node's tray;
+   *  waits until the node's own dialog is back. */
+  async function closeConfig(button) {
+    await page.locator(`#node-config-dialog-${button}`).click();
+    await page.waitForFunction(() => !document.querySelector('#node-config-dialog-edit-form'), null, { polling: 'raf' });
+    await settled('#node-dialog-ok');
+  }
+
+  /** In a node's open dialog, chooses the configuration nodes it needs: one
+   *  there is from the list, or a new one (plus button, the configuration
+   *  type's valid values, Add). */
+  async function chooseConfigNodes(type) {
+    for (const ref of defs[type].configRefs) {
+      const value = await field(ref.prop).inputValue();
+      if (value && value !== '_ADD_') continue;
+      const existing = await field(ref.prop).locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v && v !== '_ADD_'));
+      if (existing.length) {
+        await field(ref.prop).selectOption(existing[0]);
+        continue;
+      }
+      assert.ok(CASES[ref.type], `${type}.${ref.prop} needs a ${ref.type}: add valid values for ${ref.type} to CASES in ${path.relative(ROOT, __filename)}`);
+      await openConfig(ref.prop, 'add');
+      for (const s of CASES[ref.type].valid.steps) await step(s, CONFIG);
+      await closeConfig('ok');
+      const chosen = await field(ref.prop).inputValue();
+      assert.ok(chosen && chosen !== '_ADD_', `${type}.${ref.prop}: the new ${ref.type} is chosen`);
+    }
+  }
+
+  /**
+   * The first flow node type of ours with a field for configuration type
+   * `type` and the node the tests made of it.
+   */
+  function userOf(type) {
+    const user = FLOW_TYPES.find((t) => defs[t].configRefs.some((r) => r.type === type));
+    assert.ok(user, `no node type of ${MODULE} uses ${type}: the editor offers no way to create one`);
+    assert.ok(nodeIds[user], `the ${user} node from its tests`);
+    return { user, id: nodeIds[user], prop: defs[user].configRefs.find((r) => r.type === type).prop };
+  }
+
+  /**
+   * The button that opens a sidebar tab. Node-RED 4: a tab of the sidebar's
+   * tab strip, or its icon button (the sidebar is narrow: only the active tab
+   * has a label); Node-RED 5: a button of the sidebar tab bar.
+   */
+  function sidebarTab(id) {
+    return page.locator(`#red-ui-tab-${id} .red-ui-tab-label, #red-ui-tab-${id}-link-button, button[data-tab-id="${id}"]`).filter({ visible: true }).first();
+  }
+
+  /** Fields of an open dialog marked as errors. */
+  function markedFields(form = '#dialog-form') {
+    return page.evaluate((f) => $(`${f} .input-error`).map((i, e) => e.id || e.className).get(), form);
+  }
+
+  async function hasInputError(name, prefix = FLOW) {
+    return page.evaluate((id) => {
+      const input = $(`#${id}`);
+      return input.hasClass('input-error') || input.next('.red-ui-typedInput-container').hasClass('input-error');
+    }, `${prefix}-${name}`);
+  }
+
+  /**
+   * The open dialog of `type` (form `form`, fields `prefix`-…): a screenshot,
+   * its title names the node, no catalog key shows, every label has text and
+   * every field a label.
+   */
+  async function checkDialog(type, form, prefix) {
+    const tray = page.locator('.red-ui-tray').filter({ has: page.locator(form) });
+    await tray.screenshot({ path: path.join(ARTIFACTS, `dialog-${type}.png`) });
+    const title = (await tray.locator('.red-ui-tray-titlebar').innerText()).trim();
+    assert.ok(title.includes(labels[type]), `the dialog title "${title}" names the node "${labels[type]}"`);
+    const dialog = await page.evaluate(
+      ([formSel, pre]) => {
+        const f = document.querySelector(formSel);
+        const attrs = [...f.querySelectorAll('[placeholder], [title]')].flatMap((e) => [e.getAttribute('placeholder'), e.getAttribute('title')]).filter(Boolean);
+        return {
+          visibleText: f.closest('.red-ui-tray').innerText,
+          allText: f.textContent,
+          attrs,
+          labels: [...f.querySelectorAll(`label[for^="${pre}"]`)].map((l) => ({
+            for: l.getAttribute('for'),
+            text: l.textContent.replace(/\s+/g, ' ').trim(),
+            target: !!document.getElementById(l.getAttribute('for')),
+            visible: l.offsetParent !== null,
+          })),
+          // form rows with a field the user sees but no label text
+          unlabelled: [...f.querySelectorAll('.form-row')]
+            .filter((row) => row.offsetParent !== null && [...row.querySelectorAll('input, select, textarea')].some((i) => i.type !== 'hidden' && i.offsetParent !== null))
+            .filter((row) => ![...row.querySelectorAll('label')].some((l) => l.textContent.trim() !== ''))
+            .map((row) => (row.querySelector('[id]') ? row.querySelector('[id]').id : row.outerHTML.slice(0, 120))),
+        };
+      },
+      [form, prefix],
+    );
+    const raw = [...dialog.visibleText.split('\n'), ...dialog.allText.split('\n'), ...dialog.attrs].filter((t) => RAW_KEY.test(t));
+    assert.deepEqual(raw, [], `${type}: text in the dialog that is an untranslated catalog key`);
+    assert.ok(dialog.labels.length >= 2, `${type}: labelled fields: ${JSON.stringify(dialog.labels)}`);
+    for (const l of dialog.labels) {
+      assert.notEqual(l.text, '', `${type}: label[for=${l.for}] has text`);
+      assert.ok(l.target, `${type}: label[for=${l.for}] points at an element of the dialog`);
+    }
+    assert.deepEqual(dialog.unlabelled, [], `${type}: shown fields without a label`);
+    assert.ok(dialog.labels.some((l) => l.for === `${prefix}-name` && l.visible), `${type}: a Name field`);
+  }
+
+  /** The Help tab (opened from the Info tab) shows the help of `type`;
+   *  back to the Info tab after. */
+  async function checkHelp(type, showTopic) {
+    const title = page.locator('.red-ui-help-title').filter({ visible: true });
+    assert.equal(await title.count(), 0, 'the Help tab is not open yet (the previous test went back to Info)');
+    await sidebarTab('help').click();
+    if (showTopic) await showTopic();
+    await settled('.red-ui-help-title', labels[type]);
+    const help = page.locator('.red-ui-help').filter({ has: title });
+    const headings = (await help.locator('h3').allInnerTexts()).map((h) => h.trim());
+    for (const h of ['Outputs', 'Details']) assert.ok(headings.includes(h), `help has a ${h} heading: ${headings.join(', ')}`);
+    const text = await help.innerText();
+    assert.ok(text.length > 200, 'help has some text');
+    assert.doesNotMatch(text, RAW_KEY);
+    // the part of the help the sidebar shows (it scrolls the rest)
+    const clip = await title.evaluate((el) => {
+      const r = el.closest('.red-ui-help').getBoundingClientRect();
+      let [top, bottom, left, right] = [r.top, r.bottom, r.left, r.right];
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        if (p.scrollHeight > p.clientHeight + 1 && /auto|scroll|hidden/.test(getComputedStyle(p).overflowY)) {
+          const v = p.getBoundingClientRect();
+          [top, bottom, left, right] = [Math.max(top, v.top), Math.min(bottom, v.bottom), Math.max(left, v.left), Math.min(right, v.right)];
+          break;
+        }
+      }
+      return { x: left, y: top, width: right - left, height: bottom - top };
+    });
+    await page.screenshot({ path: path.join(ARTIFACTS, `help-${type}.png`), clip });
+    await sidebarTab('info').click();
+    await title.waitFor({ state: 'hidden' });
+  }
+
+  /** The invalid cases of `type`, as CASES gives them or, for a flow type
+   *  without an entry, every required plain text field left empty. */
+  async function invalidCases(type, id) {
+    if (CASES[type]) return CASES[type].invalid;
+    await openDialog(id);
+    const required = await page.evaluate((t) => {
+      const defaults = RED.nodes.getType(t).defaults;
+      return Object.keys(defaults).filter((k) => defaults[k].required && !defaults[k].type && $(`#node-input-${k}`).is('input[type=text]:visible, input[type=number]:visible'));
+    }, type);
+    await clickCancel();
+    const state = await nodeState(id);
+    if (!required.length) console.log(`      (no invalid case known for ${type}: add one to CASES in ${path.relative(ROOT, __filename)})`);
+    return required.map((k) => ({ steps: [{ fill: k, value: '' }], error: k, restore: [{ fill: k, value: String(state.props[k]) }] }));
+  }
+
+  // ---- the tests ----
+
+  it(`opens the editor: every node type is in the palette under "${CATEGORY}" with its icon and label`, async function () {
+    const category = page.locator('#red-ui-palette .red-ui-palette-category').filter({
+      has: page.locator('.red-ui-palette-header', { hasText: new RegExp(`^\\s*${CATEGORY}\\s*$`) }),
+    });
+    assert.equal(await category.count(), 1, `one palette category "${CATEGORY}"`);
+    const inCategory = await category.locator('.red-ui-palette-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-palette-type')));
+    assert.deepEqual([...inCategory].sort(), [...FLOW_TYPES].sort(), `the node types under "${CATEGORY}"`);
+    for (const type of CONFIG_TYPES) {
+      assert.equal(await page.locator(`#red-ui-palette .red-ui-palette-node[data-palette-type="${type}"]`).count(), 0, `${type} is a configuration node: not in the palette`);
+    }
+
+    for (const type of FLOW_TYPES) {
+      const node = category.locator(`.red-ui-palette-node[data-palette-type="${type}"]`);
+      await node.scrollIntoViewIfNeeded();
+      assert.ok(await node.isVisible(), `${type} is visible in the palette`);
+      const label = (await node.locator('.red-ui-palette-label').innerText()).replace(/\s+/g, ' ').trim();
+      assert.equal(label, labels[type], `${type}: palette label`);
+      assert.doesNotMatch(label, RAW_KEY);
+
+      // the icon the node declares, from this module (not a fallback of Node-RED's)
+      assert.ok(defs[type].icon, `${type} declares an icon`);
+      assert.ok(fs.existsSync(path.join(ROOT, 'icons', defs[type].icon)), `${type}: icons/${defs[type].icon} is in the package`);
+      const icon = await node.locator('.red-ui-palette-icon').evaluate((el) => {
+        const bg = getComputedStyle(el).backgroundImage;
+        const m = /^url\("?(.*?)"?\)$/.exec(bg);
+        const r = el.getBoundingClientRect();
+        return { bg, url: m && new URL(m[1], location.href).href, width: r.width, height: r.height };
+      });
+      assert.ok(icon.url, `${type}: the icon has a background image (${icon.bg})`);
+      assert.equal(new URL(icon.url).pathname, `/icons/${MODULE}/${defs[type].icon}`, `${type}: icon URL`);
+      assert.ok(icon.width > 0 && icon.height > 0, `${type}: the icon has a size`);
+      const res = await page.request.get(icon.url);
+      assert.equal(res.status(), 200, `GET ${icon.url}`);
+      assert.match(res.headers()['content-type'], /^image\/svg\+xml/);
+      // the browser can render it
+      const size = await page.evaluate(async (src) => {
+        const img = new Image();
+        img.src = src;
+        await img.decode();
+        return [img.naturalWidth, img.naturalHeight];
+      }, icon.url);
+      assert.ok(size[0] > 0 && size[1] > 0, `${type}: the icon decodes as an image (${size})`);
+    }
+    await category.scrollIntoViewIfNeeded();
+    await category.screenshot({ path: path.join(ARTIFACTS, 'palette.png') });
+    noNewProblems();
+  });
+
+  FLOW_TYPES.forEach((type, index) => {
+    const cases = CASES[type];
+
+    it(`${type}: drags onto the workspace and its edit dialog shows every field with its label`, async function () {
+      const before = await page.evaluate(() => RED.nodes.filterNodes({ z: RED.workspaces.active() }).map((n) => n.id));
+      const paletteNode = page.locator(`#red-ui-palette .red-ui-palette-node[data-palette-type="${type}"]`);
+      await paletteNode.scrollIntoViewIfNeeded();
+      await paletteNode.dragTo(page.locator('#red-ui-workspace-chart'), {
+        targetPosition: { x: 140 + (index % 4) * 180, y: 80 + Math.floor(index / 4) * 100 },
+      });
+      const added = await page.evaluate((ids) => RED.nodes.filterNodes({ z: RED.workspaces.active() }).filter((n) => !ids.includes(n.id)).map((n) => ({ id: n.id, type: n.type })), before);
+      assert.equal(added.length, 1, `one node added: ${JSON.stringify(added)}`);
+      assert.equal(added[0].type, type);
+      const id = added[0].id;
+      nodeIds[type] = id;
+      // valid with its defaults, but for the configuration nodes still to choose
+      const fresh = await nodeState(id);
+      const toChoose = defs[type].configRefs.map((r) => r.prop);
+      const invalid = fresh.validationErrors.map((e) => String(e).split(':')[0].trim()).filter((p) => !toChoose.includes(p));
+      assert.deepEqual(invalid, [], `a new ${type} is valid with its defaults`);
+      if (!toChoose.length) assert.equal(fresh.valid, true, `a new ${type} is valid: ${fresh.validationErrors}`);
+
+      await openDialog(id);
+      await checkDialog(type, '#dialog-form', FLOW);
+      if (index === 0) {
+        // Cancel leaves the node as it was
+        await field('name').fill('not saved');
+        await clickCancel();
+        assert.equal((await nodeState(id)).props.name, '', 'Cancel discards the edit');
+      }
+      // else the dialog stays open for the next test
+      noNewProblems();
+    });
+
+    it(`${type}: the dialog saves valid input`, async function () {
+      const id = nodeIds[type];
+      assert.ok(id, 'the node from the previous test');
+      await ensureDialog(type, id);
+      await chooseConfigNodes(type);
+      const valid = (cases && cases.valid) || { steps: [], expect: {} };
+      for (const s of valid.steps) await step(s);
+      await step({ fill: 'name', value: `e2e ${type}` });
+      if (valid.check) await valid.check(page, nr);
+      assert.deepEqual(await markedFields(), [], 'no field is marked as an error');
+      await clickDone();
+
+      const state = await nodeState(id);
+      assertProps(state, { ...valid.expect, name: `e2e ${type}` }, type);
+      for (const ref of defs[type].configRefs) {
+        const config = await nodeState(state.props[ref.prop]);
+        assert.ok(config && config.type === ref.type, `${type}.${ref.prop} is a ${ref.type}: ${JSON.stringify(config)}`);
+        assert.equal(config.valid, true, `the ${ref.type} is valid: ${config.validationErrors}`);
+        assertProps(config, CASES[ref.type].valid.expect, ref.type);
+      }
+      assert.equal(state.valid, true, `${type} is valid: ${state.validationErrors}`);
+      assert.equal(state.changed, true, 'the node is marked changed');
+      assert.ok(!(await nodeShowsError(id)), 'no error triangle');
+      if (valid.ports !== undefined) assert.equal(await outputPorts(id), valid.ports, 'output ports shown on the workspace');
+      assert.ok((await page.locator(`[id="${id}"] .red-ui-flow-node-label`).textContent()).includes(`e2e ${type}`), 'the workspace shows the new name');
+      noNewProblems();
+    });
+
+    it(`${type}: the dialog flags invalid input`, async function () {
+      const id = nodeIds[type];
+      assert.ok(id, 'the node from the previous tests');
+      const invalid = await invalidCases(type, id);
+      assert.equal((await nodeState(id)).valid, true, 'valid before');
+      // One dialog session for all cases: make the value invalid, Done, the
+      // node is invalid; reopen, put a valid value back (the mark goes) and go
+      // on with the next case; Done at the end: valid again.
+      await openDialog(id);
+      let n = 0;
+      for (const c of invalid) {
+        n += 1;
+        const what = `case ${n} (${JSON.stringify(c.steps)})`;
+        assert.deepEqual(await markedFields(), [], `${what}: no field is marked before`);
+        for (const s of c.steps) await step(s);
+        if (c.error) assert.ok(await hasInputError(c.error), `${what}: #node-input-${c.error} is marked input-error`);
+        if (c.errorShown) assert.ok(await page.locator(c.errorShown).isVisible(), `${what}: ${c.errorShown} is shown`);
+        if (n === 1) await page.locator('.red-ui-tray').filter({ has: page.locator('#dialog-form') }).screenshot({ path: path.join(ARTIFACTS, `dialog-${type}-invalid.png`) });
+        await clickDone();
+        const after = await nodeState(id);
+        assert.equal(after.valid, false, `${what}: the node is invalid after Done`);
+        assert.ok(await nodeShowsError(id), `${what}: the node shows the error triangle`);
+
+        await reopenDialog(id);
+        for (const s of c.restore) await step(s);
+        if (c.error) assert.ok(!(await hasInputError(c.error)), `${what}: the error mark goes once the value is valid`);
+      }
+      assert.deepEqual(await markedFields(), [], 'no field is marked after the last restore');
+      await clickDone();
+      const fixed = await nodeState(id);
+      assert.equal(fixed.valid, true, `valid again: ${fixed.validationErrors}`);
+      assert.ok(!(await nodeShowsError(id)), 'no error triangle once fixed');
+      noNewProblems();
+    });
+
+    it(`${type}: the Help sidebar tab shows its help`, async function () {
+      const id = nodeIds[type];
+      assert.ok(id, 'the node from the previous tests');
+      await page.locator('#red-ui-workspace-chart').click({ position: { x: 20, y: 400 } }); // deselect
+      await clickNode(id);
+      assert.deepEqual(await page.evaluate(() => RED.view.selection().nodes.map((n) => n.id)), [id], 'the node is selected');
+      await checkHelp(type);
+      noNewProblems();
+    });
+  });
+
+  CONFIG_TYPES.forEach((type) => {
+    it(`${type} (configuration node): its dialog opens from the pencil button of a node that uses it`, async function () {
+      const { id, prop } = userOf(type);
+      await openDialog(id);
+      await openConfig(prop, 'edit');
+      await checkDialog(type, '#node-config-dialog-edit-form', CONFIG);
+      // the dialog stays open for the next test
+      noNewProblems();
+    });
+
+    it(`${type} (configuration node): the dialog saves valid input`, async function () {
+      const { user, id, prop } = userOf(type);
+      const configId = (await nodeState(id)).props[prop];
+      if (!(await page.locator('#node-config-dialog-edit-form').isVisible())) {
+        await ensureDialog(user, id);
+        await openConfig(prop, 'edit');
+      }
+      await step({ fill: 'name', value: `e2e ${type}` }, CONFIG);
+      if (CASES[type].valid.check) await CASES[type].valid.check(page, nr);
+      assert.deepEqual(await markedFields('#node-config-dialog-edit-form'), [], 'no field is marked as an error');
+      await closeConfig('ok');
+      assert.equal(await field(prop).inputValue(), configId, 'still the same configuration node');
+      assert.equal((await field(prop).locator('option:checked').innerText()).trim(), `e2e ${type}`, `${user}'s ${prop} list shows the new name`);
+      await clickDone();
+      const config = await nodeState(configId);
+      assertProps(config, { ...CASES[type].valid.expect, name: `e2e ${type}` }, type);
+      assert.equal(config.valid, true, `valid: ${config.validationErrors}`);
+      assert.equal((await nodeState(id)).valid, true, `the ${user} is valid`);
+      noNewProblems();
+    });
+
+    it(`${type} (configuration node): the dialog flags invalid input`, async function () {
+      const { user, id, prop } = userOf(type);
+      const configId = (await nodeState(id)).props[prop];
+      await ensureDialog(user, id);
+      let n = 0;
+      for (const c of CASES[type].invalid) {
+        n += 1;
+        const what = `case ${n} (${JSON.stringify(c.steps)})`;
+        await openConfig(prop, 'edit');
+        assert.deepEqual(await markedFields('#node-config-dialog-edit-form'), [], `${what}: no field is marked before`);
+        for (const s of c.steps) await step(s, CONFIG);
+        assert.ok(await hasInputError(c.error, CONFIG), `${what}: #${CONFIG}-${c.error} is marked input-error`);
+        if (n === 1) await page.locator('.red-ui-tray').filter({ has: page.locator('#node-config-dialog-edit-form') }).screenshot({ path: path.join(ARTIFACTS, `dialog-${type}-invalid.png`) });
+        await closeConfig('ok');
+        assert.equal((await nodeState(configId)).valid, false, `${what}: the ${type} is invalid after Update`);
+
+        await openConfig(prop, 'edit');
+        for (const s of c.restore) await step(s, CONFIG);
+        assert.ok(!(await hasInputError(c.error, CONFIG)), `${what}: the error mark goes once the value is valid`);
+        await closeConfig('ok');
+        assert.equal((await nodeState(configId)).valid, true, `${what}: valid again`);
+      }
+      await clickDone();
+      assert.equal((await nodeState(id)).valid, true, 'the node that uses it is valid');
+      noNewProblems();
+    });
+
+    it(`${type} (configuration node): the Help sidebar tab shows its help (from the tab's list of topics)`, async function () {
+      await checkHelp(type, async () => {
+        const toc = page.locator('.red-ui-sidebar-help-toc');
+        const topic = (text) => toc.locator('.red-ui-treeList-label').filter({ hasText: new RegExp(`^\\s*${text}\\s*$`) });
+        if (!(await topic(labels[type]).isVisible())) await topic(MODULE).click();
+        await topic(labels[type]).click();
+      });
+      noNewProblems();
+    });
+  });
+
+  EXAMPLES.forEach((name) => {
+    it(`imports the ${name} example from Menu → Import → Examples`, async function () {
+      const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', `${name}.json`), 'utf8'));
+      const allIds = () =>
+        page.evaluate(() => {
+          const ids = [];
+          RED.nodes.eachNode((n) => ids.push(n.id));
+          RED.nodes.eachConfig((n) => ids.push(n.id));
+          RED.nodes.eachWorkspace((w) => (RED.nodes.groups ? RED.nodes.groups(w.id) : []).forEach((g) => ids.push(g.id)));
+          return ids;
+        });
+      const idsBefore = await allIds();
+      const workspaceBefore = await page.evaluate(() => RED.workspaces.active());
+
+      await page.locator('#red-ui-header-button-sidemenu').click();
+      await page.locator('#menu-item-import').click();
+      // the dialog is built as it opens: wait for its Import button before using its tabs
+      await settled('#red-ui-clipboard-dialog-ok');
+      await page.locator('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples .red-ui-tab-label').click();
+      const lib = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+      const treeLabel = '#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label-text';
+      await settled(treeLabel, MODULE);
+      const labelOf = (text) => lib.locator('.red-ui-treeList-label').filter({ has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${text}$`) }) });
+      await labelOf(MODULE).click();
+      await settled(treeLabel, name);
+      const listed = await lib.locator('.red-ui-treeList-label-text').allInnerTexts();
+      for (const e of EXAMPLES) assert.ok(listed.includes(e), `the examples of ${MODULE} list ${e}: ${listed.join(', ')}`);
+      await labelOf(name).click();
+      await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
+      await page.locator('#red-ui-clipboard-dialog-ok').click();
+      await page.waitForFunction((ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0, workspaceBefore);
+      const ws = await page.evaluate(() => RED.workspaces.active());
+      const imported = await page.evaluate((before) => {
+        const out = [];
+        const add = (n, config) => {
+          if (!before.includes(n.id)) out.push({ type: n.type, name: n.name, z: n.z, config, valid: n.valid, errors: n.validationErrors || [], known: n.type === 'group' || !!RED.nodes.getType(n.type) });
+        };
+        RED.nodes.eachNode((n) => add(n, false));
+        RED.nodes.eachConfig((n) => add(n, true));
+        RED.nodes.eachWorkspace((w) => (RED.nodes.groups ? RED.nodes.groups(w.id) : []).forEach((g) => add(g, false)));
+        return out;
+      }, idsBefore);
+      const sortedTypes = (list) => list.map((n) => n.type).sort();
+      assert.deepEqual(sortedTypes(imported), sortedTypes(example.filter((n) => n.type !== 'tab')), 'the nodes of the example were added');
+      assert.deepEqual(imported.filter((n) => !n.config && n.z !== ws).map((n) => n.type), [], 'nodes not on the new flow');
+      assert.deepEqual(imported.filter((n) => !n.known).map((n) => n.type), [], 'unknown node types');
+      assert.ok(imported.some((n) => TYPES.includes(n.type)), 'the example uses our nodes');
+      assert.deepEqual(imported.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`), [], 'imported nodes that are invalid');
+      await page.locator('#red-ui-workspace-chart').screenshot({ path: path.join(ARTIFACTS, `example-${name}.png`) });
+      noNewProblems();
+    });
+  });
+
+  it('saw no errors in the browser console and none in the Node-RED log', function () {
+    assert.deepEqual(problems, [], 'browser console errors, uncaught errors and failed requests');
+    assert.deepEqual(external, []);
+    assert.deepEqual(nr.errorLines(), []);
+  });
+});
