@@ -13,6 +13,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { parseJsonBody } from './json';
 import { sampleModelPath } from './sample';
 import { checkEvent, kindOf, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind, type SchemaError } from './schemas';
+import { CERTIFICATE_CODES, errorCode, NETWORK_WORDS, TIMEOUT_CODES } from './net-errors';
 
 export const DEFAULT_SAMPLE_TIMEOUT_MS = 10_000;
 /** A sample is a few kilobytes; this only stops a runaway answer. */
@@ -179,37 +180,7 @@ function validTimeout(timeoutMs: number | undefined): number {
   return typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : DEFAULT_SAMPLE_TIMEOUT_MS;
 }
 
-const CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-const NETWORK_WORDS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_SOCKET: 'the connection closed unexpectedly',
-  EPROTO: 'TLS handshake failed',
-};
 
-function errorCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
 
 function translateFailure(err: unknown, url: string, timeoutMs: number, timedOut: boolean, aborted: boolean): BridgeError {
   if (err instanceof BridgeError) return err;

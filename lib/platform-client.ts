@@ -22,6 +22,7 @@ import { rootCertificates } from 'node:tls';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { fillTemplate } from './bridge-client';
 import { parseJsonBody } from './json';
+import { CERTIFICATE_CODES, errorCode, NETWORK_WORDS, TIMEOUT_CODES } from './net-errors';
 
 export const DEFAULT_PLATFORM_TIMEOUT_MS = 30_000;
 export const DEFAULT_RENEW_BEFORE_MS = 60_000;
@@ -336,39 +337,6 @@ function withJwtExpiry(pair: TokenPair): TokenPair {
 
 // ---------------------------------------------------------------------------
 // Failures
-
-const CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-const NETWORK_WORDS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection closed while sending',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_SOCKET: 'the connection closed unexpectedly',
-  EPROTO: 'TLS handshake failed',
-};
-
-function errorCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
 
 interface CallContext {
   method: string;

@@ -27,6 +27,7 @@ import { buildSampleEvent } from './sample';
 import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from './schemas';
 import { fillerJpegBase64 } from './sim-images';
 import { LatencyRecorder, type DeliverySummary } from './sim-summary';
+import { errorCode, TIMEOUT_CODES } from './net-errors';
 
 export const DELIVERY_DEFAULTS = {
   count: 10,
@@ -272,14 +273,7 @@ export function buildDeliveryEvent(kind: EventKind, options: DeliveryEventOption
   return event;
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
-function errorCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && e.code !== 'ABORT_ERR' && e.code !== 'UND_ERR_ABORTED') return e.code;
-  }
-  return undefined;
-}
 
 /** Reads an answer body, keeping only its first bytes (for messages). */
 async function readHead(body: Dispatcher.ResponseData['body'], keep = 200): Promise<string> {
