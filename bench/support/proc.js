@@ -5,7 +5,8 @@
  * keeps the peak per label. Linux only for RSS (elsewhere RSS reads as null).
  */
 const fs = require('node:fs');
-const net = require('node:net');
+// One way to find a free port, shared with the end-to-end tests.
+const { freePort } = require('../../test/support/nodered-process');
 const { spawn } = require('node:child_process');
 
 /** Resident set size of `pid` in bytes, or null when it cannot be read. */
@@ -76,17 +77,6 @@ class RssSampler {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Every child started here, so a crash or Ctrl-C of the bench still stops them. */
 const children = new Set();

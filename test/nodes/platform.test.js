@@ -4,9 +4,8 @@
  * against the mock v2 core (lib/mock-core) on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
-const { getHelper, translatedModule, collect, until, sleep } = require('../support');
+const { getHelper, translatedModule, collect, until, sleep, selfSigned } = require('../support');
 const { startMockCore } = require('../../dist/lib/mock-core');
-const { createSelfSignedCertificate } = require('../../dist/lib/sim-tls');
 
 const helper = getHelper();
 const modules = ['platform-server', 'platform-push', 'platform-request'].map(translatedModule);
@@ -223,8 +222,7 @@ describe('platform nodes against a mock v2 core', function () {
 
   describe('platform-server', () => {
     it('accepts a self-signed certificate only when told to', async () => {
-      const { key, cert } = createSelfSignedCertificate({ names: ['127.0.0.1'] });
-      core = await startMockCore({ ...CREDS, tls: { key, cert } });
+      core = await startMockCore({ ...CREDS, tls: selfSigned() });
       assert.match(core.url, /^https:/);
       const { req, caught } = await start();
       const refused = collect(caught, 1);

@@ -163,4 +163,12 @@ async function until(predicate, timeoutMs = 5000, what = 'condition') {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-module.exports = { ROOT, NODE_RED_DIR, nodeRedVersion, getHelper, nodeModule, translatedModule, translate, loadWithHttp, closeServers, request, postJson, collect, until, sleep };
+/** A key and self-signed certificate for 127.0.0.1, made in process by the
+ *  package's own lib/sim-tls (no openssl needed). */
+function selfSigned() {
+  const { createSelfSignedCertificate } = require(path.join(ROOT, 'dist', 'lib', 'sim-tls'));
+  const { key, cert } = createSelfSignedCertificate({ names: ['127.0.0.1'], days: 1 });
+  return { key, cert };
+}
+
+module.exports = { ROOT, NODE_RED_DIR, nodeRedVersion, getHelper, nodeModule, translatedModule, translate, loadWithHttp, closeServers, request, postJson, collect, until, sleep, selfSigned };

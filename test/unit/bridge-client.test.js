@@ -1,32 +1,19 @@
 'use strict';
 /**
  * lib/bridge-client.ts against a local HTTPS server on 127.0.0.1 with a
- * self-signed certificate made for this run by openssl.
+ * self-signed certificate made for this run.
  */
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
-const os = require('node:os');
 const path = require('node:path');
 const { Agent } = require('undici');
-const { ROOT } = require('../support');
+const { ROOT, selfSigned } = require('../support');
 
 const client = require(path.join(ROOT, 'dist', 'lib', 'bridge-client'));
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'sample'));
 const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'schemas'));
 
-/** A self-signed certificate for 127.0.0.1, valid for a day. */
-function selfSigned(dir) {
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1',
-  ], { stdio: 'pipe' });
-  return { key: fs.readFileSync(key), cert: fs.readFileSync(cert) };
-}
 
 /**
  * A fake bridge. The first path segment picks the behaviour (after an
@@ -87,7 +74,6 @@ async function stop(server) {
 
 describe('bridge client (fetchSample)', function () {
   this.timeout(20000);
-  let dir;
   let tls;
   let server;
   let base;
@@ -95,8 +81,7 @@ describe('bridge client (fetchSample)', function () {
   let connections;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-sample-'));
-    tls = selfSigned(dir);
+    tls = selfSigned();
     seen = [];
     connections = 0;
     server = https.createServer({ key: tls.key, cert: tls.cert }, bridgeHandler(seen));
@@ -106,7 +91,6 @@ describe('bridge client (fetchSample)', function () {
 
   after(async () => {
     await stop(server);
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   beforeEach(() => {

@@ -5,25 +5,15 @@
  * prefix and HTTPS.
  */
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
 const http = require('node:http');
-const os = require('node:os');
 const path = require('node:path');
 const { Agent, request } = require('undici');
+
+const { selfSigned } = require('../support');
 
 const dist = require('path').resolve(__dirname, '../../dist');
 const { startMockCore, createMockCore, DEFAULT_MOCK_PLUGINS } = require(path.join(dist, 'lib', 'mock-core'));
 
-function selfSigned(dir) {
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1',
-  ], { stdio: 'pipe' });
-  return { key: fs.readFileSync(key), cert: fs.readFileSync(cert) };
-}
 
 async function call(url, { method = 'GET', token, body, headers = {}, dispatcher } = {}) {
   const h = { ...headers };
@@ -204,8 +194,7 @@ describe('mock platform core', function () {
   });
 
   it('serves HTTPS with a given key and certificate', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mock-core-'));
-    const tls = selfSigned(dir);
+    const tls = selfSigned();
     const secure = await startMockCore({ tls });
     const agent = new Agent({ connect: { ca: tls.cert } });
     try {
@@ -217,7 +206,6 @@ describe('mock platform core', function () {
       await agent.close();
       await secure.close();
       await secure.close(); // twice is fine
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

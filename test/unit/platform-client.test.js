@@ -5,12 +5,11 @@
  * renewal, 401 handling, concurrency, TLS and failures.
  */
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
 const http = require('node:http');
-const os = require('node:os');
 const path = require('node:path');
 const { Agent, request } = require('undici');
+
+const { selfSigned } = require('../support');
 
 const dist = require('path').resolve(__dirname, '../../dist');
 const pc = require(path.join(dist, 'lib', 'platform-client'));
@@ -19,16 +18,6 @@ const { startMockCore } = require(path.join(dist, 'lib', 'mock-core'));
 const USER = 'integrator';
 const PASSWORD = 'pa55-w0rd-very-secret';
 
-/** A self-signed certificate for 127.0.0.1, valid for a day. */
-function selfSigned(dir) {
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1',
-  ], { stdio: 'pipe' });
-  return { key: fs.readFileSync(key), cert: fs.readFileSync(cert) };
-}
 
 /** An unsigned JWT-shaped token with the given payload. */
 function jwt(payload) {
@@ -470,19 +459,16 @@ describe('platform client', function () {
   });
 
   describe('TLS with a self-signed certificate', () => {
-    let dir;
     let tls;
     let secure;
 
     before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-client-'));
-      tls = selfSigned(dir);
+      tls = selfSigned();
       secure = await startMockCore({ userName: USER, password: PASSWORD, tls });
     });
 
     after(async () => {
       await secure.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it('refuses it by default, with a clear error and nothing sent', async () => {
