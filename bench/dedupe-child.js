@@ -17,7 +17,7 @@
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 
-const { DedupeWindow } = require(path.resolve(__dirname, '..', 'dist', 'lib', 'dedupe.js'));
+const { DedupeWindow } = require(path.resolve(__dirname, '..', 'dist', 'lib', 'events', 'dedupe.js'));
 
 if (typeof global.gc !== 'function') {
   process.send({ error: 'run with --expose-gc' });

@@ -129,9 +129,10 @@ function ensureBuilt() {
     walk(dir);
     return latest;
   };
-  const sources = Math.max(newest(path.join(ROOT, 'lib'), '.ts'), newest(path.join(ROOT, 'nodes'), '.ts'));
-  const built = Math.min(newest(path.join(ROOT, 'dist', 'lib'), '.js'), newest(path.join(ROOT, 'dist', 'nodes'), '.js'));
-  if (sources > built) log('bench: warning: lib/ or nodes/ changed after dist/ was built; run `npm run build` to measure the current sources');
+  const dirs = ['lib', 'sim', 'nodes'];
+  const sources = Math.max(...dirs.map((d) => newest(path.join(ROOT, d), '.ts')));
+  const built = Math.min(...dirs.map((d) => newest(path.join(ROOT, 'dist', d), '.js')));
+  if (sources > built) log('bench: warning: lib/, sim/ or nodes/ changed after dist/ was built; run `npm run build` to measure the current sources');
 }
 
 function machine() {
@@ -153,7 +154,7 @@ async function main() {
   const config = CONFIG[mode];
   const t0 = performance.now();
   ensureBuilt();
-  const { startMockCore } = require(path.join(ROOT, 'dist', 'lib', 'mock-core.js'));
+  const { startMockCore } = require(path.join(ROOT, 'dist', 'sim', 'mock-core.js'));
 
   const profileDir = args.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-bench-profiles-')) : undefined;
   const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];

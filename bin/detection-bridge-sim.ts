@@ -13,8 +13,8 @@
 import { readFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { AuthConfig, AuthMode } from '../lib/auth';
-import { createMockCore } from '../lib/mock-core';
+import type { AuthConfig, AuthMode } from '../lib/events/auth';
+import { createMockCore } from '../sim/mock-core';
 import {
   DEFAULT_SAMPLE_HOST,
   DEFAULT_SAMPLE_PORT,
@@ -28,7 +28,7 @@ import {
   type DeliveryOptions,
   type SampleServer,
   type SampleServerTls,
-} from '../lib/bridge-sim';
+} from '../sim';
 
 const MOCK_CORE_USER = 'admin';
 const MOCK_CORE_PASSWORD = 'secret';

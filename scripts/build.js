@@ -2,7 +2,13 @@
 /**
  * Compiles the TypeScript to dist/ and puts each node's editor files where
  * Node-RED looks for them: next to the compiled nodes/<type>/<type>.js go
- * <type>.html, locales/<lang>/<type>.{json,html} and icons/.
+ * <type>.html, locales/<lang>/<type>.{json,html} and icons/ with the one icon
+ * the node declares (Node-RED pools the icons of a module's node folders, so
+ * each icon ships once).
+ *
+ * Messages of lib's errors are written once, in locales/<lang>/shared.json;
+ * they are merged into every node's catalog so that RED._ finds them from any
+ * node (a node's RED._ only sees its own catalog).
  */
 'use strict';
 const fs = require('node:fs');
@@ -11,6 +17,7 @@ const { execFileSync } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
+const SHARED_CATALOG = 'shared.json';
 
 fs.rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')], {
@@ -18,31 +25,50 @@ execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', pat
   cwd: root,
 });
 
-// A node folder without its runtime file is work in progress, not a node.
 const types = fs
   .readdirSync(path.join(root, 'nodes'), { withFileTypes: true })
-  .filter((e) => e.isDirectory())
-  .map((e) => e.name)
-  .filter((type) => {
-    const complete = fs.existsSync(path.join(root, 'nodes', type, `${type}.ts`));
-    if (!complete) console.warn(`build: skipping nodes/${type}: no ${type}.ts yet`);
-    return complete;
-  });
+  .filter((e) => e.isDirectory() && fs.existsSync(path.join(root, 'nodes', e.name, `${e.name}.ts`)))
+  .map((e) => e.name);
 const langs = fs.readdirSync(path.join(root, 'locales'));
-const icons = fs.readdirSync(path.join(root, 'icons'));
 
+function fail(message) {
+  console.error(`build: ${message}`);
+  process.exit(1);
+}
+
+/** The icon a node's editor file declares (`icon: 'x.svg'`); config nodes have none. */
+function declaredIcon(html) {
+  const m = /\bicon:\s*'([^']+)'/.exec(html);
+  return m ? m[1] : undefined;
+}
+
+const shippedIcons = new Map();
 for (const type of types) {
   const target = path.join(dist, 'nodes', type);
-  fs.copyFileSync(path.join(root, 'nodes', type, `${type}.html`), path.join(target, `${type}.html`));
+  const html = fs.readFileSync(path.join(root, 'nodes', type, `${type}.html`), 'utf8');
+  fs.writeFileSync(path.join(target, `${type}.html`), html);
   for (const lang of langs) {
-    for (const ext of ['json', 'html']) {
-      const file = path.join(root, 'locales', lang, `${type}.${ext}`);
-      if (!fs.existsSync(file)) continue;
+    const dir = path.join(root, 'locales', lang);
+    const catalogFile = path.join(dir, `${type}.json`);
+    if (fs.existsSync(catalogFile)) {
+      const catalog = JSON.parse(fs.readFileSync(catalogFile, 'utf8'));
+      const sharedFile = path.join(dir, SHARED_CATALOG);
+      const shared = fs.existsSync(sharedFile) ? JSON.parse(fs.readFileSync(sharedFile, 'utf8')) : {};
+      for (const key of Object.keys(shared)) if (key in catalog) fail(`locales/${lang}/${type}.json and ${SHARED_CATALOG} both define "${key}"`);
       fs.mkdirSync(path.join(target, 'locales', lang), { recursive: true });
-      fs.copyFileSync(file, path.join(target, 'locales', lang, `${type}.${ext}`));
+      fs.writeFileSync(path.join(target, 'locales', lang, `${type}.json`), `${JSON.stringify({ ...catalog, ...shared }, null, 2)}\n`);
     }
+    const help = path.join(dir, `${type}.html`);
+    if (fs.existsSync(help)) fs.copyFileSync(help, path.join(target, 'locales', lang, `${type}.html`));
   }
+  const icon = declaredIcon(html);
+  if (icon === undefined) continue;
+  if (shippedIcons.has(icon)) fail(`${type} and ${shippedIcons.get(icon)} both declare ${icon}: give each node an icon of its own`);
+  if (!fs.existsSync(path.join(root, 'icons', icon))) fail(`${type} declares icon ${icon}, which is not in icons/`);
+  shippedIcons.set(icon, type);
   fs.mkdirSync(path.join(target, 'icons'), { recursive: true });
-  for (const icon of icons) fs.copyFileSync(path.join(root, 'icons', icon), path.join(target, 'icons', icon));
+  fs.copyFileSync(path.join(root, 'icons', icon), path.join(target, 'icons', icon));
 }
+const unused = fs.readdirSync(path.join(root, 'icons')).filter((icon) => !shippedIcons.has(icon));
+if (unused.length) fail(`icons/ holds icons no node declares: ${unused.join(', ')}`);
 console.log(`built ${types.length} node type(s): ${types.join(', ')}`);

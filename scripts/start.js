@@ -64,8 +64,8 @@ const keepFlows = values['keep-flows'] || process.env.DEMO_KEEP_FLOWS === '1';
 
 console.log('Building…');
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
-const { startSampleServer, startDelivery, formatSummary } = require(path.join(root, 'dist', 'lib', 'bridge-sim'));
-const { createMockCore } = require(path.join(root, 'dist', 'lib', 'mock-core'));
+const { startSampleServer, startDelivery, formatSummary } = require(path.join(root, 'dist', 'sim'));
+const { createMockCore } = require(path.join(root, 'dist', 'sim', 'mock-core'));
 
 const DEMO_TOKEN = 'demo-token';
 const DEMO_IN = 'de30de30de300002';

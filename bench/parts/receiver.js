@@ -15,7 +15,7 @@ const TARGETS = ['receiver', 'core', 'core-ack', 'floor'];
 
 /** Checks the package's JSON parsing gives JSON.parse's value for a bench body. */
 function checkParse(template) {
-  const { parseJsonBody } = require(path.join(ROOT, 'dist', 'lib', 'json.js'));
+  const { parseJsonBody } = require(path.join(ROOT, 'dist', 'lib', 'http', 'json.js'));
   const parsed = parseJsonBody(template.buffer);
   assert.ok(parsed.ok, 'parseJsonBody accepts the bench body');
   assert.deepStrictEqual(parsed.value, JSON.parse(template.buffer.toString('utf8')), 'parseJsonBody gives JSON.parse\'s value');

@@ -9,7 +9,7 @@
 const path = require('node:path');
 const { template, ID_PLACEHOLDER } = require('./load');
 
-const DIST = path.resolve(__dirname, '..', '..', 'dist', 'lib');
+const DIST = path.resolve(__dirname, '..', '..', 'dist', 'sim');
 
 const LPR_SHARES = [
   ['Close', 0.1],
@@ -21,8 +21,8 @@ const FACE_SHARES = [0.65, 0.35];
 
 /** A plate event of about `bytes` of JSON (four crops), or face event, or the small sample. */
 function event(kind, bytes) {
-  const { buildDeliveryEvent } = require(path.join(DIST, 'sim-delivery.js'));
-  const { fillerJpegBase64 } = require(path.join(DIST, 'sim-images.js'));
+  const { buildDeliveryEvent } = require(path.join(DIST, 'delivery.js'));
+  const { fillerJpegBase64 } = require(path.join(DIST, 'images.js'));
   const e = buildDeliveryEvent(kind, { messageId: ID_PLACEHOLDER });
   if (!bytes) return e;
   if (kind === 'lpr') {

@@ -5,10 +5,10 @@
  * The window itself is lib/dedupe.ts.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { DedupeWindow } from '../../lib/dedupe';
-import { eventHash } from '../../lib/event-hash';
-import { propertyReader, type PropertyReader, type PropertyUtil } from '../../lib/typed-property';
-import { throttle } from '../../lib/throttle';
+import { DedupeWindow } from '../../lib/events/dedupe';
+import { eventHash } from '../../lib/events/event-hash';
+import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+import { throttle } from '../shared/throttle';
 
 type Mode = 'id' | 'cooldown';
 type MissingKey = 'pass' | 'drop' | 'hash';

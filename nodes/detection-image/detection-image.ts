@@ -23,9 +23,9 @@ import {
   type NoImagePolicy,
   type PickOptions,
   type PlateMode,
-} from '../../lib/image';
-import { throttle } from '../../lib/throttle';
-import { propertyReader, type PropertyReader, type PropertyUtil } from '../../lib/typed-property';
+} from '../../lib/events/image/image';
+import { throttle } from '../shared/throttle';
+import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
 interface DetectionImageDef extends NodeDef {
   property: string;

@@ -3,10 +3,10 @@
  * A thin adapter: the receiving logic is lib/receiver.ts.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/auth';
-import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../../lib/node-routes';
-import { createReceiver, DEFAULT_MAX_BODY_BYTES, MiB, type DeliveryMeta, type InvalidEventPolicy } from '../../lib/receiver';
-import { throttle } from '../../lib/throttle';
+import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
+import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
+import { createReceiver, DEFAULT_MAX_BODY_BYTES, MiB, type DeliveryMeta, type InvalidEventPolicy } from '../../lib/events/receiver';
+import { throttle } from '../shared/throttle';
 
 interface DetectionInDef extends NodeDef {
   path: string;

@@ -6,9 +6,9 @@
  */
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Agent } from 'undici';
-import { BridgeError, createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/bridge-client';
-import { buildSampleEvent, isEventKind } from '../../lib/sample';
-import type { EventKind, SchemaError } from '../../lib/schemas';
+import { BridgeError, createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
+import { buildSampleEvent, isEventKind } from '../../lib/events/sample';
+import type { EventKind, SchemaError } from '../../lib/events/schemas';
 
 type KindOption = EventKind | 'msg';
 type SourceOption = 'builtin' | 'bridge';

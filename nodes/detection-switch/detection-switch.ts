@@ -4,9 +4,9 @@
  * A thin adapter: the routing is lib/route.ts.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { routeOf, routeSlots, type Route } from '../../lib/route';
-import { throttle } from '../../lib/throttle';
-import { propertyReader, type PropertyReader, type PropertyUtil } from '../../lib/typed-property';
+import { routeOf, routeSlots, type Route } from '../../lib/events/route';
+import { throttle } from '../shared/throttle';
+import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
 interface DetectionSwitchDef extends NodeDef {
   property: string;

@@ -4,12 +4,12 @@
  * lib/push-schemas.ts; the sign-in is the platform-server's client.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { fillPath } from '../../lib/path-template';
-import { PlatformClient, posBatchPath } from '../../lib/platform-client';
-import { PushQueue, type BatchResult, type PushError } from '../../lib/push';
-import { checkPushItems } from '../../lib/push-schemas';
-import { throttle } from '../../lib/throttle';
-import type { PlatformServerNode } from '../platform-server/server-node';
+import { fillPath } from '../../lib/platform/path-template';
+import { PlatformClient, posBatchPath } from '../../lib/platform/client';
+import { PushQueue, type BatchResult, type PushError } from '../../lib/platform/push-queue';
+import { checkPushItems } from '../../lib/platform/push-schemas';
+import { throttle } from '../shared/throttle';
+import type { PlatformServerNode } from '../shared/platform-server-node';
 
 type Operation = 'pos' | 'casino-ratings' | 'tito' | 'face-detections' | 'plate-reads';
 const OPERATIONS: readonly Operation[] = ['pos', 'casino-ratings', 'tito', 'face-detections', 'plate-reads'];

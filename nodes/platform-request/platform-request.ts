@@ -3,10 +3,10 @@
  * of a platform-server: method, path with {placeholders}, query, body.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import { fillPath } from '../../lib/path-template';
-import type { PlatformClient } from '../../lib/platform-client';
-import { throttle } from '../../lib/throttle';
-import type { PlatformServerNode } from '../platform-server/server-node';
+import { fillPath } from '../../lib/platform/path-template';
+import type { PlatformClient } from '../../lib/platform/client';
+import { throttle } from '../shared/throttle';
+import type { PlatformServerNode } from '../shared/platform-server-node';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

@@ -4,8 +4,8 @@
  * kept-alive connection pool shared by every node that uses it.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import type { PlatformServerNode } from './server-node';
-import { PlatformClient, PlatformError, posPlugins } from '../../lib/platform-client';
+import type { PlatformServerNode } from '../shared/platform-server-node';
+import { PlatformClient, PlatformError, posPlugins } from '../../lib/platform/client';
 
 interface PlatformServerDef extends NodeDef {
   url: string;

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, NODE_RED_DIR, getHelper, nodeModule, translatedModule, translate, collect, until, sleep } = require('../support');
 const ev = require('../fixtures/events');
-const { checkEvent } = require('../../dist/lib/schemas');
+const { checkEvent } = require('../../dist/lib/events/schemas');
 
 const TYPE = 'detection-image';
 const detectionImage = nodeModule(TYPE);

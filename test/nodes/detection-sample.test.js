@@ -11,8 +11,8 @@ const path = require('node:path');
 const { ROOT, getHelper, nodeModule, collect, until, sleep } = require('../support');
 
 const detectionSample = nodeModule('detection-sample');
-const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'sample'));
-const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'schemas'));
+const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
+const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 const helper = getHelper();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -5,7 +5,7 @@
  */
 const assert = require('node:assert/strict');
 const { getHelper, translatedModule, collect, until, sleep, selfSigned } = require('../support');
-const { startMockCore } = require('../../dist/lib/mock-core');
+const { startMockCore } = require('../../dist/sim/mock-core');
 
 const helper = getHelper();
 const modules = ['platform-server', 'platform-push', 'platform-request'].map(translatedModule);

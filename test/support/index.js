@@ -166,7 +166,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A key and self-signed certificate for 127.0.0.1, made in process by the
  *  package's own lib/sim-tls (no openssl needed). */
 function selfSigned() {
-  const { createSelfSignedCertificate } = require(path.join(ROOT, 'dist', 'lib', 'sim-tls'));
+  const { createSelfSignedCertificate } = require(path.join(ROOT, 'dist', 'sim', 'tls'));
   const { key, cert } = createSelfSignedCertificate({ names: ['127.0.0.1'], days: 1 });
   return { key, cert };
 }

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { checkAuth, authConfigProblem, safeEqual, credentialHeaderNames } = require('../../dist/lib/auth');
+const { checkAuth, authConfigProblem, safeEqual, credentialHeaderNames } = require('../../dist/lib/events/auth');
 
 const basic = (user, password) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 

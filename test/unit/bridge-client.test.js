@@ -10,9 +10,9 @@ const path = require('node:path');
 const { Agent } = require('undici');
 const { ROOT, selfSigned } = require('../support');
 
-const client = require(path.join(ROOT, 'dist', 'lib', 'bridge-client'));
-const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'sample'));
-const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'schemas'));
+const client = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample-client'));
+const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
+const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 
 
 /**

@@ -152,8 +152,8 @@ function withoutVolatile(event) {
 
 describe('bridge simulator', function () {
   before(function () {
-    sim = require(path.join(dist, 'lib', 'bridge-sim'));
-    ({ checkEvent } = require(path.join(dist, 'lib', 'schemas')));
+    sim = require(path.join(dist, 'sim', 'index'));
+    ({ checkEvent } = require(path.join(dist, 'lib', 'events', 'schemas')));
   });
 
   describe('sample endpoints (GET /api/v1/webhook-models/{face,lpr})', function () {

@@ -3,8 +3,8 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const v8 = require('node:v8');
 const vm = require('node:vm');
-const { DedupeWindow } = require('../../dist/lib/dedupe');
-const { eventHash } = require('../../dist/lib/event-hash');
+const { DedupeWindow } = require('../../dist/lib/events/dedupe');
+const { eventHash } = require('../../dist/lib/events/event-hash');
 const ev = require('../fixtures/events');
 
 describe('lib/dedupe DedupeWindow', () => {

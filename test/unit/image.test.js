@@ -15,8 +15,8 @@ const {
   ImageError,
   DEFAULT_CROP_ORDER,
   DEFAULT_PICK_OPTIONS,
-} = require('../../dist/lib/image');
-const { checkEvent } = require('../../dist/lib/schemas');
+} = require('../../dist/lib/events/image/image');
+const { checkEvent } = require('../../dist/lib/events/schemas');
 const ev = require('../fixtures/events');
 
 const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];

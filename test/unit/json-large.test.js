@@ -5,7 +5,7 @@
  * guard of the plain road.
  */
 const assert = require('node:assert/strict');
-const { parseJsonBody, locateJsonError } = require('../../dist/lib/json');
+const { parseJsonBody, locateJsonError } = require('../../dist/lib/http/json');
 const ev = require('../fixtures/events');
 
 const big = (n, ch = 'A') => ch.repeat(n);

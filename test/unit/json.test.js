@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { parseJsonBody, locateJsonError, MAX_JSON_DEPTH } = require('../../dist/lib/json');
+const { parseJsonBody, locateJsonError, MAX_JSON_DEPTH } = require('../../dist/lib/http/json');
 
 const parse = (text) => parseJsonBody(Buffer.from(text, 'utf8'));
 

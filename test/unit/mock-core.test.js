@@ -12,7 +12,7 @@ const { Agent, request } = require('undici');
 const { selfSigned } = require('../support');
 
 const dist = require('path').resolve(__dirname, '../../dist');
-const { startMockCore, createMockCore, DEFAULT_MOCK_PLUGINS } = require(path.join(dist, 'lib', 'mock-core'));
+const { startMockCore, createMockCore, DEFAULT_MOCK_PLUGINS } = require(path.join(dist, 'sim', 'mock-core'));
 
 
 async function call(url, { method = 'GET', token, body, headers = {}, dispatcher } = {}) {

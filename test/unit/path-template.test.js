@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { fillPath, placeholders } = require('../../dist/lib/path-template');
+const { fillPath, placeholders } = require('../../dist/lib/platform/path-template');
 
 describe('lib/path-template', () => {
   const msg = { posId: 'pos 1/a', site: { id: 7 }, payload: { items: ['x'] }, empty: '' };

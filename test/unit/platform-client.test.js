@@ -12,8 +12,8 @@ const { Agent, request } = require('undici');
 const { selfSigned } = require('../support');
 
 const dist = require('path').resolve(__dirname, '../../dist');
-const pc = require(path.join(dist, 'lib', 'platform-client'));
-const { startMockCore } = require(path.join(dist, 'lib', 'mock-core'));
+const pc = require(path.join(dist, 'lib', 'platform', 'client'));
+const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
 
 const USER = 'integrator';
 const PASSWORD = 'pa55-w0rd-very-secret';

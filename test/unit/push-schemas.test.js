@@ -8,8 +8,8 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const dist = require('path').resolve(__dirname, '../../dist');
-const { checkPushItems, formatPushErrors, PushPlateDirection, PushGender, MAX_PUSH_ITEM_DEPTH } = require(path.join(dist, 'lib', 'push-schemas'));
-const { CROP_SIZE_NAMES } = require(path.join(dist, 'lib', 'schemas'));
+const { checkPushItems, formatPushErrors, PushPlateDirection, PushGender, MAX_PUSH_ITEM_DEPTH } = require(path.join(dist, 'lib', 'platform', 'push-schemas'));
+const { CROP_SIZE_NAMES } = require(path.join(dist, 'lib', 'events', 'schemas'));
 
 const IMAGE = Buffer.from('a tiny jpeg stand-in').toString('base64');
 

@@ -8,9 +8,9 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const dist = require('path').resolve(__dirname, '../../dist');
-const push = require(path.join(dist, 'lib', 'push'));
-const { PlatformClient, posBatchPath } = require(path.join(dist, 'lib', 'platform-client'));
-const { startMockCore } = require(path.join(dist, 'lib', 'mock-core'));
+const push = require(path.join(dist, 'lib', 'platform', 'push-queue'));
+const { PlatformClient, posBatchPath } = require(path.join(dist, 'lib', 'platform', 'client'));
+const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
 
 const { PushQueue } = push;
 const USER = 'pusher';

@@ -2,7 +2,7 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const net = require('node:net');
-const { createReceiver, MiB } = require('../../dist/lib/receiver');
+const { createReceiver, MiB } = require('../../dist/lib/events/receiver');
 const ev = require('../fixtures/events');
 const { request, postJson, until, sleep } = require('../support');
 

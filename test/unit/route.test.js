@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { routeOf, routeSlots, ROUTES } = require('../../dist/lib/route');
+const { routeOf, routeSlots, ROUTES } = require('../../dist/lib/events/route');
 const ev = require('../fixtures/events');
 
 describe('lib/route', () => {

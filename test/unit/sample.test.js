@@ -7,8 +7,8 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { ROOT } = require('../support');
 
-const sample = require(path.join(ROOT, 'dist', 'lib', 'sample'));
-const { checkEvent, CROP_SIZE_NAMES } = require(path.join(ROOT, 'dist', 'lib', 'schemas'));
+const sample = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
+const { checkEvent, CROP_SIZE_NAMES } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 
 const HOUR = 60 * 60 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -180,7 +180,7 @@ describe('sample helpers', () => {
 
   it('is free of Node-RED, for reuse by the bridge simulator', () => {
     const fs = require('node:fs');
-    for (const file of ['sample.js', 'bridge-client.js']) {
+    for (const file of ['events/sample.js', 'events/sample-client.js']) {
       const text = fs.readFileSync(path.join(ROOT, 'dist', 'lib', file), 'utf8');
       assert.doesNotMatch(text, /require\("(node-red|@node-red\/[^"]+)"\)/, `${file} does not require Node-RED`);
     }

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { checkEvent, kindOf, formatPath } = require('../../dist/lib/schemas');
+const { checkEvent, kindOf, formatPath } = require('../../dist/lib/events/schemas');
 const ev = require('../fixtures/events');
 
 const clone = (v) => JSON.parse(JSON.stringify(v));

@@ -20,9 +20,9 @@ import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { fillTemplate } from './bridge-client';
-import { parseJsonBody } from './json';
-import { CERTIFICATE_CODES, errorCode, NETWORK_WORDS, TIMEOUT_CODES } from './net-errors';
+import { fillTemplate } from '../events/sample-client';
+import { parseJsonBody } from '../http/json';
+import { CERTIFICATE_CODES, errorCode, NETWORK_WORDS, TIMEOUT_CODES } from '../http/net-errors';
 
 export const DEFAULT_PLATFORM_TIMEOUT_MS = 30_000;
 export const DEFAULT_RENEW_BEFORE_MS = 60_000;

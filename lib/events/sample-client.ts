@@ -10,10 +10,10 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { Agent, request, type Dispatcher } from 'undici';
-import { parseJsonBody } from './json';
+import { parseJsonBody } from '../http/json';
 import { sampleModelPath } from './sample';
 import { checkEvent, kindOf, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind, type SchemaError } from './schemas';
-import { CERTIFICATE_CODES, errorCode, NETWORK_WORDS, TIMEOUT_CODES } from './net-errors';
+import { CERTIFICATE_CODES, errorCode, NETWORK_WORDS, TIMEOUT_CODES } from '../http/net-errors';
 
 export const DEFAULT_SAMPLE_TIMEOUT_MS = 10_000;
 /** A sample is a few kilobytes; this only stops a runaway answer. */

@@ -8,8 +8,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
 import { readBody } from './body';
-import { parseJsonBody } from './json';
-import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem';
+import { parseJsonBody } from '../http/json';
+import { PROBLEM_CONTENT_TYPE, problem, type Problem } from '../http/problem';
 import { checkEvent, kindOf, type DetectionEvent, type EventKind, type SchemaError } from './schemas';
 
 export const MiB = 1024 * 1024;

@@ -19,10 +19,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem';
-import { buildSampleEvent, sampleModelPath } from './sample';
-import type { EventKind } from './schemas';
-import { createSelfSignedCertificate } from './sim-tls';
+import { PROBLEM_CONTENT_TYPE, problem, type Problem } from '../lib/http/problem';
+import { buildSampleEvent, sampleModelPath } from '../lib/events/sample';
+import type { EventKind } from '../lib/events/schemas';
+import { createSelfSignedCertificate } from './tls';
 
 export const DEFAULT_SAMPLE_PORT = 5022;
 export const DEFAULT_SAMPLE_HOST = '127.0.0.1';

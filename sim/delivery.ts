@@ -22,12 +22,12 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
-import { authConfigProblem, type AuthConfig, type AuthMode } from './auth';
-import { buildSampleEvent } from './sample';
-import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from './schemas';
-import { fillerJpegBase64 } from './sim-images';
-import { LatencyRecorder, type DeliverySummary } from './sim-summary';
-import { errorCode, TIMEOUT_CODES } from './net-errors';
+import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/events/auth';
+import { buildSampleEvent } from '../lib/events/sample';
+import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
+import { fillerJpegBase64 } from './images';
+import { LatencyRecorder, type DeliverySummary } from './summary';
+import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
 
 export const DELIVERY_DEFAULTS = {
   count: 10,

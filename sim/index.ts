@@ -5,8 +5,8 @@
  * TLS), with a summary of what happened. The command line program is
  * bin/detection-bridge-sim.ts.
  */
-export * from './sim-server';
-export * from './sim-delivery';
-export * from './sim-summary';
-export * from './sim-images';
-export * from './sim-tls';
+export * from './sample-server';
+export * from './delivery';
+export * from './summary';
+export * from './images';
+export * from './tls';

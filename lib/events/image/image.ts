@@ -6,7 +6,7 @@
  * with one sticky regex test, only the chosen image is decoded, and the
  * base64 / data-URL outputs are built without decoding at all.
  */
-import { CROP_SIZE_NAMES, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type CropSizeName, type EventKind } from './schemas';
+import { CROP_SIZE_NAMES, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type CropSizeName, type EventKind } from '../schemas';
 
 /** Default preference: the tightest plate crop first. */
 export const DEFAULT_CROP_ORDER: readonly CropSizeName[] = CROP_SIZE_NAMES;

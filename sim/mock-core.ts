@@ -21,7 +21,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { PROBLEM_CONTENT_TYPE } from './problem';
+import { PROBLEM_CONTENT_TYPE } from '../lib/http/problem';
 
 export interface MockPlugin {
   id: string;

@@ -4,7 +4,7 @@
  * Node-RED-free.
  */
 import { writeFile } from 'node:fs/promises';
-import type { EventKind } from './schemas';
+import type { EventKind } from '../lib/events/schemas';
 
 export interface LatencySummary {
   /** Acknowledged attempts measured. */

@@ -1,7 +1,7 @@
 /**
  * RFC 9457 problem details: the JSON body of every rejected request.
  */
-import type { SchemaError } from './schemas';
+import type { SchemaError } from '../events/schemas';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 

@@ -20,7 +20,7 @@
  * Node-RED-free.
  */
 import { z } from 'zod';
-import { CROP_SIZE_NAMES, formatPath } from './schemas';
+import { CROP_SIZE_NAMES, formatPath } from '../events/schemas';
 
 const CROP_LIST = CROP_SIZE_NAMES.join(', ');
 
