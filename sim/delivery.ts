@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/events/auth';
+import { renderMessage } from '../lib/messages';
 import { buildSampleEvent } from '../lib/events/sample';
 import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
 import { fillerJpegBase64 } from './images';
@@ -182,7 +183,7 @@ export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
   if (url.hash) throw new SimOptionError('url', 'a receiver URL has no #fragment');
   const auth: AuthConfig = options.auth ?? { mode: 'none' };
   const authProblem = authConfigProblem(auth);
-  if (authProblem) throw new SimOptionError('auth', authProblem);
+  if (authProblem) throw new SimOptionError('auth', renderMessage(authProblem));
   const int = Number.isInteger;
   return {
     url,

@@ -4,6 +4,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Message } from '../messages';
 
 export type AuthMode = 'none' | 'basic' | 'bearer' | 'header';
 export const AUTH_MODES: readonly AuthMode[] = ['none', 'basic', 'bearer', 'header'];
@@ -20,6 +21,9 @@ export interface AuthConfig {
   headerValue?: string;
 }
 
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 export type AuthResult =
   | { ok: true }
   | { ok: false; reason: 'missing' | 'mismatch'; wwwAuthenticate?: string };
@@ -32,25 +36,24 @@ export function safeEqual(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-/** What is wrong with a configuration, or null when it can run. */
-export function authConfigProblem(config: AuthConfig): string | null {
+/** What is wrong with a configuration (a catalog message), or null when it can run. */
+export function authConfigProblem(config: AuthConfig): Message | null {
+  const problem = (reason: string, params?: Message['params']): Message => ({ key: `auth.${reason}`, ...(params ? { params } : {}) });
   switch (config.mode) {
     case 'none':
       return null;
     case 'basic':
-      if (!config.user) return 'Basic auth needs a user name';
-      if (!config.password) return 'Basic auth needs a password';
-      if (config.user.includes(':')) return 'a Basic auth user name cannot contain ":"';
+      if (!config.user) return problem('basic-user');
+      if (!config.password) return problem('basic-password');
+      if (config.user.includes(':')) return problem('basic-colon');
       return null;
     case 'bearer':
-      return config.token ? null : 'Bearer auth needs a token';
+      return config.token ? null : problem('bearer-token');
     case 'header':
-      if (!config.headerName || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(config.headerName)) {
-        return 'header auth needs a valid header name';
-      }
-      return config.headerValue ? null : 'header auth needs a header value';
+      if (!config.headerName || !HEADER_NAME.test(config.headerName)) return problem('header-name');
+      return config.headerValue ? null : problem('header-value');
     default:
-      return `unknown auth mode "${String((config as AuthConfig).mode)}"`;
+      return problem('unknown-mode', { mode: String((config as AuthConfig).mode) });
   }
 }
 

@@ -14,6 +14,7 @@
  * plain road, so results and error messages are the same either way.
  */
 import { randomUUID } from 'node:crypto';
+import { renderMessage, type Message } from '../messages';
 
 /** Deeper than any detection event (about 6 levels); deep enough for extra
  *  fields a future bridge may add. Downstream Node-RED code (cloneMessage, the
@@ -27,9 +28,24 @@ export interface JsonErrorLocation {
   column: number;
 }
 
+export type JsonParseReason = 'empty' | 'syntax' | 'too-deep';
+
 export type JsonParseResult =
   | { ok: true; value: unknown }
-  | { ok: false; reason: 'empty' | 'syntax' | 'too-deep'; detail: string; location?: JsonErrorLocation };
+  | {
+      ok: false;
+      reason: JsonParseReason;
+      /** What is wrong, for a translation; `detail` is its en-US text. */
+      message: Message;
+      detail: string;
+      location?: JsonErrorLocation;
+    };
+
+function failed(reason: JsonParseReason, message: Message, location?: JsonErrorLocation): JsonParseResult {
+  return { ok: false, reason, message, detail: renderMessage(message), ...(location ? { location } : {}) };
+}
+
+const tooDeep = (): JsonParseResult => failed('too-deep', { key: 'json.too-deep', params: { max: MAX_JSON_DEPTH } });
 
 export function parseJsonBody(body: Buffer): JsonParseResult {
   if (body.length >= LARGE_BODY_BYTES) {
@@ -38,19 +54,19 @@ export function parseJsonBody(body: Buffer): JsonParseResult {
   }
   let text = body.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === '') return { ok: false, reason: 'empty', detail: 'the request body is empty' };
+  if (text.trim() === '') return failed('empty', { key: 'json.empty' });
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     const location = locateJsonError(text);
-    const where = location ? ` at line ${location.line}, column ${location.column} (offset ${location.position})` : '';
-    return { ok: false, reason: 'syntax', detail: `the body is not valid JSON${where}: ${(err as Error).message}`, location };
+    const message = (err as Error).message;
+    return location
+      ? failed('syntax', { key: 'json.syntax-at', params: { ...location, message } }, location)
+      : failed('syntax', { key: 'json.syntax', params: { message } });
   }
   const depth = sanitize(value, MAX_JSON_DEPTH);
-  if (depth > MAX_JSON_DEPTH) {
-    return { ok: false, reason: 'too-deep', detail: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
-  }
+  if (depth > MAX_JSON_DEPTH) return tooDeep();
   return { ok: true, value };
 }
 
@@ -175,9 +191,7 @@ function parseLargeBody(body: Buffer): JsonParseResult | undefined {
     return whole === undefined || placed !== count ? undefined : { ok: true, value: whole };
   }
   const depth = sanitize(value, MAX_JSON_DEPTH, restore);
-  if (depth > MAX_JSON_DEPTH) {
-    return { ok: false, reason: 'too-deep', detail: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
-  }
+  if (depth > MAX_JSON_DEPTH) return tooDeep();
   return placed === count ? { ok: true, value } : undefined;
 }
 

@@ -17,12 +17,13 @@
  * log line; this module does not log at all. Node-RED-free.
  */
 import { EventEmitter } from 'node:events';
-import { STATUS_CODES } from 'node:http';
 import { rootCertificates } from 'node:tls';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { fillTemplate } from '../events/sample-client';
+import { Agent, type Dispatcher } from 'undici';
+import { isJsonContentType } from '../http/content-type';
 import { parseJsonBody } from '../http/json';
-import { CERTIFICATE_CODES, errorCode, NETWORK_WORDS, TIMEOUT_CODES } from '../http/net-errors';
+import { redactUserInfo } from '../http/net-errors';
+import { send } from '../http/send';
+import { answerParams, TransportError } from '../http/transport-error';
 
 export const DEFAULT_PLATFORM_TIMEOUT_MS = 30_000;
 export const DEFAULT_RENEW_BEFORE_MS = 60_000;
@@ -38,96 +39,7 @@ export function posBatchPath(posId: string | number): string {
 }
 
 // ---------------------------------------------------------------------------
-// Errors
-
-export type PlatformErrorReason =
-  | 'url'
-  | 'path'
-  | 'credentials'
-  | 'certificate'
-  | 'timeout'
-  | 'network'
-  | 'aborted'
-  | 'closed'
-  | 'too-large'
-  | 'login'
-  | 'token-fields'
-  | 'status';
-
-export type PlatformErrorParams = Record<string, string | number>;
-
-export const PLATFORM_ERROR_CODES: Record<PlatformErrorReason, string> = {
-  url: 'ERR_PLATFORM_URL',
-  path: 'ERR_PLATFORM_PATH',
-  credentials: 'ERR_PLATFORM_CREDENTIALS',
-  certificate: 'ERR_PLATFORM_CERTIFICATE',
-  timeout: 'ERR_PLATFORM_TIMEOUT',
-  network: 'ERR_PLATFORM_NETWORK',
-  aborted: 'ERR_PLATFORM_ABORTED',
-  closed: 'ERR_PLATFORM_CLOSED',
-  'too-large': 'ERR_PLATFORM_TOO_LARGE',
-  login: 'ERR_PLATFORM_LOGIN',
-  'token-fields': 'ERR_PLATFORM_TOKEN_FIELDS',
-  status: 'ERR_PLATFORM_STATUS',
-};
-
-/** English text per reason; `__name__` placeholders are filled from params
- *  (the same placeholders a Node-RED message catalog uses). */
-const MESSAGES: Record<PlatformErrorReason, string> = {
-  url: 'the platform base URL "__url__" is not valid: __detail__',
-  path: 'the platform path "__path__" is not valid: __detail__',
-  credentials: 'no platform __missing__ is configured: enter it in the platform server settings',
-  certificate:
-    '__method__ __url__ failed: the server certificate is not trusted (__code__); if the platform uses a self-signed certificate, turn on "accept a self-signed certificate" or give its CA certificate',
-  timeout: '__method__ __url__ timed out after __seconds__ s',
-  network: '__method__ __url__ failed: __detail__',
-  aborted: '__method__ __url__ was cancelled',
-  closed: 'the platform client is closed',
-  'too-large': '__method__ __url__ answered a body larger than __limit__ bytes',
-  login: 'sign-in at __url__ failed: __status__ (__statusText__)__excerpt__',
-  'token-fields':
-    'sign-in at __url__ answered __status__ but no access token was found (looked for accessToken, access_token, token, jwt, also inside data/result); the answer has the fields: __fields__',
-  status: '__method__ __url__ answered __status__ (__statusText__)__excerpt__',
-};
-
-export class PlatformError extends Error {
-  readonly reason: PlatformErrorReason;
-  /** ERR_PLATFORM_URL, _PATH, _CREDENTIALS, _CERTIFICATE, _TIMEOUT, _NETWORK,
-   *  _ABORTED, _CLOSED, _TOO_LARGE, _LOGIN, _TOKEN_FIELDS, _STATUS. */
-  readonly code: string;
-  /** The URL asked for (never with credentials), when there was one. */
-  readonly url?: string;
-  /** The HTTP status, when the platform answered. */
-  readonly status?: number;
-  /** True when sending the same request again later may succeed (network
-   *  failures, time-outs, a login answered 429 or 5xx). */
-  readonly retryable: boolean;
-  /** Values for the message template: url, method, status, statusText, detail, fields, … */
-  readonly params: PlatformErrorParams;
-
-  constructor(
-    reason: PlatformErrorReason,
-    params: PlatformErrorParams,
-    options: { status?: number; cause?: unknown; retryable?: boolean } = {},
-  ) {
-    super(fillTemplate(MESSAGES[reason], params), options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PlatformError';
-    this.reason = reason;
-    this.code = PLATFORM_ERROR_CODES[reason];
-    this.url = params.url === undefined ? undefined : String(params.url);
-    this.status = options.status;
-    this.retryable = options.retryable ?? (reason === 'network' || reason === 'timeout');
-    this.params = params;
-  }
-}
-
-// ---------------------------------------------------------------------------
 // URLs
-
-/** Hides `user:password@` in a string that may not even parse as a URL. */
-function redactUserInfo(text: string): string {
-  return text.replace(/\/\/[^/?#@\s]*@/, '//');
-}
 
 /** What a user may paste along with the core base URL: `/api/v2` or a whole v2 call. */
 const PASTED_V2_SUFFIX = /\/api\/v2(?:\/.*)?$/i;
@@ -148,17 +60,18 @@ export interface PlatformBase {
  */
 export function parsePlatformBase(baseUrl: string): PlatformBase {
   const text = String(baseUrl ?? '').trim();
-  const bad = (detail: string): PlatformError => new PlatformError('url', { url: redactUserInfo(text), detail });
-  if (!text) throw bad('it is empty; enter the address of the platform core, for example https://core-host');
+  const bad = (detail: string): TransportError =>
+    new TransportError('platform', 'url', { url: redactUserInfo(text), detail: { key: `transport.detail.${detail}` } });
+  if (!text) throw bad('platform-url-empty');
   let base: URL;
   try {
     base = new URL(text);
   } catch {
-    throw bad('enter an absolute address such as https://core-host or https://tenant-host/core');
+    throw bad('platform-url-not-absolute');
   }
-  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw bad('it must start with https:// (or http://)');
-  if (base.username || base.password) throw bad('it must not carry a user name or password; enter them as the credentials');
-  if (base.search || base.hash) throw bad('it must not carry a query (?) or a fragment (#)');
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw bad('url-protocol');
+  if (base.username || base.password) throw bad('url-user-info');
+  if (base.search || base.hash) throw bad('url-query');
   const prefix = base.pathname.replace(/\/+$/, '').replace(PASTED_V2_SUFFIX, '').replace(/\/+$/, '');
   return { origin: base.origin, prefix, display: `${base.origin}${prefix}` };
 }
@@ -174,14 +87,12 @@ export type PlatformQuery = Record<string, QueryValue> | URLSearchParams;
  */
 export function platformUrl(base: PlatformBase, path: string, query?: PlatformQuery): URL {
   const raw = String(path ?? '').trim();
-  const bad = (detail: string): PlatformError => new PlatformError('path', { path: raw, detail });
-  if (!raw) throw bad('it is empty; give a path such as /api/v2/portal/installed-plugins');
-  if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('//')) {
-    throw bad('give a path relative to the platform base URL (/api/v2/...), not a full URL');
-  }
-  if (raw.includes('#')) throw bad('it must not carry a fragment (#)');
+  const bad = (detail: string): TransportError => new TransportError('platform', 'path', { path: raw, detail: { key: `transport.detail.${detail}` } });
+  if (!raw) throw bad('path-empty');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('//')) throw bad('path-absolute');
+  if (raw.includes('#')) throw bad('path-fragment');
   const url = new URL(`${base.origin}${base.prefix}/${raw.replace(/^\/+/, '')}`);
-  if (url.origin !== base.origin) throw bad('it leads away from the platform base URL');
+  if (url.origin !== base.origin) throw bad('path-escapes');
   if (query) {
     const entries = query instanceof URLSearchParams ? [...query.entries()] : Object.entries(query);
     for (const [key, value] of entries) {
@@ -336,51 +247,6 @@ function withJwtExpiry(pair: TokenPair): TokenPair {
 }
 
 // ---------------------------------------------------------------------------
-// Failures
-
-interface CallContext {
-  method: string;
-  url: string;
-  timeoutMs: number;
-  deadline: AbortSignal;
-  signal?: AbortSignal;
-}
-
-function translateFailure(err: unknown, call: CallContext): PlatformError {
-  if (err instanceof PlatformError) return err;
-  const { method, url } = call;
-  const code = errorCode(err);
-  if (call.deadline.aborted || (code && TIMEOUT_CODES.has(code))) {
-    return new PlatformError('timeout', { method, url, seconds: +(call.timeoutMs / 1000).toFixed(3) }, { cause: err });
-  }
-  if (call.signal?.aborted) return new PlatformError('aborted', { method, url }, { cause: err, retryable: false });
-  if (code && CERTIFICATE_CODES.has(code)) return new PlatformError('certificate', { method, url, code }, { cause: err, retryable: false });
-  if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') return new PlatformError('closed', {}, { cause: err, retryable: false });
-  const words = code && NETWORK_WORDS[code];
-  const message = (err as Error)?.message || String(err);
-  const detail = words ? `${words} (${code})` : code ? `${message} (${code})` : message;
-  return new PlatformError('network', { method, url, detail: redactUserInfo(detail) }, { cause: err });
-}
-
-/** A short, single-line piece of an answer for an error message, with the
- *  given secrets blanked out. */
-export function bodyExcerpt(body: unknown, secrets: ReadonlyArray<string | undefined> = [], max = 200): string {
-  if (body === null || body === undefined || body === '') return '';
-  let text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : safeStringify(body);
-  for (const secret of secrets) if (secret && secret.length >= 3) text = text.split(secret).join('***');
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-// ---------------------------------------------------------------------------
 // The client
 
 export interface PlatformClientOptions {
@@ -467,7 +333,7 @@ interface Session {
 
 /**
  * One platform login shared by every caller. Emits `signedIn` (SignInInfo)
- * after each successful login and `signInFailed` (PlatformError) after a
+ * after each successful login and `signInFailed` (TransportError) after a
  * failed one; never emits `error`.
  */
 export class PlatformClient extends EventEmitter {
@@ -485,7 +351,7 @@ export class PlatformClient extends EventEmitter {
   private closed = false;
   private _logins = 0;
   private _requests = 0;
-  private _lastError?: PlatformError;
+  private _lastError?: TransportError;
 
   constructor(options: PlatformClientOptions) {
     super();
@@ -532,7 +398,7 @@ export class PlatformClient extends EventEmitter {
   }
 
   /** The last sign-in or transport failure (cleared by a successful login). */
-  get lastError(): PlatformError | undefined {
+  get lastError(): TransportError | undefined {
     return this._lastError;
   }
 
@@ -559,10 +425,10 @@ export class PlatformClient extends EventEmitter {
    * One v2 call with the shared login. Signs in on first use, renews before a
    * known expiry, and after a 401 signs in again once and repeats the call (a
    * second 401 is returned). Resolves with any HTTP answer, 2xx or not;
-   * rejects with a PlatformError on network, TLS, time-out or sign-in failures.
+   * rejects with a TransportError on network, TLS, time-out or sign-in failures.
    */
   async request(options: PlatformRequestOptions): Promise<PlatformResponse> {
-    if (this.closed) throw new PlatformError('closed', {}, { retryable: false });
+    if (this.closed) throw new TransportError('platform', 'closed', {});
     const method = String(options.method || 'GET').toUpperCase();
     const url = platformUrl(this.base, options.path, options.query);
     const prepared = prepareBody(method, options.body);
@@ -634,37 +500,23 @@ export class PlatformClient extends EventEmitter {
 
   private async login(): Promise<Session> {
     try {
-      if (!this.userName) throw new PlatformError('credentials', { missing: 'user name' }, { retryable: false });
-      if (!this.password) throw new PlatformError('credentials', { missing: 'password' }, { retryable: false });
+      if (!this.userName) throw new TransportError('platform', 'credentials', { missing: { key: 'transport.detail.user-name' } });
+      if (!this.password) throw new TransportError('platform', 'credentials', { missing: { key: 'transport.detail.password' } });
       const url = platformUrl(this.base, PLATFORM_LOGIN_PATH);
       const body = JSON.stringify({ userName: this.userName, password: this.password });
       const res = await this.send('POST', url, undefined, { body, contentType: 'application/json' }, {});
       const display = url.href;
       if (res.statusCode < 200 || res.statusCode > 299) {
-        const excerpt = bodyExcerpt(res.body, [this.password]);
-        throw new PlatformError(
-          'login',
-          {
-            url: display,
-            status: res.statusCode,
-            statusText: STATUS_CODES[res.statusCode] ?? 'unexpected status',
-            excerpt: excerpt ? `: ${excerpt}` : '',
-          },
-          { status: res.statusCode, retryable: res.statusCode === 429 || res.statusCode === 408 || res.statusCode >= 500 },
-        );
+        throw new TransportError('platform', 'login', { url: display, ...answerParams(res.statusCode, res.body, [this.password]) }, { status: res.statusCode });
       }
       const obtainedAt = this.now();
       const found = extractTokenPair(res.body, obtainedAt);
       if (!found.ok) {
-        throw new PlatformError(
-          'token-fields',
-          { url: display, status: res.statusCode, fields: found.fields.join(', ') },
-          { status: res.statusCode, retryable: false },
-        );
+        throw new TransportError('platform', 'token-fields', { url: display, status: res.statusCode, fields: found.fields.join(', ') }, { status: res.statusCode });
       }
       const { pair } = found;
       const session: Session = { accessToken: pair.accessToken, refreshToken: pair.refreshToken, expiresAt: pair.expiresAt, obtainedAt };
-      if (this.closed) throw new PlatformError('closed', {}, { retryable: false });
+      if (this.closed) throw new TransportError('platform', 'closed', {});
       this.session = session;
       this._logins++;
       this._lastError = undefined;
@@ -676,7 +528,8 @@ export class PlatformClient extends EventEmitter {
       } satisfies SignInInfo);
       return session;
     } catch (err) {
-      const failure = err instanceof PlatformError ? err : new PlatformError('network', { method: 'POST', url: this.base.display, detail: String(err) }, { cause: err });
+      const failure =
+        err instanceof TransportError ? err : new TransportError('platform', 'network', { method: 'POST', url: this.base.display, detail: String(err) }, { cause: err });
       this._lastError = failure;
       this.emit('signInFailed', failure);
       throw failure;
@@ -690,11 +543,7 @@ export class PlatformClient extends EventEmitter {
     prepared: PreparedBody,
     options: { headers?: PlatformRequestOptions['headers']; signal?: AbortSignal; timeoutMs?: number },
   ): Promise<PlatformResponse> {
-    if (this.closed) throw new PlatformError('closed', {}, { retryable: false });
-    const timeoutMs = positive(options.timeoutMs, this.timeoutMs);
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-    const call: CallContext = { method, url: url.href, timeoutMs, deadline, signal: options.signal };
+    if (this.closed) throw new TransportError('platform', 'closed', {});
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'node-red-contrib-detection-bridge' };
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
@@ -706,36 +555,22 @@ export class PlatformClient extends EventEmitter {
     if (accessToken) headers.authorization = `Bearer ${accessToken}`;
     this._requests++;
     try {
-      const res = await undiciRequest(url, {
-        method: method as Dispatcher.HttpMethod,
+      const res = await send({
+        service: 'platform',
+        method,
+        url,
         headers,
         body: prepared.body,
         dispatcher: this.dispatcher,
-        signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        timeoutMs: positive(options.timeoutMs, this.timeoutMs),
+        signal: options.signal,
+        maxBytes: this.maxResponseBytes,
       });
-      const raw = await this.readCapped(res.body, call);
-      return { statusCode: res.statusCode, headers: res.headers as PlatformHeaders, body: decodeBody(raw, res.headers['content-type']) };
+      return { statusCode: res.statusCode, headers: res.headers as PlatformHeaders, body: decodeBody(res.body, res.headers['content-type']) };
     } catch (err) {
-      const failure = translateFailure(err, call);
-      this._lastError = failure;
-      throw failure;
+      this._lastError = err as TransportError;
+      throw err;
     }
-  }
-
-  private async readCapped(body: Dispatcher.ResponseData['body'], call: CallContext): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > this.maxResponseBytes) {
-        body.destroy();
-        throw new PlatformError('too-large', { method: call.method, url: call.url, limit: this.maxResponseBytes }, { retryable: false });
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
   }
 }
 
@@ -760,12 +595,9 @@ function prepareBody(method: string, body: unknown): PreparedBody {
   return { body: JSON.stringify(body), contentType: 'application/json' };
 }
 
-const JSON_CONTENT_TYPE = /^\s*(?:application\/(?:[\w.+-]+\+)?json|text\/json)\s*(?:;|$)/i;
-
 function decodeBody(raw: Buffer, contentType: string | string[] | undefined): unknown {
   if (raw.length === 0) return null;
-  const type = Array.isArray(contentType) ? contentType[0] : contentType;
-  if (type && JSON_CONTENT_TYPE.test(type)) {
+  if (isJsonContentType(contentType)) {
     const parsed = parseJsonBody(raw);
     if (parsed.ok) return parsed.value;
   }
@@ -773,7 +605,7 @@ function decodeBody(raw: Buffer, contentType: string | string[] | undefined): un
   return text.trim() === '' ? null : text;
 }
 
-/** A PlatformError (ERR_PLATFORM_STATUS) for a non-2xx answer: status and a
+/** A TransportError (ERR_PLATFORM_STATUS) for a non-2xx answer: status and a
  *  short body excerpt with the given secrets blanked out. For callers that
  *  want to turn an answer into an error (the request node, for example). */
 export function statusError(
@@ -781,13 +613,8 @@ export function statusError(
   url: string,
   res: Pick<PlatformResponse, 'statusCode' | 'body'>,
   secrets: ReadonlyArray<string | undefined> = [],
-): PlatformError {
-  const excerpt = bodyExcerpt(res.body, secrets);
-  return new PlatformError(
-    'status',
-    { method, url, status: res.statusCode, statusText: STATUS_CODES[res.statusCode] ?? 'unexpected status', excerpt: excerpt ? `: ${excerpt}` : '' },
-    { status: res.statusCode, retryable: res.statusCode === 429 || res.statusCode === 408 || res.statusCode >= 500 },
-  );
+): TransportError {
+  return new TransportError('platform', 'status', { method, url, ...answerParams(res.statusCode, res.body, secrets) }, { status: res.statusCode });
 }
 
 // ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '.
 import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, MiB, type DeliveryMeta, type InvalidEventPolicy } from '../../lib/events/receiver';
 import { throttle } from '../shared/throttle';
+import { translate } from '../shared/i18n';
 
 interface DetectionInDef extends NodeDef {
   path: string;
@@ -63,7 +64,7 @@ export = function register(RED: NodeAPI): void {
     };
     const authProblem = authConfigProblem(auth);
     if (authProblem) {
-      fail(t('errors.auth-config', { problem: authProblem }));
+      fail(t('errors.auth-config', { problem: translate(RED, authProblem) }));
       return;
     }
     const limitMiB = Number(config.maxBodyMiB);

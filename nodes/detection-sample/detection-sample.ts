@@ -6,9 +6,10 @@
  */
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Agent } from 'undici';
-import { BridgeError, createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
+import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
 import { buildSampleEvent, isEventKind } from '../../lib/events/sample';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
+import { flowError } from '../shared/i18n';
 
 type KindOption = EventKind | 'msg';
 type SourceOption = 'builtin' | 'bridge';
@@ -73,7 +74,7 @@ export = function register(RED: NodeAPI): void {
         sampleUrl(baseUrl, 'face');
         return undefined;
       } catch (err) {
-        return err instanceof BridgeError ? t(`errors.${err.reason}`, err.params) : String(err);
+        return flowError(RED, err).message;
       }
     }
 
@@ -163,8 +164,7 @@ export = function register(RED: NodeAPI): void {
           // A request cut short by a redeploy is not an error of the flow.
           if (closing.signal.aborted) return done();
           showError();
-          if (err instanceof BridgeError) done(error(err.reason, err.params, err.code));
-          else done(err instanceof Error ? err : new Error(String(err)));
+          done(flowError(RED, err));
         },
       );
     });

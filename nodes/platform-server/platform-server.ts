@@ -5,7 +5,8 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import type { PlatformServerNode } from '../shared/platform-server-node';
-import { PlatformClient, PlatformError, posPlugins } from '../../lib/platform/client';
+import { PlatformClient, posPlugins } from '../../lib/platform/client';
+import { TransportError } from '../../lib/http/transport-error';
 
 interface PlatformServerDef extends NodeDef {
   url: string;
@@ -42,7 +43,7 @@ export = function register(RED: NodeAPI): void {
           timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
         });
       } catch (err) {
-        client = err instanceof PlatformError && err.code === 'ERR_PLATFORM_URL' ? new Error(t('errors.url', { url: config.url })) : (err as Error);
+        client = err instanceof TransportError && err.code === 'ERR_PLATFORM_URL' ? new Error(t('errors.url', { url: config.url })) : (err as Error);
       }
     }
     node.getClient = () => client;

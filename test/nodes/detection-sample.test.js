@@ -171,7 +171,7 @@ describe('detection-sample node', function () {
     const got = collect(caught, 1);
     node.receive({ payload: 'go', topic: 'keep' });
     const [msg] = await got;
-    assert.equal(msg.error.message, 'Error: detection-sample.errors.network');
+    assert.equal(msg.error.message, 'Error: transport.bridge.network');
     assert.equal(msg.error.code, 'ERR_BRIDGE_NETWORK');
     assert.equal(msg.error.source.id, 's1');
     assert.equal(msg.error.source.type, 'detection-sample');
@@ -193,9 +193,9 @@ describe('detection-sample node', function () {
     helper.getNode('s2').receive({ payload: 2 });
     const msgs = await got;
     const by = Object.fromEntries(msgs.map((m) => [m.error.source.id, m.error]));
-    assert.equal(by.s1.message, 'Error: detection-sample.errors.status');
+    assert.equal(by.s1.message, 'Error: transport.bridge.status');
     assert.equal(by.s1.code, 'ERR_BRIDGE_STATUS');
-    assert.equal(by.s2.message, 'Error: detection-sample.errors.timeout');
+    assert.equal(by.s2.message, 'Error: transport.bridge.timeout');
     assert.equal(by.s2.code, 'ERR_BRIDGE_TIMEOUT');
   });
 
@@ -218,13 +218,13 @@ describe('detection-sample node', function () {
   it('bridge: an invalid URL is reported at deploy and on every input', async () => {
     const { node, caught } = await start({ source: 'bridge', baseUrl: 'bridge-host:5022' });
     await until(() => node.error.called, 2000, 'an error at deploy');
-    assert.equal(node.error.firstCall.args[0], 'detection-sample.errors.url');
+    assert.equal(node.error.firstCall.args[0], 'transport.bridge.url');
     assert.equal(lastStatus(node).text, 'detection-sample.status.config');
     const got = collect(caught, 1);
     node.receive({ payload: 1 });
     const [msg] = await got;
     assert.equal(msg.error.code, 'ERR_BRIDGE_URL');
-    assert.equal(msg.error.message, 'Error: detection-sample.errors.url');
+    assert.equal(msg.error.message, 'Error: transport.bridge.url');
   });
 
   it('bridge: closing during a request cancels it quietly and quickly', async () => {

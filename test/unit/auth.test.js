@@ -1,6 +1,13 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { checkAuth, authConfigProblem, safeEqual, credentialHeaderNames } = require('../../dist/lib/events/auth');
+const { checkAuth, authConfigProblem: configProblem, safeEqual, credentialHeaderNames } = require('../../dist/lib/events/auth');
+const { renderMessage } = require('../../dist/lib/messages');
+
+/** The problem as text (en-US), or null. */
+const authConfigProblem = (config) => {
+  const problem = configProblem(config);
+  return problem && renderMessage(problem);
+};
 
 const basic = (user, password) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 

@@ -11,6 +11,7 @@ const { Agent } = require('undici');
 const { ROOT, selfSigned } = require('../support');
 
 const client = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample-client'));
+const { TransportError } = require(path.join(ROOT, 'dist', 'lib', 'http', 'transport-error'));
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
 const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 
@@ -99,7 +100,7 @@ describe('bridge client (fetchSample)', function () {
 
   it('refuses the self-signed certificate by default, with a clear error', async () => {
     await assert.rejects(client.fetchSample(base, 'face'), (err) => {
-      assert.ok(err instanceof client.BridgeError);
+      assert.ok(err instanceof TransportError);
       assert.equal(err.reason, 'certificate');
       assert.equal(err.code, 'ERR_BRIDGE_CERTIFICATE');
       assert.equal(err.url, `${base}/api/v1/webhook-models/face`);

@@ -13,6 +13,7 @@ const { selfSigned } = require('../support');
 
 const dist = require('path').resolve(__dirname, '../../dist');
 const pc = require(path.join(dist, 'lib', 'platform', 'client'));
+const { TransportError } = require(path.join(dist, 'lib', 'http', 'transport-error'));
 const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
 
 const USER = 'integrator';
@@ -148,7 +149,7 @@ describe('platform client', function () {
       const c = client();
       for (const bad of ['https://elsewhere/api/v2/x', '//elsewhere/api/v2/x', '', 'api/v2/x#frag']) {
         await assert.rejects(c.request({ path: bad }), (err) => {
-          assert.ok(err instanceof pc.PlatformError);
+          assert.ok(err instanceof TransportError);
           assert.equal(err.code, 'ERR_PLATFORM_PATH');
           return true;
         });
