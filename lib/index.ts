@@ -1,17 +1,50 @@
-/** Node-RED-free core of node-red-contrib-detection-bridge. */
-export * from './events/schemas';
-export * from './http/problem';
-export * from './events/auth';
-export * from './http/json';
-export * from './events/body';
-export * from './events/receiver';
-export * from './events/dedupe';
-export * from './events/event-hash';
-export * from './events/sample';
-export * from './events/sample-client';
-export * from './events/route';
-export * from './events/image/image';
-export * from './platform/client';
-export * from './platform/push-queue';
-export * from './platform/push-schemas';
-export * from './platform/path-template';
+/**
+ * The Node-RED-free core of node-red-contrib-detection-bridge: what a program
+ * may use without Node-RED. Named one by one; the modules behind it keep
+ * their helpers to themselves. The simulator and the mock core are not here:
+ * they are the `./sim` entry.
+ */
+
+// Receiving events: the bridge's payloads, the receiver and what flows do with events.
+export {
+  checkEvent,
+  kindOf,
+  CROP_SIZE_NAMES,
+  PUBLISH_TYPE_FACE,
+  PUBLISH_TYPE_LPR,
+  DetectionEvent,
+  WebHookFaceRecPayload,
+  WebHookLprPayload,
+  type CropSizeName,
+  type EventCheck,
+  type EventKind,
+  type SchemaError,
+} from './events/schemas';
+export { authConfigProblem, checkAuth, type AuthConfig, type AuthMode, type AuthResult } from './events/auth';
+export {
+  createReceiver,
+  DEFAULT_MAX_BODY_BYTES,
+  type AcceptedDelivery,
+  type DeliveryMeta,
+  type InvalidDelivery,
+  type InvalidEventPolicy,
+  type ReceiverHooks,
+  type ReceiverOptions,
+  type RequestHandler,
+} from './events/receiver';
+export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './events/dedupe';
+export { eventHash } from './events/event-hash';
+export { routeOf, type Route } from './events/route';
+export { buildSampleEvent, sampleModelPath, type SampleOptions } from './events/sample';
+export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './events/sample-client';
+export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './events/image';
+
+// The platform v2 API: sign-in, any call, batched pushes.
+export { PlatformClient, statusError, type PlatformClientOptions, type PlatformRequestOptions, type PlatformResponse } from './platform/client';
+export { PushQueue, type PushQueueOptions, type TicketOutcome } from './platform/push-queue';
+export { checkPushItems, type PushItemError } from './platform/push-schemas';
+
+// Transport and text.
+export { TransportError, type TransportReason, type TransportService } from './http/transport-error';
+export { parseJsonBody, type JsonParseResult } from './http/json';
+export { renderMessage, type Message, type MessageParams } from './messages';

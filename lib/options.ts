@@ -98,20 +98,27 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): Op
   };
 }
 
+/** One option of a node's dialog: its rule and the value it takes when missing or invalid. */
+export interface DialogField<S extends z.ZodType = z.ZodType> {
+  rule: S;
+  fallback: z.output<S>;
+}
+
+export function field<S extends z.ZodType>(rule: S, fallback: z.output<S>): DialogField<S> {
+  return { rule, fallback };
+}
+
 /**
  * Options of a node's dialog: each field that is missing or fails its rule
  * takes its default, as a node must still run a flow saved by an older
- * version or edited by hand. `fields` maps each option to its rule and default.
+ * version or edited by hand.
  */
-export function dialogOptions<F extends Record<string, readonly [z.ZodType, unknown]>>(
-  fields: F,
-  config: Record<string, unknown>,
-): { [K in keyof F]: z.output<F[K][0]> | F[K][1] } {
+export function dialogOptions<F extends Record<string, DialogField>>(fields: F, config: object): { [K in keyof F]: z.output<F[K]['rule']> } {
+  const values = config as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [name, [rule, fallback]] of Object.entries(fields)) {
-    const value = config[name];
-    const result = value === undefined ? undefined : rule.safeParse(value);
+  for (const [name, { rule, fallback }] of Object.entries(fields)) {
+    const result = values[name] === undefined ? undefined : rule.safeParse(values[name]);
     out[name] = result?.success && result.data !== undefined ? result.data : fallback;
   }
-  return out as { [K in keyof F]: z.output<F[K][0]> | F[K][1] };
+  return out as { [K in keyof F]: z.output<F[K]['rule']> };
 }

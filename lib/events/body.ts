@@ -4,13 +4,14 @@
  * being read at that point.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Message } from '../messages';
 
 export type BodyReadResult =
   | { ok: true; body: Buffer }
   /** Another middleware (for example a body parser in httpNodeMiddleware) already parsed the body. */
   | { ok: true; parsed: unknown }
   | { ok: false; reason: 'too-large'; declared?: number }
-  | { ok: false; reason: 'aborted' | 'error'; detail: string };
+  | { ok: false; reason: 'aborted' | 'error'; message: Message };
 
 type BodyCarrier = IncomingMessage & { body?: unknown; _body?: boolean };
 
@@ -33,7 +34,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
     }
     if (body !== undefined) return Promise.resolve({ ok: true, parsed: body });
     // A stream somebody else read to the end, leaving nothing behind.
-    return Promise.resolve({ ok: false, reason: 'error', detail: 'the request body was consumed before the receiver' });
+    return Promise.resolve({ ok: false, reason: 'error', message: { key: 'answer.body-consumed' } });
   }
 
   const declared = declaredLength(req);
@@ -68,8 +69,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
     const onEnd = (): void => {
       finish({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received) });
     };
-    const onError = (err: Error): void => finish({ ok: false, reason: 'error', detail: err.message });
-    const onClose = (): void => finish({ ok: false, reason: 'aborted', detail: 'the client closed the connection before the body was complete' });
+    const onError = (err: Error): void => finish({ ok: false, reason: 'error', message: { key: 'answer.body-error', params: { message: err.message } } });
+    const onClose = (): void => finish({ ok: false, reason: 'aborted', message: { key: 'answer.body-aborted' } });
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

@@ -6,10 +6,12 @@
  * Every rejected request gets a status and an application/problem+json body.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { jsonRequestProblem } from '../http/content-type';
+import { parseJsonBody } from '../http/json';
+import { problem, sendJson, sendProblem, type Problem, type ProblemKind } from '../http/problem';
+import { renderMessage, type Message, type Translate } from '../messages';
 import { checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
 import { readBody } from './body';
-import { parseJsonBody } from '../http/json';
-import { PROBLEM_CONTENT_TYPE, problem, type Problem } from '../http/problem';
 import { checkEvent, kindOf, type DetectionEvent, type EventKind, type SchemaError } from './schemas';
 
 export const MiB = 1024 * 1024;
@@ -22,6 +24,8 @@ export interface ReceiverOptions {
   maxBodyBytes: number;
   /** reject: answer 422; accept: answer 202. Either way the event is handed to onInvalid. */
   invalidEvents: InvalidEventPolicy;
+  /** The language of the problem answers' `detail` (Node-RED's RED._); default en-US. */
+  translate?: Translate;
 }
 
 /** What the receiver knows about one request, with credentials removed. */
@@ -59,29 +63,6 @@ export interface ReceiverHooks {
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$|^text\/json$/;
-
-/** null when the request may be JSON: no Content-Type, or a JSON type in UTF-8. */
-function contentTypeProblem(headers: IncomingHttpHeaders): string | null {
-  const encoding = headers['content-encoding'];
-  if (encoding && encoding.toLowerCase() !== 'identity') {
-    return `Content-Encoding "${encoding}" is not supported; send the body uncompressed`;
-  }
-  const declared = headers['content-type'];
-  if (!declared) return null;
-  const [type, ...params] = declared.split(';');
-  if (!JSON_TYPE.test(type.trim().toLowerCase())) {
-    return `Content-Type "${type.trim()}" is not accepted; send application/json`;
-  }
-  for (const param of params) {
-    const [name, value] = param.split('=').map((s) => s.trim().toLowerCase());
-    if (name === 'charset' && value && value.replace(/"/g, '') !== 'utf-8' && value.replace(/"/g, '') !== 'utf8') {
-      return `charset "${value}" is not accepted; send UTF-8`;
-    }
-  }
-  return null;
-}
-
 function cleanHeaders(headers: IncomingHttpHeaders, secret: readonly string[]): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
   for (const name of Object.keys(headers)) {
@@ -90,37 +71,16 @@ function cleanHeaders(headers: IncomingHttpHeaders, secret: readonly string[]): 
   return out;
 }
 
-/** Writes a problem answer. `close` ends the connection afterwards, for
- *  answers given before the body was read: the rest of it is not wanted. */
-function sendProblem(res: ServerResponse, answer: Problem, extraHeaders: Record<string, string> = {}, close = false): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify(answer);
-  const headers: Record<string, string | number> = {
-    'Content-Type': PROBLEM_CONTENT_TYPE,
-    'Content-Length': Buffer.byteLength(body),
-    'Cache-Control': 'no-store',
-    ...extraHeaders,
-  };
-  if (close) headers.Connection = 'close';
-  res.writeHead(answer.status, headers);
-  res.end(body);
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
-  res.end(body);
-}
-
-function humanBytes(bytes: number): string {
-  return bytes >= MiB ? `${+(bytes / MiB).toFixed(2)} MiB` : `${bytes} bytes`;
+/** A size for a text: `16 MiB`, `900 bytes`. */
+function size(bytes: number): Message {
+  return bytes >= MiB ? { key: 'answer.mib', params: { count: +(bytes / MiB).toFixed(2) } } : { key: 'answer.bytes', params: { count: bytes } };
 }
 
 export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): RequestHandler {
   const secretHeaders = credentialHeaderNames(options.auth);
+
+  const answer = (kind: ProblemKind, detail: Message, extra?: Record<string, unknown>): Problem =>
+    problem(kind, renderMessage(detail, options.translate), extra);
 
   return async function receive(req, res) {
     const meta: DeliveryMeta = {
@@ -128,30 +88,27 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       headers: cleanHeaders(req.headers, secretHeaders),
       receivedAt: new Date().toISOString(),
     };
-    const reject = (answer: Problem, headers?: Record<string, string>, close?: boolean): void => {
-      sendProblem(res, answer, headers, close);
-      hooks.onRejected?.(answer, meta);
+    const reject = (rejection: Problem, headers?: Record<string, string>, close?: boolean): void => {
+      sendProblem(res, rejection, { headers, close });
+      hooks.onRejected?.(rejection, meta);
     };
 
     if (req.method !== 'POST') {
-      reject(problem('methodNotAllowed', `${req.method} is not supported here; the events bridge delivers with POST`), { Allow: 'POST' }, true);
+      reject(answer('methodNotAllowed', { key: 'answer.method', params: { method: String(req.method) } }), { Allow: 'POST' }, true);
       return;
     }
 
     // authenticate: headers only, before a byte of the body is read
     const auth = checkAuth(options.auth, req.headers);
     if (!auth.ok) {
-      const detail =
-        auth.reason === 'missing'
-          ? 'credentials are missing; configure the events bridge WebHook with the credentials of this receiver'
-          : 'the credentials sent do not match this receiver';
-      reject(problem('unauthorized', detail), auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {}, true);
+      const detail: Message = { key: auth.reason === 'missing' ? 'answer.auth-missing' : 'answer.auth-mismatch' };
+      reject(answer('unauthorized', detail), auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {}, true);
       return;
     }
 
-    const typeProblem = contentTypeProblem(req.headers);
+    const typeProblem = jsonRequestProblem(req.headers);
     if (typeProblem) {
-      reject(problem('unsupportedMediaType', typeProblem), {}, true);
+      reject(answer('unsupportedMediaType', typeProblem), {}, true);
       return;
     }
 
@@ -159,13 +116,17 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     const read = await readBody(req, options.maxBodyBytes);
     if (!read.ok) {
       if (read.reason === 'too-large') {
-        const size = read.declared !== undefined ? `${humanBytes(read.declared)} declared` : 'the body';
-        reject(problem('payloadTooLarge', `${size} is over this receiver's limit of ${humanBytes(options.maxBodyBytes)}`, { limit: options.maxBodyBytes }), {}, true);
+        const limit = size(options.maxBodyBytes);
+        const detail: Message =
+          read.declared !== undefined
+            ? { key: 'answer.too-large-declared', params: { declared: size(read.declared), limit } }
+            : { key: 'answer.too-large', params: { limit } };
+        reject(answer('payloadTooLarge', detail, { limit: options.maxBodyBytes }), {}, true);
       } else if (read.reason === 'aborted') {
-        hooks.onRejected?.(problem('bodyReadFailed', read.detail), meta);
+        hooks.onRejected?.(answer('bodyReadFailed', read.message), meta);
         res.destroy();
       } else {
-        reject(problem('bodyReadFailed', read.detail), {}, true);
+        reject(answer('bodyReadFailed', read.message), {}, true);
       }
       return;
     }
@@ -177,7 +138,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     } else {
       const parsed = parseJsonBody(read.body);
       if (!parsed.ok) {
-        reject(problem('malformedJson', parsed.detail, parsed.location ? { ...parsed.location } : undefined));
+        reject(answer('malformedJson', parsed.message, parsed.location ? { ...parsed.location } : undefined));
         return;
       }
       value = parsed.value;
@@ -186,11 +147,10 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     // validate
     const checked = checkEvent(value);
     if (!checked.ok) {
-      const count = checked.errors.length;
       if (options.invalidEvents === 'accept') {
         sendJson(res, 202, { status: 'accepted-invalid', errors: checked.errors });
       } else {
-        reject(problem('invalidEvent', `the event does not match the schema (${count} error${count === 1 ? '' : 's'})`, { errors: checked.errors }));
+        reject(answer('invalidEvent', { key: 'answer.invalid', params: { count: checked.errors.length } }, { errors: checked.errors }));
       }
       hooks.onInvalid?.({ value, errors: checked.errors, meta });
       return;
@@ -201,7 +161,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     try {
       await hooks.enqueue?.(delivery);
     } catch (err) {
-      reject(problem('unavailable', `the event could not be queued: ${(err as Error).message}`), { 'Retry-After': '1' });
+      reject(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), { 'Retry-After': '1' });
       return;
     }
 

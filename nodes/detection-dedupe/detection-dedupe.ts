@@ -5,13 +5,18 @@
  * The window itself is lib/dedupe.ts.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
+import { z } from 'zod';
 import { DedupeWindow } from '../../lib/events/dedupe';
 import { eventHash } from '../../lib/events/event-hash';
+import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/options';
+import { flowError, nodeText, translate } from '../shared/i18n';
+import { throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
-import { throttle } from '../shared/throttle';
 
-type Mode = 'id' | 'cooldown';
-type MissingKey = 'pass' | 'drop' | 'hash';
+const MODES = ['id', 'cooldown'] as const;
+const MISSING_KEY = ['pass', 'drop', 'hash'] as const;
+type Mode = (typeof MODES)[number];
+type MissingKey = (typeof MISSING_KEY)[number];
 
 interface DedupeDef extends NodeDef {
   mode: Mode;
@@ -28,6 +33,8 @@ interface DedupeDef extends NodeDef {
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** The window's size: a flow cannot run without them, so a bad value is an error, not a default. */
+const WindowLimits = z.object({ ttl: numberOption({ above: 0 }), maxKeys: numberOption({ min: 1 }) });
 /** Context key under which a persisted window is kept. */
 const CONTEXT_KEY = 'detection-dedupe-window';
 const SAVE_DELAY_MS = 2000;
@@ -36,23 +43,35 @@ export = function register(RED: NodeAPI): void {
   function DetectionDedupe(this: Node, config: DedupeDef): void {
     RED.nodes.createNode(this, config);
     const node = this;
-    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`detection-dedupe.${key}`, vars);
-
-    const mode: Mode = config.mode === 'cooldown' ? 'cooldown' : 'id';
-    const ttlMs = Number(config.ttl) * (UNIT_MS[config.ttlUnits] ?? UNIT_MS.s);
-    const maxKeys = Math.floor(Number(config.maxKeys));
-    let window: DedupeWindow;
-    try {
-      window = new DedupeWindow({ ttlMs, maxKeys, refreshOnRepeat: mode === 'cooldown' && !!config.refresh });
-    } catch (err) {
+    const t = nodeText(RED, 'detection-dedupe');
+    const options = dialogOptions(
+      {
+        mode: field(choiceOption(MODES), 'id'),
+        missingKey: field(choiceOption(MISSING_KEY), 'pass'),
+        ttlUnits: field(choiceOption(['s', 'm', 'h'] as const), 's'),
+        refresh: field(flagOption(), false),
+        duplicatesOutput: field(flagOption(), false),
+        persist: field(flagOption(), false),
+      },
+      config,
+    );
+    const { mode, missingKey } = options;
+    const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: config.maxKeys });
+    if (!limits.ok) {
+      const [problem] = limits.problems;
       node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-      node.error(t('errors.config', { message: (err as Error).message }));
+      node.error(t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }));
       return;
     }
+    const ttlMs = limits.value.ttl * UNIT_MS[options.ttlUnits];
+    const window = new DedupeWindow({
+      ttlMs,
+      maxKeys: Math.floor(limits.value.maxKeys),
+      refreshOnRepeat: mode === 'cooldown' && options.refresh,
+    });
     const keyType = config.keyType || 'msg';
     const keyValue = config.key ?? (mode === 'id' ? 'messageId' : '');
-    const missingKey: MissingKey = ['pass', 'drop', 'hash'].includes(config.missingKey) ? config.missingKey : 'pass';
-    const withDuplicatesOutput = !!config.duplicatesOutput;
+    const withDuplicatesOutput = options.duplicatesOutput;
     // The default key also finds the id inside an event from another source (MQTT, a file).
     const isDefaultIdKey = keyType === 'msg' && keyValue === 'messageId';
 
@@ -66,13 +85,11 @@ export = function register(RED: NodeAPI): void {
     }
 
     const counts = { passed: 0, dropped: 0 };
-    const showStatus = throttle(() => {
-      node.status({
-        fill: 'green',
-        shape: 'dot',
-        text: t('status.counts', { passed: counts.passed, dropped: counts.dropped, keys: window.size }),
-      });
-    }, 250);
+    const showStatus = throttledStatus(node, () => ({
+      fill: 'green',
+      shape: 'dot',
+      text: t('status.counts', { passed: counts.passed, dropped: counts.dropped, keys: window.size }),
+    }));
 
     /** Resolves the key of a message; undefined when it has none. */
     function keyOf(msg: NodeMessageInFlow): Promise<unknown> {
@@ -97,13 +114,13 @@ export = function register(RED: NodeAPI): void {
         });
       });
     const scheduleSave = (): void => {
-      if (!config.persist || saveTimer) return;
+      if (!options.persist || saveTimer) return;
       saveTimer = setTimeout(() => {
         saveTimer = undefined;
         void save();
       }, SAVE_DELAY_MS);
     };
-    const ready: Promise<void> = config.persist
+    const ready: Promise<void> = options.persist
       ? new Promise((resolve) => {
           context.get(CONTEXT_KEY, store as string, (err: Error | undefined, saved: unknown) => {
             if (err) node.error(t('errors.persist', { message: err.message }));
@@ -124,16 +141,14 @@ export = function register(RED: NodeAPI): void {
       queue = queue.then(() =>
         handle(msg, send).then(
           () => done(),
-          (err: unknown) => done(asError(err)),
+          (err: unknown) => done(keyError(err)),
         ),
       );
     });
 
-    /** JSONata throws plain objects; Catch nodes need an Error with a message. */
-    function asError(err: unknown): Error {
-      if (err instanceof Error) return err;
-      const message = (err as { message?: unknown } | null)?.message;
-      return new Error(`${t('errors.key')}: ${typeof message === 'string' ? message : String(err)}`);
+    /** JSONata throws plain objects; Catch nodes need an Error that says it was the key. */
+    function keyError(err: unknown): Error {
+      return err instanceof Error ? err : new Error(`${t('errors.key')}: ${flowError(RED, err).message}`);
     }
 
     async function handle(msg: NodeMessageInFlow, send: (m: Array<NodeMessage | null>) => void): Promise<void> {
@@ -183,11 +198,10 @@ export = function register(RED: NodeAPI): void {
     }
 
     node.on('close', (_removed: boolean, done: () => void) => {
-      showStatus.cancel();
       if (saveTimer) clearTimeout(saveTimer);
       saveTimer = undefined;
       // Wait for a load still under way, or an empty window would overwrite the saved one.
-      if (config.persist) void ready.then(save).then(done);
+      if (options.persist) void ready.then(save).then(done);
       else done();
     });
   }

@@ -23,8 +23,10 @@ import {
   type NoImagePolicy,
   type PickOptions,
   type PlateMode,
-} from '../../lib/events/image/image';
-import { throttle } from '../shared/throttle';
+} from '../../lib/events/image';
+import { choiceOption, dialogOptions, field, flagOption } from '../../lib/options';
+import { coded, flowError, nodeText } from '../shared/i18n';
+import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
 interface DetectionImageDef extends NodeDef {
@@ -42,31 +44,34 @@ interface DetectionImageDef extends NodeDef {
 type Send = (msg: Array<NodeMessage | NodeMessage[] | null>) => void;
 type Done = (err?: Error) => void;
 
-const oneOf = <T extends string>(allowed: readonly T[], value: unknown, fallback: T): T =>
-  (allowed as readonly unknown[]).includes(value) ? (value as T) : fallback;
-
-/** An Error whose `code` reaches Catch nodes as `msg.error.code`. */
-const coded = (message: string, code: string): Error => Object.assign(new Error(message), { code });
-
 export = function register(RED: NodeAPI): void {
   function DetectionImage(this: Node, config: DetectionImageDef): void {
     RED.nodes.createNode(this, config);
     const node = this;
-    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`detection-image.${key}`, vars);
+    const t = nodeText(RED, 'detection-image');
+    const choices = dialogOptions(
+      {
+        format: field(choiceOption(IMAGE_FORMATS), 'buffer'),
+        noImage: field(choiceOption(NO_IMAGE_POLICIES), 'output'),
+        plateMode: field(choiceOption(PLATE_MODES), 'first'),
+        faceImage: field(choiceOption(FACE_CHOICES), 'detection'),
+        faceFallback: field(flagOption(), true),
+      },
+      config,
+    );
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
     const propertyLabel = propertyType === 'msg' ? `msg.${property}` : `${propertyType}:${property}`;
     const outputProperty = (config.outputProperty || 'image').replace(/^msg\./, '');
-    const format = oneOf(IMAGE_FORMATS, config.format, 'buffer');
-    const noImage = oneOf(NO_IMAGE_POLICIES, config.noImage, 'output');
+    const { format, noImage } = choices;
     // A flow written without the option gets the default order.
     const crops = config.crops === undefined || config.crops === null || config.crops === '' ? [...DEFAULT_CROP_ORDER] : parseCropList(config.crops);
     const options: PickOptions = {
       crops: crops ?? [],
-      plateMode: oneOf(PLATE_MODES, config.plateMode, 'first'),
-      face: oneOf(FACE_CHOICES, config.faceImage, 'detection'),
-      faceFallback: config.faceFallback !== false && config.faceFallback !== 'false',
+      plateMode: choices.plateMode,
+      face: choices.faceImage,
+      faceFallback: choices.faceFallback,
     };
 
     let read: PropertyReader | undefined;
@@ -88,33 +93,24 @@ export = function register(RED: NodeAPI): void {
       }
     }
     if (configProblem || !read) {
-      const problem = configProblem ?? '';
-      node.status({ fill: 'red', shape: 'ring', text: t('status.config') });
-      node.error(problem);
-      node.on('input', (_msg: NodeMessage, _send: Send, done: Done) => done(coded(problem, 'CONFIG')));
+      failConfig(node, t('status.config'), configProblem ?? '', 'CONFIG');
       return;
     }
     const readEvent = read;
 
     const counts = { sent: 0, none: 0, errors: 0 };
     let last: 'sent' | 'none' | 'error' = 'sent';
-    const showStatus = throttle(() => {
-      node.status({
-        fill: last === 'error' ? 'red' : last === 'none' ? 'yellow' : 'green',
-        shape: 'dot',
-        text: t('status.counts', counts),
-      });
-    }, 250);
+    const showStatus = throttledStatus(node, () => ({
+      fill: last === 'error' ? 'red' : last === 'none' ? 'yellow' : 'green',
+      shape: 'dot',
+      text: t('status.counts', counts),
+    }));
     const failed = (done: Done, err: Error): void => {
       counts.errors++;
       last = 'error';
       showStatus();
       done(err);
     };
-
-    /** Localised message for a bad image field; the path is always in it. */
-    const imageErrorMessage = (err: ImageError): string =>
-      t(`errors.base64.${err.reason}`, { path: err.path, position: err.position, char: err.char ?? '' });
 
     const wanted = (kind: string): string =>
       kind === 'lpr' ? options.crops.join(', ') : options.faceFallback ? `${options.face}, ${options.face === 'photo' ? 'detection' : 'photo'}` : options.face;
@@ -153,7 +149,7 @@ export = function register(RED: NodeAPI): void {
             decoded = picked.images.map((found) => decodeImage(found, format));
           } catch (err) {
             if (err instanceof ImageError) {
-              failed(done, coded(imageErrorMessage(err), err.code));
+              failed(done, flowError(RED, err));
               return;
             }
             throw err;
@@ -185,10 +181,6 @@ export = function register(RED: NodeAPI): void {
       });
     });
 
-    node.on('close', (_removed: boolean, done: () => void) => {
-      showStatus.cancel();
-      done();
-    });
   }
 
   RED.nodes.registerType('detection-image', DetectionImage);

@@ -4,10 +4,12 @@
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
-import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, MiB, type DeliveryMeta, type InvalidEventPolicy } from '../../lib/events/receiver';
-import { throttle } from '../shared/throttle';
-import { translate } from '../shared/i18n';
+import { problem, sendProblem } from '../../lib/http/problem';
+import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
+import { nodeText, translate, translator } from '../shared/i18n';
+import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
+import { throttledStatus } from '../shared/status';
 
 interface DetectionInDef extends NodeDef {
   path: string;
@@ -35,7 +37,15 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, config);
     const node = this;
     const creds = (node.credentials ?? {}) as DetectionInCredentials;
-    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`detection-in.${key}`, vars);
+    const t = nodeText(RED, 'detection-in');
+    const options = dialogOptions(
+      {
+        auth: field(choiceOption(AUTH_MODES), 'none'),
+        maxBodyMiB: field(numberOption({ above: 0 }), DEFAULT_MAX_BODY_BYTES / MiB),
+        invalidEvents: field(choiceOption<InvalidEventPolicy>(['reject', 'accept']), 'reject'),
+      },
+      config,
+    );
 
     const fail = (message: string): void => {
       node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
@@ -53,9 +63,8 @@ export = function register(RED: NodeAPI): void {
       fail(t('errors.path-missing'));
       return;
     }
-    const mode: AuthMode = AUTH_MODES.includes(config.auth) ? config.auth : 'none';
     const auth: AuthConfig = {
-      mode,
+      mode: options.auth,
       user: creds.user,
       password: creds.password,
       token: creds.token,
@@ -67,10 +76,7 @@ export = function register(RED: NodeAPI): void {
       fail(t('errors.auth-config', { problem: translate(RED, authProblem) }));
       return;
     }
-    const limitMiB = Number(config.maxBodyMiB);
-    const maxBodyBytes =
-      Number.isFinite(limitMiB) && limitMiB > 0 ? Math.round(Math.min(limitMiB, MAX_LIMIT_MIB) * MiB) : DEFAULT_MAX_BODY_BYTES;
-    const invalidEvents: InvalidEventPolicy = config.invalidEvents === 'accept' ? 'accept' : 'reject';
+    const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
 
     const app = RED.httpNode as unknown as ExpressApp;
     const key = routeKey(`${app.path()}${path}`);
@@ -82,14 +88,14 @@ export = function register(RED: NodeAPI): void {
     owners.set(key, node.id);
 
     const counts = { received: 0, rejected: 0, invalid: 0 };
-    const showStatus = throttle(() => {
+    const showStatus = throttledStatus(node, () => {
       const problems = counts.rejected + counts.invalid;
-      node.status({
+      return {
         fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
         shape: 'dot',
         text: t('status.counts', { path, received: counts.received, rejected: problems }),
-      });
-    }, 250);
+      };
+    });
     node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
 
     const contract = (meta: DeliveryMeta): Pick<NodeMessage, never> & Record<string, unknown> => ({
@@ -98,7 +104,7 @@ export = function register(RED: NodeAPI): void {
     });
 
     const receive = createReceiver(
-      { auth, maxBodyBytes, invalidEvents },
+      { auth, maxBodyBytes, invalidEvents: options.invalidEvents, translate: translator(RED) },
       {
         emit({ event, kind, meta }) {
           counts.received++;
@@ -137,10 +143,7 @@ export = function register(RED: NodeAPI): void {
     const handler: Middleware = (req, res) => {
       receive(req, res).catch((err: Error) => {
         node.error(t('errors.internal', { message: err.message }));
-        if (!res.headersSent) {
-          res.writeHead(500, { 'Content-Type': 'application/problem+json', Connection: 'close' });
-          res.end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: err.message }));
-        } else res.destroy();
+        sendProblem(res, problem('internal', err.message), { close: true });
       });
     };
 
@@ -152,7 +155,6 @@ export = function register(RED: NodeAPI): void {
       route?.remove();
       route = undefined;
       if (owners.get(key) === node.id) owners.delete(key);
-      showStatus.cancel();
       node.status({});
       done();
     });

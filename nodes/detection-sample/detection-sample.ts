@@ -9,7 +9,8 @@ import type { Agent } from 'undici';
 import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
 import { buildSampleEvent, isEventKind } from '../../lib/events/sample';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import { flowError } from '../shared/i18n';
+import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/options';
+import { coded, flowError, nodeText } from '../shared/i18n';
 
 type KindOption = EventKind | 'msg';
 type SourceOption = 'builtin' | 'bridge';
@@ -45,12 +46,18 @@ export = function register(RED: NodeAPI): void {
   function DetectionSample(this: Node, config: DetectionSampleDef): void {
     RED.nodes.createNode(this, config);
     const node = this;
-    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`detection-sample.${key}`, vars);
-
-    const kindOption: KindOption = config.kind === 'lpr' || config.kind === 'msg' ? config.kind : 'face';
-    const source: SourceOption = config.source === 'bridge' ? 'bridge' : 'builtin';
-    const seconds = Number(config.timeout);
-    const timeoutMs = Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, MAX_TIMEOUT_S) * 1000 : DEFAULT_SAMPLE_TIMEOUT_MS;
+    const t = nodeText(RED, 'detection-sample');
+    const options = dialogOptions(
+      {
+        kind: field(choiceOption<KindOption>(['face', 'lpr', 'msg']), 'face'),
+        source: field(choiceOption<SourceOption>(['builtin', 'bridge']), 'builtin'),
+        timeout: field(numberOption({ above: 0 }), DEFAULT_SAMPLE_TIMEOUT_MS / 1000),
+        insecure: field(flagOption(), false),
+      },
+      config,
+    );
+    const { kind: kindOption, source } = options;
+    const timeoutMs = Math.min(options.timeout, MAX_TIMEOUT_S) * 1000;
     const baseUrl = String(config.baseUrl ?? '').trim();
 
     let sent = 0;
@@ -60,12 +67,6 @@ export = function register(RED: NodeAPI): void {
 
     const idleText = t(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindOption === 'msg' ? 'msg.kind' : kindOption });
     node.status({ fill: 'grey', shape: 'ring', text: idleText });
-
-    const error = (key: string, vars?: Record<string, string | number>, code?: string): Error => {
-      const err = new Error(t(`errors.${key}`, vars)) as Error & { code?: string };
-      if (code) err.code = code;
-      return err;
-    };
 
     /** What is wrong with the bridge URL, translated; undefined when it is usable. */
     function urlProblem(): string | undefined {
@@ -84,7 +85,7 @@ export = function register(RED: NodeAPI): void {
         node.status({ fill: 'red', shape: 'ring', text: t('status.config') });
         node.error(problem);
       } else {
-        agent = createBridgeAgent({ insecure: config.insecure === true, timeoutMs });
+        agent = createBridgeAgent({ insecure: options.insecure, timeoutMs });
       }
     }
 
@@ -123,7 +124,7 @@ export = function register(RED: NodeAPI): void {
         const fromMsg = kindFromMsg((msg as { kind?: unknown }).kind);
         if (fromMsg === null) {
           showError();
-          done(error('kind', { value: shown((msg as { kind?: unknown }).kind) }, 'ERR_SAMPLE_KIND'));
+          done(coded(t('errors.kind', { value: shown((msg as { kind?: unknown }).kind) }), 'ERR_SAMPLE_KIND'));
           return;
         }
         kind = fromMsg ?? 'face';
@@ -144,7 +145,7 @@ export = function register(RED: NodeAPI): void {
       if (!agent) {
         // the URL was refused at deploy (or the node is closing)
         showError();
-        done(Object.assign(new Error(urlProblem() ?? t('errors.aborted', { url: baseUrl })), { code: 'ERR_BRIDGE_URL' }));
+        done(coded(urlProblem() ?? t('errors.closed'), 'ERR_BRIDGE_URL'));
         return;
       }
 

@@ -5,7 +5,9 @@
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { routeOf, routeSlots, type Route } from '../../lib/events/route';
-import { throttle } from '../shared/throttle';
+import { dialogOptions, field, flagOption } from '../../lib/options';
+import { coded, nodeText } from '../shared/i18n';
+import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
 interface DetectionSwitchDef extends NodeDef {
@@ -18,34 +20,32 @@ export = function register(RED: NodeAPI): void {
   function DetectionSwitch(this: Node, config: DetectionSwitchDef): void {
     RED.nodes.createNode(this, config);
     const node = this;
-    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`detection-switch.${key}`, vars);
+    const t = nodeText(RED, 'detection-switch');
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
     // Older or hand-written flows without the option keep the third output.
-    const otherOutput = config.otherOutput !== false && config.otherOutput !== 'false';
+    const { otherOutput } = dialogOptions({ otherOutput: field(flagOption(), true) }, config);
 
     let read: PropertyReader;
     try {
       read = propertyReader(RED.util as unknown as PropertyUtil, node, property, propertyType);
     } catch (err) {
-      const problem = t('errors.property', { property: `${propertyType}:${property}`, message: (err as Error).message });
-      node.status({ fill: 'red', shape: 'ring', text: t('status.config') });
-      node.error(problem);
-      node.on('input', (_msg: NodeMessage, _send: unknown, done: (err?: Error) => void) => done(new Error(problem)));
+      failConfig(node, t('status.config'), t('errors.property', { property: `${propertyType}:${property}`, message: (err as Error).message }), 'CONFIG');
       return;
     }
 
     const counts: Record<Route | 'dropped', number> = { face: 0, plate: 0, other: 0, dropped: 0 };
-    const showStatus = throttle(() => {
-      const vars = { face: counts.face, plate: counts.plate, other: counts.other, dropped: counts.dropped };
-      node.status({ fill: 'green', shape: 'dot', text: t(otherOutput ? 'status.counts' : 'status.counts-dropped', vars) });
-    }, 250);
+    const showStatus = throttledStatus(node, () => ({
+      fill: 'green',
+      shape: 'dot',
+      text: t(otherOutput ? 'status.counts' : 'status.counts-dropped', counts),
+    }));
 
     node.on('input', (msg: NodeMessage, send: (msg: Array<NodeMessage | null>) => void, done: (err?: Error) => void) => {
       read(msg, (err, value) => {
         if (err) {
-          done(Object.assign(new Error(t('errors.read', { property: `${propertyType}:${property}`, message: err.message })), { code: 'PROPERTY_READ' }));
+          done(coded(t('errors.read', { property: `${propertyType}:${property}`, message: err.message }), 'PROPERTY_READ'));
           return;
         }
         const route = routeOf(value);
@@ -57,11 +57,6 @@ export = function register(RED: NodeAPI): void {
         showStatus();
         done();
       });
-    });
-
-    node.on('close', (_removed: boolean, done: () => void) => {
-      showStatus.cancel();
-      done();
     });
   }
 

@@ -4,7 +4,7 @@
  * through real HTTP: the helper's RED.httpNode app is served on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
-const { getHelper, nodeModule, loadWithHttp, closeServers, request, postJson, collect, until, sleep } = require('../support');
+const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until, sleep } = require('../support');
 const ev = require('../fixtures/events');
 
 const detectionIn = nodeModule('detection-in');
@@ -34,8 +34,9 @@ describe('detection-in node', function () {
     helper.settings({});
   });
 
-  async function start(config, credentials) {
-    base = await loadWithHttp([detectionIn], flow(config), credentials ? { in1: credentials } : {});
+  /** `module`: the node as loaded; translatedModule() answers with the en-US catalog's texts. */
+  async function start(config, credentials, module = detectionIn) {
+    base = await loadWithHttp([module], flow(config), credentials ? { in1: credentials } : {});
     url = `${base}${(config && config.path) || '/hooks/detections'}`;
     return { node: helper.getNode('in1'), ok: helper.getNode('ok'), bad: helper.getNode('bad') };
   }
@@ -102,7 +103,7 @@ describe('detection-in node', function () {
   });
 
   it('refuses a 20 MB body with 413 and emits nothing', async () => {
-    const { ok, bad } = await start();
+    const { ok, bad } = await start(undefined, undefined, translatedModule('detection-in'));
     let emitted = 0;
     ok.on('input', () => emitted++);
     bad.on('input', () => emitted++);

@@ -15,7 +15,7 @@ const {
   ImageError,
   DEFAULT_CROP_ORDER,
   DEFAULT_PICK_OPTIONS,
-} = require('../../dist/lib/events/image/image');
+} = require('../../dist/lib/events/image');
 const { checkEvent } = require('../../dist/lib/events/schemas');
 const ev = require('../fixtures/events');
 

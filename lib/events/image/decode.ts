@@ -1,0 +1,105 @@
+/**
+ * One found image as the node sends it: a Buffer (decoded), or the base64
+ * text or a data URL (not decoded: only the first bytes are, to sniff the
+ * type). A bad image field is an ImageError whose text is in the catalog.
+ */
+import { renderMessage, type Message } from '../../messages';
+import { checkBase64, type Base64Reason } from './base64';
+import type { FoundImage } from './pick';
+
+export const IMAGE_FORMATS = ['buffer', 'base64', 'dataurl'] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+
+export const OCTET_STREAM = 'application/octet-stream';
+
+/** The content type from the first bytes (JPEG, PNG, GIF, WebP), else application/octet-stream. */
+export function sniffContentType(b: Uint8Array): string {
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 && b[4] === 0x0d && b[5] === 0x0a && b[6] === 0x1a && b[7] === 0x0a) {
+    return 'image/png';
+  }
+  if (b.length >= 6 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38 && (b[4] === 0x37 || b[4] === 0x39) && b[5] === 0x61) {
+    return 'image/gif';
+  }
+  if (b.length >= 12 && b[0] === 0x52 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x46 && b[8] === 0x57 && b[9] === 0x45 && b[10] === 0x42 && b[11] === 0x50) {
+    return 'image/webp';
+  }
+  return OCTET_STREAM;
+}
+
+export interface ImageInfo {
+  /** The `cropSizeName`, or `detection` / `photo` for faces. */
+  source: string;
+  contentType: string;
+  /** Decoded length in bytes. */
+  bytes: number;
+}
+
+export interface DecodedImage {
+  value: Buffer | string;
+  info: ImageInfo;
+}
+
+/** A bad image field; `path` says which (`payload.detectionImages[2].image`). */
+export class ImageError extends Error implements Message {
+  readonly code = 'INVALID_BASE64';
+  readonly key: string;
+  readonly params: Message['params'];
+  constructor(
+    readonly path: string,
+    readonly reason: Base64Reason,
+    readonly position: number,
+    readonly char?: string,
+  ) {
+    const key = `image.${reason}`;
+    const params = { path, position, char: char ?? '' };
+    super(renderMessage({ key, params }));
+    this.name = 'ImageError';
+    this.key = key;
+    this.params = params;
+  }
+}
+
+/**
+ * Checks and converts one found image. `buffer` decodes it; `base64` and
+ * `dataurl` only decode the first bytes to sniff the type (the base64 text is
+ * passed on, a substring when a data-URL prefix is dropped). Throws ImageError.
+ */
+export function decodeImage(found: FoundImage, format: ImageFormat): DecodedImage {
+  const check = checkBase64(found.text);
+  if (!check.ok) throw new ImageError(found.path, check.reason, check.position, check.char);
+  const text = found.text as string;
+  const data = check.start === 0 ? text : text.slice(check.start);
+  if (format === 'buffer') {
+    const value = Buffer.from(data, 'base64');
+    return { value, info: { source: found.source, contentType: sniffContentType(value), bytes: value.length } };
+  }
+  const contentType = sniffContentType(Buffer.from(data.slice(0, 16), 'base64'));
+  const value = format === 'dataurl' ? `data:${contentType};base64,${data}` : data;
+  return { value, info: { source: found.source, contentType, bytes: check.bytes } };
+}
+
+/**
+ * A copy of `obj` with `value` at `path` (as returned by Node-RED's
+ * normalisePropertyExpression): every object along the path is copied
+ * shallowly, everything else stays shared. Used for the messages of `all`
+ * mode, which share the event but each carry their own image.
+ */
+export function withProperty<T extends object>(obj: T, path: ReadonlyArray<string | number>, value: unknown): T {
+  const root = { ...obj } as Record<string | number, unknown>;
+  let cur = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const next = cur[path[i]];
+    const copy: Record<string | number, unknown> = Array.isArray(next)
+      ? (next.slice() as unknown as Record<number, unknown>)
+      : next !== null && typeof next === 'object' && !Buffer.isBuffer(next)
+        ? { ...next }
+        : typeof path[i + 1] === 'number'
+          ? ([] as unknown as Record<number, unknown>)
+          : {};
+    cur[path[i]] = copy;
+    cur = copy;
+  }
+  cur[path[path.length - 1]] = value;
+  return root as T;
+}
