@@ -4,7 +4,7 @@
  * a key such as plate + detector, dropped for N seconds after it passed.
  * The window itself is lib/dedupe.ts.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
 import { DedupeWindow } from '../../lib/events/dedupe';
 import { eventHash } from '../../lib/events/event-hash';
@@ -12,6 +12,7 @@ import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOpti
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+import { registerNode } from '../shared/register';
 
 const MODES = ['id', 'cooldown'] as const;
 const MISSING_KEY = ['pass', 'drop', 'hash'] as const;
@@ -40,9 +41,7 @@ const CONTEXT_KEY = 'detection-dedupe-window';
 const SAVE_DELAY_MS = 2000;
 
 export = function register(RED: NodeAPI): void {
-  function DetectionDedupe(this: Node, config: DedupeDef): void {
-    RED.nodes.createNode(this, config);
-    const node = this;
+  registerNode<DedupeDef>(RED, 'detection-dedupe', (node, config) => {
     const t = nodeText(RED, 'detection-dedupe');
     const options = dialogOptions(
       {
@@ -204,7 +203,5 @@ export = function register(RED: NodeAPI): void {
       if (options.persist) void ready.then(save).then(done);
       else done();
     });
-  }
-
-  RED.nodes.registerType('detection-dedupe', DetectionDedupe);
+  });
 };

@@ -3,7 +3,7 @@
  * cropSizeName, or the live / enrolled face image) and decodes it.
  * A thin adapter: picking, base64 checking and decoding are lib/image.ts.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import {
   decodeImage,
   DEFAULT_CROP_ORDER,
@@ -28,6 +28,7 @@ import { choiceOption, dialogOptions, field, flagOption } from '../../lib/option
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+import { registerNode } from '../shared/register';
 
 interface DetectionImageDef extends NodeDef {
   property: string;
@@ -45,9 +46,7 @@ type Send = (msg: Array<NodeMessage | NodeMessage[] | null>) => void;
 type Done = (err?: Error) => void;
 
 export = function register(RED: NodeAPI): void {
-  function DetectionImage(this: Node, config: DetectionImageDef): void {
-    RED.nodes.createNode(this, config);
-    const node = this;
+  registerNode<DetectionImageDef>(RED, 'detection-image', (node, config) => {
     const t = nodeText(RED, 'detection-image');
     const choices = dialogOptions(
       {
@@ -181,7 +180,5 @@ export = function register(RED: NodeAPI): void {
       });
     });
 
-  }
-
-  RED.nodes.registerType('detection-image', DetectionImage);
+  });
 };

@@ -2,7 +2,7 @@
  * detection-in: the HTTP endpoint the events bridge POSTs detections to.
  * A thin adapter: the receiving logic is lib/receiver.ts.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, MiB, type DeliveryMeta, type InvalidEventPolicy } from '../../lib/events/receiver';
 import { problem, sendProblem } from '../../lib/http/problem';
@@ -10,6 +10,7 @@ import { choiceOption, dialogOptions, field, numberOption } from '../../lib/opti
 import { nodeText, translate, translator } from '../shared/i18n';
 import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
 import { throttledStatus } from '../shared/status';
+import { registerNode } from '../shared/register';
 
 interface DetectionInDef extends NodeDef {
   path: string;
@@ -33,9 +34,7 @@ export = function register(RED: NodeAPI): void {
   /** routeKey → id of the node that owns it, for this runtime. */
   const owners = new Map<string, string>();
 
-  function DetectionIn(this: Node, config: DetectionInDef): void {
-    RED.nodes.createNode(this, config);
-    const node = this;
+  registerNode<DetectionInDef>(RED, 'detection-in', (node, config) => {
     const creds = (node.credentials ?? {}) as DetectionInCredentials;
     const t = nodeText(RED, 'detection-in');
     const options = dialogOptions(
@@ -158,9 +157,7 @@ export = function register(RED: NodeAPI): void {
       node.status({});
       done();
     });
-  }
-
-  RED.nodes.registerType('detection-in', DetectionIn, {
+  }, {
     credentials: {
       user: { type: 'text' },
       password: { type: 'password' },

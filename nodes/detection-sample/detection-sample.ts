@@ -4,13 +4,14 @@
  * bridge's GET /api/v1/webhook-models/{face,lpr} (lib/bridge-client.ts).
  * A thin adapter.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
+import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Agent } from 'undici';
 import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
 import { buildSampleEvent, isEventKind } from '../../lib/events/sample';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/options';
 import { coded, flowError, nodeText } from '../shared/i18n';
+import { registerNode } from '../shared/register';
 
 type KindOption = EventKind | 'msg';
 type SourceOption = 'builtin' | 'bridge';
@@ -43,9 +44,7 @@ function shown(value: unknown): string {
 }
 
 export = function register(RED: NodeAPI): void {
-  function DetectionSample(this: Node, config: DetectionSampleDef): void {
-    RED.nodes.createNode(this, config);
-    const node = this;
+  registerNode<DetectionSampleDef>(RED, 'detection-sample', (node, config) => {
     const t = nodeText(RED, 'detection-sample');
     const options = dialogOptions(
       {
@@ -178,7 +177,5 @@ export = function register(RED: NodeAPI): void {
       if (!pool) return done();
       pool.destroy().then(done, done);
     });
-  }
-
-  RED.nodes.registerType('detection-sample', DetectionSample);
+  });
 };

@@ -3,12 +3,13 @@
  * output 1, plate to output 2, anything else to output 3 (or dropped).
  * A thin adapter: the routing is lib/route.ts.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { routeOf, routeSlots, type Route } from '../../lib/events/route';
 import { dialogOptions, field, flagOption } from '../../lib/options';
 import { coded, nodeText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+import { registerNode } from '../shared/register';
 
 interface DetectionSwitchDef extends NodeDef {
   property: string;
@@ -17,9 +18,7 @@ interface DetectionSwitchDef extends NodeDef {
 }
 
 export = function register(RED: NodeAPI): void {
-  function DetectionSwitch(this: Node, config: DetectionSwitchDef): void {
-    RED.nodes.createNode(this, config);
-    const node = this;
+  registerNode<DetectionSwitchDef>(RED, 'detection-switch', (node, config) => {
     const t = nodeText(RED, 'detection-switch');
 
     const property = config.property || 'payload';
@@ -58,7 +57,5 @@ export = function register(RED: NodeAPI): void {
         done();
       });
     });
-  }
-
-  RED.nodes.registerType('detection-switch', DetectionSwitch);
+  });
 };

@@ -76,10 +76,9 @@ function pathnameOf(url: string | undefined): string {
 }
 
 function guardFor(root: ExpressApp): Set<string> {
-  let paths = guardedPaths.get(root);
-  if (paths) return paths;
+  const existing = guardedPaths.get(root);
+  if (existing) return existing;
   const guarded = new Set<string>();
-  paths = guarded;
   guardedPaths.set(root, guarded);
   const bodyGuard: Middleware = (req, _res, next) => {
     if (guarded.size > 0 && req.method === 'POST' && guarded.has(routeKey(pathnameOf(req.url)))) {

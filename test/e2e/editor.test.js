@@ -278,7 +278,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     try {
       ({ chromium } = require('playwright-core'));
     } catch (err) {
-      throw new Error(`playwright-core is not installed: it is a dev dependency of this package (npm install): ${err.message}`);
+      throw new Error(`playwright-core is not installed: it is a dev dependency of this package (npm install): ${err.message}`, { cause: err });
     }
     fs.rmSync(ARTIFACTS, { recursive: true, force: true });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -442,7 +442,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   function assertProps(state, expect, what) {
     for (const [k, v] of Object.entries(expect)) {
       // the editor saves <input> values as strings: 32 is "32"
-      assert.ok(state.props[k] == v, `${what}.${k} saved as ${JSON.stringify(state.props[k])}, expected ${JSON.stringify(v)}`); // eslint-disable-line eqeqeq
+      assert.ok(state.props[k] == v, `${what}.${k} saved as ${JSON.stringify(state.props[k])}, expected ${JSON.stringify(v)}`);
     }
   }
 
