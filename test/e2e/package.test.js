@@ -17,7 +17,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, nodeRedVersion, request, postJson, until } = require('../support');
-const { MODULE, NodeRedProcess, readProbeLines } = require('../support/nodered-process');
+const { MODULE, NodeRedProcess, readProbeLines, run } = require('../support/nodered-process');
 const { fullFace, fullLpr, minimalFace, bigLpr } = require('../fixtures/events');
 
 const TYPE = 'detection-in';
@@ -174,6 +174,31 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
   after(async function () {
     this.timeout(30000);
     if (nr) await nr.cleanup();
+  });
+
+  it('ships the simulator apart from the runtime, and each icon once', function () {
+    const files = nr.packedFiles;
+    assert.ok(files.includes('dist/sim/index.js'), 'the simulator has its own entry, dist/sim/index.js');
+    const libFiles = files.filter((f) => f.startsWith('dist/lib/'));
+    assert.ok(libFiles.length > 0, 'the runtime ships in dist/lib');
+    for (const f of libFiles) assert.doesNotMatch(f, /(^|\/)(sim|mock)[^/]*$/i, `no simulator or mock code in dist/lib: ${f}`);
+    for (const f of libFiles.filter((f) => f.endsWith('.js'))) {
+      const text = fs.readFileSync(path.join(nr.userDir, 'node_modules', MODULE, f), 'utf8');
+      assert.doesNotMatch(text, /require\("(\.\.\/)+sim\//, `${f} does not load the simulator`);
+    }
+    const icons = files.filter((f) => f.endsWith('.svg') || f.endsWith('.png'));
+    assert.ok(icons.length > 0, 'the icons ship');
+    const byName = new Map();
+    for (const f of icons) byName.set(path.basename(f), [...(byName.get(path.basename(f)) ?? []), f]);
+    for (const [name, places] of byName) assert.equal(places.length, 1, `icon ${name} ships once, not in ${places.join(', ')}`);
+  });
+
+  it('runs `npx detection-bridge-sim --help` from the installed package', async function () {
+    this.timeout(60000);
+    const { stdout } = await run('npx', ['--no-install', 'detection-bridge-sim', '--help'], { cwd: nr.userDir });
+    assert.match(stdout, /detection-bridge-sim/);
+    assert.match(stdout, /\bsend\b/);
+    assert.match(stdout, /\bserve\b/);
   });
 
   it('loads the module: GET /nodes lists every node set without error, and they run', async function () {
