@@ -41,6 +41,8 @@ export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage
 
 // The platform v2 API: sign-in, any call, batched pushes.
 export { PlatformClient, statusError, type PlatformClientOptions, type PlatformRequestOptions, type PlatformResponse } from './platform/client';
+export { posBatchPath } from './platform/url';
+export { posPlugins, type PluginInfo } from './platform/plugins';
 export { PushQueue, type PushQueueOptions, type TicketOutcome } from './platform/push-queue';
 export { checkPushItems, type PushItemError } from './platform/push-schemas';
 

@@ -8,6 +8,7 @@
  * for an HTTP answer, the status. Node-RED-free.
  */
 import { Agent, type Dispatcher } from 'undici';
+import { parseBaseUrl, type BaseUrlProblem } from '../http/base-url';
 import { parseJsonBody } from '../http/json';
 import { redactUserInfo } from '../http/net-errors';
 import { firstHeader, send } from '../http/send';
@@ -28,6 +29,13 @@ export interface BridgeTarget {
   authorization?: string;
 }
 
+const BASE_URL_DETAIL: Record<BaseUrlProblem, string> = {
+  empty: 'bridge-url-empty',
+  'not-absolute': 'bridge-url-not-absolute',
+  protocol: 'bridge-url-protocol',
+  query: 'url-query',
+};
+
 /** A trailing part a user may paste along with the base URL. */
 const PASTED_SUFFIX = /\/api\/v1(?:\/webhook-models(?:\/(?:face|lpr))?)?\/*$/i;
 
@@ -41,24 +49,15 @@ export function bridgeTarget(baseUrl: string, path: string): BridgeTarget {
   const text = String(baseUrl ?? '').trim();
   const bad = (detail: string): TransportError =>
     new TransportError('bridge', 'url', { url: redactUserInfo(text), detail: { key: `transport.detail.${detail}` } });
-  if (!text) throw bad('bridge-url-empty');
-  let base: URL;
-  try {
-    base = new URL(text);
-  } catch {
-    throw bad('bridge-url-not-absolute');
-  }
-  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw bad('bridge-url-protocol');
-  if (base.search || base.hash) throw bad('url-query');
+  const parsed = parseBaseUrl(text, PASTED_SUFFIX);
+  if (!parsed.ok) throw bad(BASE_URL_DETAIL[parsed.problem]);
+  const { url: base, prefix } = parsed.base;
   let authorization: string | undefined;
   if (base.username || base.password) {
     const user = decodeURIComponent(base.username);
     const password = decodeURIComponent(base.password);
     authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-    base.username = '';
-    base.password = '';
   }
-  const prefix = base.pathname.replace(/\/+$/, '').replace(PASTED_SUFFIX, '').replace(/\/+$/, '');
   const url = new URL(`${base.origin}${prefix}/${path.replace(/^\/+/, '')}`);
   return { url, display: url.href, authorization };
 }

@@ -5,7 +5,8 @@
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { fillPath } from '../../lib/platform/path-template';
-import { PlatformClient, posBatchPath } from '../../lib/platform/client';
+import { PlatformClient } from '../../lib/platform/client';
+import { posBatchPath } from '../../lib/platform/url';
 import { PushQueue, type BatchResult, type PushError } from '../../lib/platform/push-queue';
 import { checkPushItems } from '../../lib/platform/push-schemas';
 import { throttle } from '../shared/throttle';

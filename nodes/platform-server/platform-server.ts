@@ -5,7 +5,8 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import type { PlatformServerNode } from '../shared/platform-server-node';
-import { PlatformClient, posPlugins } from '../../lib/platform/client';
+import { PlatformClient } from '../../lib/platform/client';
+import { posPlugins } from '../../lib/platform/plugins';
 import { TransportError } from '../../lib/http/transport-error';
 
 interface PlatformServerDef extends NodeDef {

@@ -12,7 +12,13 @@ const { Agent, request } = require('undici');
 const { selfSigned } = require('../support');
 
 const dist = require('path').resolve(__dirname, '../../dist');
-const pc = require(path.join(dist, 'lib', 'platform', 'client'));
+/** The platform modules, one namespace for the tests. */
+const pc = {
+  ...require(path.join(dist, 'lib', 'platform', 'url')),
+  ...require(path.join(dist, 'lib', 'platform', 'token-pair')),
+  ...require(path.join(dist, 'lib', 'platform', 'plugins')),
+  ...require(path.join(dist, 'lib', 'platform', 'client')),
+};
 const { TransportError } = require(path.join(dist, 'lib', 'http', 'transport-error'));
 const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
 

@@ -9,7 +9,8 @@ const path = require('node:path');
 
 const dist = require('path').resolve(__dirname, '../../dist');
 const push = require(path.join(dist, 'lib', 'platform', 'push-queue'));
-const { PlatformClient, posBatchPath } = require(path.join(dist, 'lib', 'platform', 'client'));
+const { PlatformClient } = require(path.join(dist, 'lib', 'platform', 'client'));
+const { posBatchPath } = require(path.join(dist, 'lib', 'platform', 'url'));
 const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
 
 const { PushQueue } = push;
