@@ -282,12 +282,22 @@ export class PlatformClient extends EventEmitter {
       const res = await this.send('POST', url, undefined, { body, contentType: 'application/json' }, {});
       const display = url.href;
       if (res.statusCode < 200 || res.statusCode > 299) {
-        throw new TransportError('platform', 'login', { url: display, ...answerParams(res.statusCode, res.body, [this.password]) }, { status: res.statusCode });
+        throw new TransportError(
+          'platform',
+          'login',
+          { url: display, ...answerParams(res.statusCode, res.body, [this.password]) },
+          { status: res.statusCode },
+        );
       }
       const obtainedAt = this.now();
       const found = extractTokenPair(res.body, obtainedAt);
       if (!found.ok) {
-        throw new TransportError('platform', 'token-fields', { url: display, status: res.statusCode, fields: found.fields.join(', ') }, { status: res.statusCode });
+        throw new TransportError(
+          'platform',
+          'token-fields',
+          { url: display, status: res.statusCode, fields: found.fields.join(', ') },
+          { status: res.statusCode },
+        );
       }
       const { pair } = found;
       const session: Session = { accessToken: pair.accessToken, refreshToken: pair.refreshToken, expiresAt: pair.expiresAt, obtainedAt };
@@ -304,7 +314,9 @@ export class PlatformClient extends EventEmitter {
       return session;
     } catch (err) {
       const failure =
-        err instanceof TransportError ? err : new TransportError('platform', 'network', { method: 'POST', url: this.base.display, detail: String(err) }, { cause: err });
+        err instanceof TransportError
+          ? err
+          : new TransportError('platform', 'network', { method: 'POST', url: this.base.display, detail: String(err) }, { cause: err });
       this._lastError = failure;
       this.emit('signInFailed', failure);
       throw failure;

@@ -18,8 +18,20 @@ const NAME_KEYS = ['name', 'displayName', 'title'] as const;
 const TYPE_KEYS = ['type', 'module', 'kind'] as const;
 /** Keys of arrays that say nothing about what the entries are. */
 const GENERIC_KEYS = new Set([
-  'data', 'result', 'results', 'items', 'value', 'values', 'list', 'content', 'records',
-  'plugins', 'installedplugins', 'modules', 'instances', 'entries',
+  'data',
+  'result',
+  'results',
+  'items',
+  'value',
+  'values',
+  'list',
+  'content',
+  'records',
+  'plugins',
+  'installedplugins',
+  'modules',
+  'instances',
+  'entries',
 ]);
 const MAX_PLUGIN_DEPTH = 8;
 

@@ -15,10 +15,31 @@
  *   items has finished: ok when all succeeded, failed when any failed. Nothing
  *   is dropped silently: a failed batch is reported with its items and tickets.
  *
- * Node-RED-free.
+ * Every failure is a TransportError (service `push`, codes ERR_PUSH_STATUS,
+ * ERR_PUSH_SEND, ERR_PUSH_CLOSED, ERR_PUSH_QUEUE_FULL) with the path in its
+ * params. Time comes from an injectable Clock. Node-RED-free.
  */
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { systemClock, sleepOn, type Clock } from '../clock';
+import { isRetryableError } from '../http/net-errors';
+import { isRetryableStatus, type TransportError } from '../http/transport-error';
+import { pushErrors } from './push-errors';
+import { chargeTicket, openTicket, ticketOutcome, type TicketState } from './tickets';
+import type { BatchResult, CloseReport, PushQueueOptions, PushResponse, PushStats, TicketOutcome } from './push-types';
+import { retryDelay } from './retry';
+
+export type {
+  BatchResult,
+  CloseReport,
+  PushHeaders,
+  PushQueueOptions,
+  PushResponse,
+  PushSend,
+  PushSendContext,
+  PushStats,
+  RetryInfo,
+  TicketOutcome,
+} from './push-types';
 
 export const DEFAULT_PUSH_MAX_ITEMS = 100;
 export const DEFAULT_PUSH_MAX_WAIT_MS = 1000;
@@ -30,173 +51,10 @@ export const DEFAULT_PUSH_MAX_DELAY_MS = 30_000;
 export const DEFAULT_PUSH_MAX_QUEUED_ITEMS = 10_000;
 export const DEFAULT_PUSH_CLOSE_TIMEOUT_MS = 10_000;
 
-export type PushHeaders = Record<string, string | string[] | undefined>;
-
-export interface PushResponse {
-  statusCode: number;
-  headers?: PushHeaders;
-  body?: unknown;
-}
-
-export interface PushSendContext {
-  /** Stable across the retries of one batch: usable as an idempotency key. */
-  batchId: string;
-  /** 1 for the first try. */
-  attempt: number;
-  /** Aborted when `close()` gives up. */
-  signal: AbortSignal;
-}
-
-export type PushSend<T> = (path: string, items: T[], context: PushSendContext) => Promise<PushResponse>;
-
-export type PushErrorReason = 'status' | 'send' | 'closed' | 'queue-full';
-
-const PUSH_ERROR_CODES: Record<PushErrorReason, string> = {
-  status: 'ERR_PUSH_STATUS',
-  send: 'ERR_PUSH_SEND',
-  closed: 'ERR_PUSH_CLOSED',
-  'queue-full': 'ERR_PUSH_QUEUE_FULL',
-};
-
-export class PushError extends Error {
-  readonly reason: PushErrorReason;
-  /** ERR_PUSH_STATUS (answered non-2xx), ERR_PUSH_SEND (send threw), ERR_PUSH_CLOSED, ERR_PUSH_QUEUE_FULL. */
-  readonly code: string;
-  readonly path: string;
-  /** Sending attempts made (0 when never sent). */
-  readonly attempts: number;
-  /** The last answer's status and body, for ERR_PUSH_STATUS. */
-  readonly statusCode?: number;
-  readonly body?: unknown;
-
-  constructor(reason: PushErrorReason, message: string, details: { path: string; attempts: number; statusCode?: number; body?: unknown; cause?: unknown }) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = 'PushError';
-    this.reason = reason;
-    this.code = PUSH_ERROR_CODES[reason];
-    this.path = details.path;
-    this.attempts = details.attempts;
-    this.statusCode = details.statusCode;
-    this.body = details.body;
-  }
-}
-
-export interface TicketOutcome<K> {
-  ticket: K;
-  ok: boolean;
-  /** Items the ticket brought. */
-  items: number;
-  /** Of those, how many were not pushed. */
-  failedItems: number;
-  /** Batches that carried its items. */
-  batches: number;
-  /** The first failure (undefined when ok). */
-  error?: PushError;
-  /** Every distinct failure. */
-  errors: PushError[];
-}
-
-export interface BatchResult<T, K> {
-  batchId: string;
-  path: string;
-  items: T[];
-  /** Distinct tickets whose items this batch carried, in order of first item. */
-  tickets: K[];
-  ok: boolean;
-  /** Sending attempts made (0 when the batch was never sent). */
-  attempts: number;
-  /** The last answer, when there was one. */
-  statusCode?: number;
-  headers?: PushHeaders;
-  body?: unknown;
-  error?: PushError;
-  /** Tickets this batch completed (their outcome is final). */
-  completed: TicketOutcome<K>[];
-}
-
-export interface RetryInfo {
-  path: string;
-  batchId: string;
-  /** The attempt that failed. */
-  attempt: number;
-  delayMs: number;
-  statusCode?: number;
-  error?: unknown;
-}
-
-export interface PushQueueOptions<T, K> {
-  send: PushSend<T>;
-  /** Items per request. Default 100. */
-  maxItems?: number;
-  /** A batch leaves at most this long after its oldest item. Default 1000. */
-  maxWaitMs?: number;
-  /** Retries after the first try. Default 5. */
-  maxRetries?: number;
-  /** First backoff ceiling; doubles per retry. Default 500. */
-  baseDelayMs?: number;
-  /** Ceiling of any delay, Retry-After included. Default 30000. */
-  maxDelayMs?: number;
-  /** Default 10000. */
-  maxQueuedItems?: number;
-  /** How long `close()` waits by default. Default 10000. */
-  closeTimeoutMs?: number;
-  onBatchDone?: (result: BatchResult<T, K>) => void;
-  onTicketDone?: (outcome: TicketOutcome<K>) => void;
-  onRetry?: (info: RetryInfo) => void;
-  /** Whether an error thrown by send is worth another try. Default: a
-   *  boolean `retryable` property on the error when it has one, else a
-   *  network-looking `code` (ECONNRESET, ETIMEDOUT, UND_ERR_SOCKET, …). */
-  isRetryableError?: (err: unknown) => boolean;
-  /** Injectable for tests. Must resolve early when the signal aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Clock for Retry-After HTTP dates. */
-  now?: () => number;
-  /** Jitter source in [0, 1). */
-  random?: () => number;
-}
-
-export interface PushStats {
-  /** Items waiting for a batch. */
-  queued: number;
-  /** Items in batches being sent (or waiting to retry). */
-  inFlight: number;
-  batchesInFlight: number;
-  /** Items pushed successfully. */
-  pushed: number;
-  /** Items reported failed. */
-  failed: number;
-  /** send() calls made. */
-  requests: number;
-  retries: number;
-  /** Tickets not settled yet. */
-  openTickets: number;
-  lastError?: PushError;
-}
-
-export interface CloseReport<K> {
-  /** True when everything was sent (or failed on its own) within the bound. */
-  drained: boolean;
-  /** Items given up on at the bound. */
-  unsentItems: number;
-  /** Tickets settled as failed at the bound. */
-  unsentTickets: K[];
-}
-
-interface TicketState<K> {
-  ticket: K;
-  items: number;
-  remaining: number;
-  failedItems: number;
-  batches: number;
-  errors: PushError[];
-  settled: boolean;
-  resolve: (outcome: TicketOutcome<K>) => void;
-}
-
 interface Entry<T, K> {
   item: T;
   state: TicketState<K>;
-  /** Date.now() when added. */
+  /** clock.now() when added. */
   at: number;
   /** Marked by flush()/close(): leave without waiting. */
   urgent: boolean;
@@ -214,74 +72,9 @@ interface Bucket<T, K> {
   path: string;
   pending: Entry<T, K>[];
   inFlight?: Batch<T, K>;
-  timer?: NodeJS.Timeout;
+  timer?: unknown;
   /** The oldest pending item's wait is over. */
   due: boolean;
-}
-
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
-]);
-
-/** Default retry decision for an error thrown by send. */
-export function isRetryablePushError(err: unknown): boolean {
-  const e = err as { retryable?: unknown; code?: unknown; cause?: unknown } | undefined;
-  if (e && typeof e.retryable === 'boolean') return e.retryable;
-  for (let c = e, depth = 0; c && depth < 4; c = c.cause as typeof c, depth++) {
-    if (typeof c.code === 'string' && NETWORK_CODES.has(c.code)) return true;
-  }
-  return false;
-}
-
-/** Statuses worth another try: 408, 429 and 5xx. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
-
-/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), or undefined. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number = Date.now()): number | undefined {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return undefined;
-  if (/^\d+(?:\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const at = Date.parse(text);
-  return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
-}
-
-function headerValue(headers: PushHeaders | undefined, name: string): string | string[] | undefined {
-  if (!headers) return undefined;
-  if (name in headers) return headers[name];
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
-  return key === undefined ? undefined : headers[key];
-}
-
-function excerpt(body: unknown, max = 300): string {
-  if (body === null || body === undefined || body === '') return '';
-  let text: string;
-  if (typeof body === 'string') text = body;
-  else if (Buffer.isBuffer(body)) text = body.toString('utf8');
-  else {
-    try {
-      text = JSON.stringify(body) ?? String(body);
-    } catch {
-      text = String(body);
-    }
-  }
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function count(value: number | undefined, fallback: number, min: number): number {
@@ -301,7 +94,7 @@ export class PushQueue<T = unknown, K = unknown> {
   private readonly buckets = new Map<string, Bucket<T, K>>();
   private readonly abort = new AbortController();
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly random: () => number;
   private readonly isRetryableError: (err: unknown) => boolean;
   private idleWaiters: Array<() => void> = [];
@@ -314,7 +107,7 @@ export class PushQueue<T = unknown, K = unknown> {
   private requests = 0;
   private retries = 0;
   private openTickets = 0;
-  private lastError?: PushError;
+  private lastError?: TransportError;
 
   constructor(options: PushQueueOptions<T, K>) {
     if (typeof options?.send !== 'function') throw new TypeError('PushQueue needs a send(path, items) function');
@@ -326,10 +119,11 @@ export class PushQueue<T = unknown, K = unknown> {
     this.maxDelayMs = count(options.maxDelayMs, DEFAULT_PUSH_MAX_DELAY_MS, 0);
     this.maxQueuedItems = count(options.maxQueuedItems, DEFAULT_PUSH_MAX_QUEUED_ITEMS, 1);
     this.closeTimeoutMs = count(options.closeTimeoutMs, DEFAULT_PUSH_CLOSE_TIMEOUT_MS, 0);
-    this.sleep = options.sleep ?? defaultSleep;
-    this.now = options.now ?? Date.now;
+    const clock = options.clock ?? systemClock;
+    this.clock = clock;
+    this.sleep = options.sleep ?? ((ms, signal) => sleepOn(clock, ms, signal));
     this.random = options.random ?? Math.random;
-    this.isRetryableError = options.isRetryableError ?? isRetryablePushError;
+    this.isRetryableError = options.isRetryableError ?? isRetryableError;
   }
 
   get isClosed(): boolean {
@@ -359,18 +153,10 @@ export class PushQueue<T = unknown, K = unknown> {
   add(path: string, items: ReadonlyArray<T>, ticket: K): Promise<TicketOutcome<K>> {
     return new Promise<TicketOutcome<K>>((resolve) => {
       const list = Array.isArray(items) ? items : [];
-      const state: TicketState<K> = {
-        ticket, items: list.length, remaining: list.length, failedItems: 0, batches: 0, errors: [], settled: false, resolve,
-      };
+      const state = openTicket(ticket, list.length, resolve);
       this.openTickets++;
       if (this.closed || this.queued + list.length > this.maxQueuedItems) {
-        const error = this.closed
-          ? new PushError('closed', `push to ${path} refused: the push queue is closed`, { path, attempts: 0 })
-          : new PushError(
-              'queue-full',
-              `push to ${path} refused: ${this.queued} items are already waiting and ${list.length} more would pass the limit of ${this.maxQueuedItems}`,
-              { path, attempts: 0 },
-            );
+        const error = this.closed ? pushErrors.refused(path) : pushErrors.queueFull(path, this.queued, list.length, this.maxQueuedItems);
         state.errors.push(error);
         state.failedItems = list.length;
         this.failed += list.length;
@@ -388,7 +174,7 @@ export class PushQueue<T = unknown, K = unknown> {
         bucket = { path, pending: [], due: false };
         this.buckets.set(path, bucket);
       }
-      const at = Date.now();
+      const at = this.clock.now();
       for (const item of list) bucket.pending.push({ item, state, at, urgent: false });
       this.queued += list.length;
       this.pump(bucket);
@@ -419,16 +205,16 @@ export class PushQueue<T = unknown, K = unknown> {
    */
   async close(timeoutMs: number = this.closeTimeoutMs): Promise<CloseReport<K>> {
     this.closed = true;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: unknown;
     const bound = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs));
+      timer = this.clock.setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs));
     });
     try {
       const winner = await Promise.race([this.flush().then(() => 'idle' as const), bound]);
       if (winner === 'idle') return { drained: true, unsentItems: 0, unsentTickets: [] };
       return this.giveUp();
     } finally {
-      clearTimeout(timer);
+      this.clock.clearTimeout(timer);
     }
   }
 
@@ -447,8 +233,8 @@ export class PushQueue<T = unknown, K = unknown> {
 
   private scheduleTimer(bucket: Bucket<T, K>): void {
     if (bucket.timer || bucket.due || bucket.pending.length === 0) return;
-    const delay = Math.max(0, bucket.pending[0].at + this.maxWaitMs - Date.now());
-    bucket.timer = setTimeout(() => {
+    const delay = Math.max(0, bucket.pending[0].at + this.maxWaitMs - this.clock.now());
+    bucket.timer = this.clock.setTimeout(() => {
       bucket.timer = undefined;
       bucket.due = true;
       this.pump(bucket);
@@ -456,7 +242,7 @@ export class PushQueue<T = unknown, K = unknown> {
   }
 
   private clearTimer(bucket: Bucket<T, K>): void {
-    if (bucket.timer) clearTimeout(bucket.timer);
+    if (bucket.timer !== undefined) this.clock.clearTimeout(bucket.timer);
     bucket.timer = undefined;
   }
 
@@ -488,15 +274,6 @@ export class PushQueue<T = unknown, K = unknown> {
     void this.run(bucket, batch);
   }
 
-  private retryDelay(attempt: number, response?: PushResponse): number {
-    if (response) {
-      const asked = parseRetryAfter(headerValue(response.headers, 'retry-after'), this.now());
-      if (asked !== undefined) return Math.min(asked, this.maxDelayMs);
-    }
-    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return Math.floor(this.random() * ceiling);
-  }
-
   private async run(bucket: Bucket<T, K>, batch: Batch<T, K>): Promise<void> {
     const items = batch.entries.map((e) => e.item);
     const signal = this.abort.signal;
@@ -521,7 +298,7 @@ export class PushQueue<T = unknown, K = unknown> {
       const status = threw ? undefined : response?.statusCode;
       const retryable = threw ? this.isRetryableError(thrown) && !signal.aborted : status !== undefined && isRetryableStatus(status);
       if (retryable && batch.attempts <= this.maxRetries) {
-        const delayMs = this.retryDelay(batch.attempts, threw ? undefined : response);
+        const delayMs = retryDelay(this, batch.attempts, threw ? undefined : response?.headers, this.clock.now(), this.random);
         this.retries++;
         try {
           this.options.onRetry?.({ path: batch.path, batchId: batch.id, attempt: batch.attempts, delayMs, statusCode: status, error: thrown });
@@ -532,28 +309,15 @@ export class PushQueue<T = unknown, K = unknown> {
         if (signal.aborted) return; // giveUp() reports it
         continue;
       }
-      const tries = `${batch.attempts} attempt${batch.attempts === 1 ? '' : 's'}`;
-      let error: PushError;
-      if (threw) {
-        const why = (thrown as Error)?.message || String(thrown);
-        error = new PushError('send', `push of ${items.length} item(s) to ${batch.path} failed after ${tries}: ${why}`, {
-          path: batch.path, attempts: batch.attempts, cause: thrown,
-        });
-      } else {
-        const statusCode = response?.statusCode ?? 0;
-        const text = excerpt(response?.body);
-        error = new PushError(
-          'status',
-          `push of ${items.length} item(s) to ${batch.path} failed after ${tries}: ${statusCode} (${STATUS_CODES[statusCode] ?? 'unexpected status'})${text ? `: ${text}` : ''}`,
-          { path: batch.path, attempts: batch.attempts, statusCode, body: response?.body },
-        );
-      }
+      const error = threw
+        ? pushErrors.send(batch.path, items.length, batch.attempts, thrown, retryable)
+        : pushErrors.status(batch.path, items.length, batch.attempts, response?.statusCode ?? 0, response?.body);
       this.finish(bucket, batch, { ok: false, response: threw ? undefined : response, error });
       return;
     }
   }
 
-  private finish(bucket: Bucket<T, K>, batch: Batch<T, K>, outcome: { ok: boolean; response?: PushResponse; error?: PushError }): void {
+  private finish(bucket: Bucket<T, K>, batch: Batch<T, K>, outcome: { ok: boolean; response?: PushResponse; error?: TransportError }): void {
     if (batch.settled) return;
     batch.settled = true;
     if (bucket.inFlight === batch) bucket.inFlight = undefined;
@@ -570,7 +334,7 @@ export class PushQueue<T = unknown, K = unknown> {
     path: string,
     entries: Entry<T, K>[],
     attempts: number,
-    outcome: { ok: boolean; response?: PushResponse; error?: PushError },
+    outcome: { ok: boolean; response?: PushResponse; error?: TransportError },
   ): void {
     if (outcome.ok) this.pushed += entries.length;
     else {
@@ -580,15 +344,7 @@ export class PushQueue<T = unknown, K = unknown> {
     const perTicket = new Map<TicketState<K>, number>();
     for (const entry of entries) perTicket.set(entry.state, (perTicket.get(entry.state) ?? 0) + 1);
     const completed: TicketState<K>[] = [];
-    for (const [state, n] of perTicket) {
-      state.remaining -= n;
-      state.batches++;
-      if (!outcome.ok) {
-        state.failedItems += n;
-        if (outcome.error && !state.errors.includes(outcome.error)) state.errors.push(outcome.error);
-      }
-      if (state.remaining <= 0) completed.push(state);
-    }
+    for (const [state, n] of perTicket) if (chargeTicket(state, n, outcome.ok ? undefined : outcome.error)) completed.push(state);
     const result: BatchResult<T, K> = {
       batchId,
       path,
@@ -600,7 +356,7 @@ export class PushQueue<T = unknown, K = unknown> {
       headers: outcome.response?.headers,
       body: outcome.response?.body,
       error: outcome.error,
-      completed: completed.map((s) => this.outcomeOf(s)),
+      completed: completed.map((s) => ticketOutcome(s)),
     };
     try {
       this.options.onBatchDone?.(result);
@@ -610,23 +366,11 @@ export class PushQueue<T = unknown, K = unknown> {
     for (const state of completed) this.settleTicket(state);
   }
 
-  private outcomeOf(state: TicketState<K>): TicketOutcome<K> {
-    return {
-      ticket: state.ticket,
-      ok: state.errors.length === 0,
-      items: state.items,
-      failedItems: state.failedItems,
-      batches: state.batches,
-      error: state.errors[0],
-      errors: [...state.errors],
-    };
-  }
-
   private settleTicket(state: TicketState<K>): void {
     if (state.settled) return;
     state.settled = true;
     this.openTickets--;
-    const outcome = this.outcomeOf(state);
+    const outcome = ticketOutcome(state);
     try {
       this.options.onTicketDone?.(outcome);
     } catch {
@@ -650,11 +394,7 @@ export class PushQueue<T = unknown, K = unknown> {
         this.batchesInFlight--;
         unsentItems += batch.entries.length;
         for (const e of batch.entries) unsentTickets.add(e.state.ticket);
-        const error = new PushError(
-          'closed',
-          `push of ${batch.entries.length} item(s) to ${batch.path} given up at close after ${batch.attempts} attempt(s)`,
-          { path: batch.path, attempts: batch.attempts },
-        );
+        const error = pushErrors.closedInFlight(batch.path, batch.entries.length, batch.attempts);
         this.report(batch.id, batch.path, batch.entries, batch.attempts, { ok: false, error });
       }
       while (bucket.pending.length > 0) {
@@ -662,9 +402,7 @@ export class PushQueue<T = unknown, K = unknown> {
         this.queued -= entries.length;
         unsentItems += entries.length;
         for (const e of entries) unsentTickets.add(e.state.ticket);
-        const error = new PushError('closed', `push of ${entries.length} item(s) to ${bucket.path} not sent: the queue closed first`, {
-          path: bucket.path, attempts: 0,
-        });
+        const error = pushErrors.closedUnsent(bucket.path, entries.length);
         this.report(randomUUID(), bucket.path, entries, 0, { ok: false, error });
       }
       this.buckets.delete(bucket.path);

@@ -17,39 +17,35 @@
  * every other field passes untouched. When the v2 push guides become known,
  * this module is the one place to tighten.
  *
- * Node-RED-free.
+ * Each problem is a Message (push-item.* in the catalog) with its English
+ * text in `message`. Node-RED-free.
  */
 import { z } from 'zod';
 import { CROP_SIZE_NAMES, formatPath } from '../events/schemas';
+import { renderMessage, type Message, type Translate } from '../messages';
 
 const CROP_LIST = CROP_SIZE_NAMES.join(', ');
 
-export const PushPlateDirection = z.union([z.literal(0), z.literal(1), z.literal(2)], {
-  error: (issue) => `must be the integer 0, 1 or 2, got ${show(issue.input)}`,
-});
+export const PushPlateDirection = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 
-export const PushGender = z.enum(['M', 'F', 'U'], {
-  error: (issue) => `must be one character: M, F or U, got ${show(issue.input)}`,
-});
+export const PushGender = z.enum(['M', 'F', 'U']);
 
-export const PushCropSizeName = z.enum(CROP_SIZE_NAMES, {
-  error: (issue) => `must be one of ${CROP_LIST}, got ${show(issue.input)}`,
-});
+export const PushCropSizeName = z.enum(CROP_SIZE_NAMES);
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 const BASE64_URL = /^[A-Za-z0-9_-]*$/;
 
 /** An image as pushed: base64 text (standard or URL-safe alphabet, padding
  *  optional, line breaks allowed), not a data: URL. */
-export const PushImageData = z.string({ error: (issue) => `must be a base64 string, got ${show(issue.input)}` }).superRefine((value, ctx) => {
+export const PushImageData = z.string().superRefine((value, ctx) => {
   if (/^data:/i.test(value)) {
-    ctx.addIssue({ code: 'custom', message: 'must be plain base64, not a data: URL (remove the "data:...;base64," prefix)' });
+    ctx.addIssue({ code: 'custom', message: 'image-data-url', params: { key: 'image-data-url' } });
     return;
   }
   const compact = value.replace(/[\r\n]/g, '');
-  if (compact.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+  if (compact.length === 0) ctx.addIssue({ code: 'custom', message: 'image-empty', params: { key: 'image-empty' } });
   else if (!BASE64.test(compact) && !(BASE64_URL.test(compact) && compact.length % 4 !== 1)) {
-    ctx.addIssue({ code: 'custom', message: 'must be base64 text' });
+    ctx.addIssue({ code: 'custom', message: 'image-base64', params: { key: 'image-base64' } });
   }
 });
 
@@ -62,11 +58,7 @@ export const PushImageHolder = z
   })
   .superRefine((holder, ctx) => {
     if (holder.cropSizeName === undefined && holder.crop === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['cropSizeName'],
-        message: `an image must state its crop: add cropSizeName (one of ${CROP_LIST})`,
-      });
+      ctx.addIssue({ code: 'custom', path: ['cropSizeName'], message: 'crop-missing', params: { key: 'crop-missing' } });
     }
   });
 
@@ -80,12 +72,37 @@ const FIELD_CHECKS: Record<string, z.ZodType> = {
 /** Deeper than any push body is expected to be; stops a cyclic or hostile value. */
 export const MAX_PUSH_ITEM_DEPTH = 32;
 
-export interface PushItemError {
+export interface PushItemError extends Message {
   /** Index of the item in the list passed in. */
   item: number;
   /** Dotted path inside the item: `lines[2].gender`, `images[0].cropSizeName`. */
   path: string;
+  /** The problem in English (a node shows key and params in the user's language). */
   message: string;
+}
+
+/** Field name → its catalog key, for the fields checked wherever they appear. */
+const FIELD_KEYS: Record<string, string> = { direction: 'direction', plateDirection: 'direction', gender: 'gender' };
+
+function itemMessage(key: string, params: Message['params'] = {}): Message {
+  return { key: `push-item.${key}`, params };
+}
+
+/** The problems of an object with an image, as Messages with their paths. */
+function imageHolderProblems(record: Record<string, unknown>): Array<{ path: PropertyKey[]; message: Message }> {
+  const result = PushImageHolder.safeParse(record);
+  if (result.success) return [];
+  return result.error.issues.map((issue) => {
+    const field = String(issue.path[0] ?? 'image');
+    const own = issue.code === 'custom' ? (issue.params as { key?: unknown } | undefined)?.key : undefined;
+    const key = typeof own === 'string' ? own : field === 'image' ? 'image-type' : 'crop';
+    return { path: issue.path, message: itemMessage(key, { field, got: show(record[field]), crops: CROP_LIST }) };
+  });
+}
+
+/** A zod issue that carries a push-item Message. */
+function addProblem(ctx: z.RefinementCtx, path: PropertyKey[], message: Message): void {
+  ctx.addIssue({ code: 'custom', path, message: renderMessage(message), params: { message } });
 }
 
 export type PushItemsCheck = { ok: true } | { ok: false; errors: PushItemError[] };
@@ -109,7 +126,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export const PushItem = z.unknown().superRefine((item, ctx) => {
   if (!isRecord(item)) {
-    ctx.addIssue({ code: 'custom', message: `each pushed item must be a JSON object, got ${show(item)}` });
+    addProblem(ctx, [], itemMessage('not-object', { got: show(item) }));
     return;
   }
   const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: item, path: [] }];
@@ -119,7 +136,7 @@ export const PushItem = z.unknown().superRefine((item, ctx) => {
     if (value === null || typeof value !== 'object' || seen.has(value)) continue;
     seen.add(value);
     if (path.length > MAX_PUSH_ITEM_DEPTH) {
-      ctx.addIssue({ code: 'custom', path, message: `nests deeper than ${MAX_PUSH_ITEM_DEPTH} levels` });
+      addProblem(ctx, path, itemMessage('too-deep', { max: MAX_PUSH_ITEM_DEPTH }));
       continue;
     }
     if (Array.isArray(value)) {
@@ -130,19 +147,10 @@ export const PushItem = z.unknown().superRefine((item, ctx) => {
     for (const [key, check] of Object.entries(FIELD_CHECKS)) {
       const field = record[key];
       if (field === undefined || field === null) continue;
-      const result = check.safeParse(field);
-      if (!result.success) {
-        for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', path: [...path, key, ...issue.path], message: `${key} ${issue.message}` });
-      }
+      if (!check.safeParse(field).success) addProblem(ctx, [...path, key], itemMessage(FIELD_KEYS[key], { field: key, got: show(field) }));
     }
     if (record.image !== undefined && record.image !== null) {
-      const result = PushImageHolder.safeParse(record);
-      if (!result.success) {
-        for (const issue of result.error.issues) {
-          const field = String(issue.path[0] ?? 'image');
-          ctx.addIssue({ code: 'custom', path: [...path, ...issue.path], message: issue.message.startsWith('an image') ? issue.message : `${field} ${issue.message}` });
-        }
-      }
+      for (const problem of imageHolderProblems(record)) addProblem(ctx, [...path, ...problem.path], problem.message);
     }
     const keys = Object.keys(record);
     for (let i = keys.length - 1; i >= 0; i--) {
@@ -161,21 +169,26 @@ export const PushItem = z.unknown().superRefine((item, ctx) => {
  */
 export function checkPushItems(items: unknown): PushItemsCheck {
   if (!Array.isArray(items)) {
-    return { ok: false, errors: [{ item: -1, path: '(root)', message: `the items to push must be an array, got ${show(items)}` }] };
+    const message = itemMessage('not-array', { got: show(items) });
+    return { ok: false, errors: [{ item: -1, path: '(root)', ...message, message: renderMessage(message) }] };
   }
   const errors: PushItemError[] = [];
   items.forEach((item, index) => {
     const result = PushItem.safeParse(item);
     if (!result.success) {
-      for (const issue of result.error.issues) errors.push({ item: index, path: formatPath(issue.path), message: issue.message });
+      for (const issue of result.error.issues) {
+        const message = (issue as { params?: { message?: Message } }).params?.message ?? itemMessage('not-object', { got: show(item) });
+        errors.push({ item: index, path: formatPath(issue.path), ...message, message: renderMessage(message) });
+      }
     }
   });
   return errors.length === 0 ? { ok: true } : { ok: false, errors };
 }
 
-/** One line per error, for a Node-RED error message: `item 3, lines[0].gender: gender must be ...`. */
-export function formatPushErrors(errors: ReadonlyArray<PushItemError>, max = 5): string {
-  const lines = errors.slice(0, max).map((e) => `item ${e.item}, ${e.path}: ${e.message}`);
-  if (errors.length > max) lines.push(`and ${errors.length - max} more`);
+/** One line per error: `item 3, lines[0].gender: gender must be ...`; English unless `translate` is given. */
+export function formatPushErrors(errors: ReadonlyArray<PushItemError>, max = 5, translate?: Translate): string {
+  const text = (message: Message) => renderMessage(message, translate);
+  const lines = errors.slice(0, max).map((e) => text(itemMessage('line', { item: e.item, path: e.path, message: { key: e.key, params: e.params } })));
+  if (errors.length > max) lines.push(text(itemMessage('more', { count: errors.length - max })));
   return lines.join('; ');
 }

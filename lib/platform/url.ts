@@ -61,7 +61,8 @@ export type PlatformQuery = Record<string, QueryValue> | URLSearchParams;
  */
 export function platformUrl(base: PlatformBase, path: string, query?: PlatformQuery): URL {
   const raw = String(path ?? '').trim();
-  const bad = (detail: string): TransportError => new TransportError('platform', 'path', { path: raw, detail: { key: `transport.detail.${detail}` } });
+  const bad = (detail: string): TransportError =>
+    new TransportError('platform', 'path', { path: raw, detail: { key: `transport.detail.${detail}` } });
   if (!raw) throw bad('path-empty');
   if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('//')) throw bad('path-absolute');
   if (raw.includes('#')) throw bad('path-fragment');

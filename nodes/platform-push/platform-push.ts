@@ -1,23 +1,25 @@
 /**
  * platform-push: pushes POS transactions and other data into the platform v2
- * API in batches. Batching and retries are lib/push.ts; the value checks
- * lib/push-schemas.ts; the sign-in is the platform-server's client.
+ * API in batches. Batching and retries are lib/platform/push-queue.ts; the
+ * value checks lib/platform/push-schemas.ts; the sign-in is the
+ * platform-server's client.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { fillPath } from '../../lib/platform/path-template';
-import { PlatformClient } from '../../lib/platform/client';
 import { posBatchPath } from '../../lib/platform/url';
-import { PushQueue, type BatchResult, type PushError } from '../../lib/platform/push-queue';
+import { PushQueue, type BatchResult, type RetryInfo } from '../../lib/platform/push-queue';
 import { checkPushItems } from '../../lib/platform/push-schemas';
-import { throttle } from '../shared/throttle';
-import type { PlatformServerNode } from '../shared/platform-server-node';
+import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
+import { coded, flowError, nodeText, translate } from '../shared/i18n';
+import { platformClientOf } from '../shared/platform-server-node';
+import { registerNode } from '../shared/register';
+import { failConfig, throttledStatus } from '../shared/status';
 
-type Operation = 'pos' | 'casino-ratings' | 'tito' | 'face-detections' | 'plate-reads';
-const OPERATIONS: readonly Operation[] = ['pos', 'casino-ratings', 'tito', 'face-detections', 'plate-reads'];
+const OPERATIONS = ['pos', 'casino-ratings', 'tito', 'face-detections', 'plate-reads'] as const;
 
 interface PlatformPushDef extends NodeDef {
   server: string;
-  operation: Operation;
+  operation: string;
   posId: string;
   path: string;
   batchSize: number | string;
@@ -31,45 +33,53 @@ interface Ticket {
   done: Done;
 }
 
-const coded = (message: string, code: string): Error => Object.assign(new Error(message), { code });
-
 export = function register(RED: NodeAPI): void {
-  function PlatformPush(this: Node, config: PlatformPushDef): void {
-    RED.nodes.createNode(this, config);
-    const node = this;
-    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`platform-push.${key}`, vars);
-
-    const server = RED.nodes.getNode(config.server) as PlatformServerNode | null;
-    const client = server && typeof server.getClient === 'function' ? server.getClient() : new Error(t('errors.no-server'));
-    const operation: Operation = OPERATIONS.includes(config.operation) ? config.operation : 'pos';
+  registerNode<PlatformPushDef>(RED, 'platform-push', (node, config) => {
+    const t = nodeText(RED, 'platform-push');
+    const options = dialogOptions(
+      {
+        operation: field(choiceOption(OPERATIONS), 'pos'),
+        batchSize: field(numberOption({ integer: true, min: 1 }), 100),
+        batchMs: field(numberOption({ min: 0 }), 1000),
+        maxRetries: field(numberOption({ integer: true, min: 0 }), 5),
+      },
+      config,
+    );
+    const { operation } = options;
     const template = (config.path || '').trim();
-
+    const client = platformClientOf(RED, config.server) ?? new Error(t('errors.no-server'));
     if (client instanceof Error || (operation !== 'pos' && !template)) {
-      const problem = client instanceof Error ? client.message : t('errors.no-path');
-      node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-      node.error(problem);
-      node.on('input', (_msg: NodeMessageInFlow, _send: unknown, done: Done) => done(coded(problem, 'ERR_PUSH_CONFIG')));
+      failConfig(node, t('status.error'), client instanceof Error ? client.message : t('errors.no-path'), 'ERR_PUSH_CONFIG');
       return;
     }
-    const platform: PlatformClient = client;
 
-    const showStatus = throttle(() => {
+    const showStatus = throttledStatus(node, () => {
       const s = queue.stats();
-      node.status({
+      return {
         fill: s.failed > 0 ? 'red' : s.queued + s.inFlight > 0 ? 'yellow' : 'green',
         shape: 'dot',
         text: t('status.counts', { pushed: s.pushed, queued: s.queued + s.inFlight, failed: s.failed }),
+      };
+    });
+    /** A retry shows at once how long it waits (the server's Retry-After or the backoff). */
+    function showRetry(info: RetryInfo): void {
+      const s = queue.stats();
+      showStatus.cancel();
+      node.status({
+        fill: 'yellow',
+        shape: 'ring',
+        text: t('status.retrying', { seconds: Math.round(info.delayMs / 100) / 10, queued: s.queued + s.inFlight }),
       });
-    }, 250);
+    }
 
     const queue = new PushQueue<unknown, Ticket>({
-      maxItems: positiveInt(config.batchSize, 100),
-      maxWaitMs: nonNegative(config.batchMs, 1000),
-      maxRetries: nonNegativeInt(config.maxRetries, 5),
+      maxItems: options.batchSize,
+      maxWaitMs: options.batchMs,
+      maxRetries: options.maxRetries,
       // The batch id is stable across retries of one batch: the server can use it to drop a repeat.
       send: (path, items, ctx) =>
-        platform.request({ method: 'POST', path, body: items, headers: { 'idempotency-key': ctx.batchId }, signal: ctx.signal }),
-      onRetry: () => showStatus(),
+        client.request({ method: 'POST', path, body: items, headers: { 'idempotency-key': ctx.batchId }, signal: ctx.signal }),
+      onRetry: showRetry,
       onBatchDone: (result: BatchResult<unknown, Ticket>) => {
         showStatus();
         if (!result.ok) return; // the messages it carried go to Catch nodes, below
@@ -94,13 +104,6 @@ export = function register(RED: NodeAPI): void {
       return filled.ok ? filled.path : coded(t('errors.placeholder', { name: filled.missing }), 'ERR_PUSH_PLACEHOLDER');
     }
 
-    function failure(error: PushError | undefined, count: number, path: string): Error {
-      const reason = error ? error.message : '';
-      return Object.assign(coded(t('errors.batch-failed', { count, path, reason }), error?.code ?? 'ERR_PUSH'), {
-        statusCode: error?.statusCode,
-      });
-    }
-
     node.on('input', (msg: NodeMessageInFlow, _send: unknown, done: Done) => {
       const payload = msg.payload;
       const items = Array.isArray(payload) ? payload : payload !== null && typeof payload === 'object' ? [payload] : [];
@@ -111,7 +114,11 @@ export = function register(RED: NodeAPI): void {
       const checked = checkPushItems(items);
       if (!checked.ok) {
         const [first] = checked.errors;
-        done(Object.assign(coded(t('errors.invalid-item', { item: first.item, path: first.path, message: first.message }), 'ERR_PUSH_INVALID'), { errors: checked.errors }));
+        done(
+          coded(t('errors.invalid-item', { item: first.item, path: first.path, message: translate(RED, first) }), 'ERR_PUSH_INVALID', {
+            errors: checked.errors,
+          }),
+        );
         return;
       }
       const path = pathFor(msg);
@@ -128,9 +135,11 @@ export = function register(RED: NodeAPI): void {
         // Catch nodes get the message with the server's answer beside it.
         const error = outcome.error;
         const withAnswer = msg as NodeMessageInFlow & { statusCode?: number; response?: unknown };
-        if (error?.statusCode !== undefined) withAnswer.statusCode = error.statusCode;
+        if (error?.status !== undefined) withAnswer.statusCode = error.status;
         if (error?.body !== undefined) withAnswer.response = error.body;
-        done(error?.code === 'ERR_PUSH_CLOSED' ? coded(t('errors.closed'), error.code) : failure(error, outcome.items, path));
+        if (!error) done(coded(t('errors.closed'), 'ERR_PUSH'));
+        else if (error.code === 'ERR_PUSH_CLOSED') done(coded(t('errors.closed'), error.code));
+        else done(Object.assign(flowError(RED, error), { statusCode: error.status }));
       });
       showStatus();
     });
@@ -142,20 +151,5 @@ export = function register(RED: NodeAPI): void {
         done();
       });
     });
-  }
-
-  RED.nodes.registerType('platform-push', PlatformPush);
+  });
 };
-
-function positiveInt(value: unknown, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 1 ? n : fallback;
-}
-function nonNegativeInt(value: unknown, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
-}
-function nonNegative(value: unknown, fallback: number): number {
-  const n = Number(value);
-  return Number.isFinite(n) && n >= 0 ? n : fallback;
-}

@@ -2,11 +2,12 @@
  * platform-request: any call to the platform v2 API with the shared sign-in
  * of a platform-server: method, path with {placeholders}, query, body.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
+import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { fillPath } from '../../lib/platform/path-template';
-import type { PlatformClient } from '../../lib/platform/client';
-import { throttle } from '../shared/throttle';
-import type { PlatformServerNode } from '../shared/platform-server-node';
+import { coded, flowError, nodeText } from '../shared/i18n';
+import { platformClientOf } from '../shared/platform-server-node';
+import { registerNode } from '../shared/register';
+import { failConfig, throttledStatus } from '../shared/status';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -20,29 +21,21 @@ interface PlatformRequestDef extends NodeDef {
 type Done = (err?: Error) => void;
 type Send = (msg: NodeMessageInFlow) => void;
 
-const coded = (message: string, code: string): Error => Object.assign(new Error(message), { code });
-
 export = function register(RED: NodeAPI): void {
-  function PlatformRequest(this: Node, config: PlatformRequestDef): void {
-    RED.nodes.createNode(this, config);
-    const node = this;
-    const t = (key: string, vars?: Record<string, string | number>): string => RED._(`platform-request.${key}`, vars);
-
-    const server = RED.nodes.getNode(config.server) as PlatformServerNode | null;
-    const client = server && typeof server.getClient === 'function' ? server.getClient() : new Error(t('errors.no-server'));
+  registerNode<PlatformRequestDef>(RED, 'platform-request', (node, config) => {
+    const t = nodeText(RED, 'platform-request');
+    const client = platformClientOf(RED, config.server) ?? new Error(t('errors.no-server'));
     if (client instanceof Error) {
-      node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-      node.error(client.message);
-      node.on('input', (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(coded(client.message, 'ERR_PLATFORM_CONFIG')));
+      failConfig(node, t('status.error'), client.message, 'ERR_PLATFORM_CONFIG');
       return;
     }
-    const platform: PlatformClient = client;
     const errorsToOutput = config.errors === 'output';
-
     const counts = { ok: 0, failed: 0 };
-    const showStatus = throttle(() => {
-      node.status({ fill: counts.failed > 0 ? 'yellow' : 'green', shape: 'dot', text: t('status.counts', counts) });
-    }, 250);
+    const showStatus = throttledStatus(node, () => ({
+      fill: counts.failed > 0 ? 'yellow' : 'green',
+      shape: 'dot',
+      text: t('status.counts', counts),
+    }));
 
     node.on('input', (msg: NodeMessageInFlow, send: Send, done: Done) => {
       const fields = msg as NodeMessageInFlow & { method?: unknown; path?: unknown; query?: unknown; statusCode?: number; headers?: unknown };
@@ -70,7 +63,7 @@ export = function register(RED: NodeAPI): void {
       const query = fields.query !== null && typeof fields.query === 'object' ? (fields.query as Record<string, string>) : undefined;
       const body = method === 'GET' || method === 'DELETE' ? undefined : msg.payload;
 
-      platform.request({ method, path: filled.path, query, body }).then(
+      client.request({ method, path: filled.path, query, body }).then(
         (answer) => {
           fields.payload = answer.body;
           fields.statusCode = answer.statusCode;
@@ -85,21 +78,18 @@ export = function register(RED: NodeAPI): void {
             return;
           }
           // Catch nodes get the message carrying the answer (msg.payload, msg.statusCode).
-          done(Object.assign(coded(t('errors.status', { method, path: filled.path, status: answer.statusCode }), 'ERR_PLATFORM_STATUS'), { statusCode: answer.statusCode }));
+          done(
+            coded(t('errors.status', { method, path: filled.path, status: answer.statusCode }), 'ERR_PLATFORM_STATUS', {
+              statusCode: answer.statusCode,
+            }),
+          );
         },
-        (err: Error) => {
+        (err: unknown) => {
           counts.failed++;
           showStatus();
-          done(err);
+          done(flowError(RED, err));
         },
       );
     });
-
-    node.on('close', (done: () => void) => {
-      showStatus.cancel();
-      done();
-    });
-  }
-
-  RED.nodes.registerType('platform-request', PlatformRequest);
+  });
 };

@@ -4,7 +4,7 @@
  * against the mock v2 core (lib/mock-core) on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
-const { getHelper, translatedModule, collect, until, sleep, selfSigned } = require('../support');
+const { getHelper, translatedModule, collect, until, selfSigned } = require('../support');
 const { startMockCore } = require('../../dist/sim/mock-core');
 
 const helper = getHelper();
@@ -15,8 +15,31 @@ function flow(core, { server = {}, push = {}, request = {} } = {}) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
     { id: 'srv', type: 'platform-server', name: '', url: core.url, insecure: false, ca: '', timeout: 10, ...server },
-    { id: 'push', type: 'platform-push', z: 'f1', server: 'srv', operation: 'pos', posId: 'pos-1', path: '', batchSize: 100, batchMs: 50, maxRetries: 3, wires: [['pushed']], ...push },
-    { id: 'req', type: 'platform-request', z: 'f1', server: 'srv', method: 'GET', path: '/api/v2/portal/installed-plugins', errors: 'catch', wires: [['answers']], ...request },
+    {
+      id: 'push',
+      type: 'platform-push',
+      z: 'f1',
+      server: 'srv',
+      operation: 'pos',
+      posId: 'pos-1',
+      path: '',
+      batchSize: 100,
+      batchMs: 50,
+      maxRetries: 3,
+      wires: [['pushed']],
+      ...push,
+    },
+    {
+      id: 'req',
+      type: 'platform-request',
+      z: 'f1',
+      server: 'srv',
+      method: 'GET',
+      path: '/api/v2/portal/installed-plugins',
+      errors: 'catch',
+      wires: [['answers']],
+      ...request,
+    },
     { id: 'pushed', type: 'helper', z: 'f1' },
     { id: 'answers', type: 'helper', z: 'f1' },
     { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
@@ -41,7 +64,13 @@ describe('platform nodes against a mock v2 core', function () {
   async function start(options, coreOptions = {}) {
     core = core || (await startMockCore({ ...CREDS, ...coreOptions }));
     await helper.load(modules, flow(core, options), { srv: { ...CREDS } });
-    return { push: helper.getNode('push'), req: helper.getNode('req'), pushed: helper.getNode('pushed'), answers: helper.getNode('answers'), caught: helper.getNode('caught') };
+    return {
+      push: helper.getNode('push'),
+      req: helper.getNode('req'),
+      pushed: helper.getNode('pushed'),
+      answers: helper.getNode('answers'),
+      caught: helper.getNode('caught'),
+    };
   }
 
   describe('platform-request', () => {
@@ -128,7 +157,10 @@ describe('platform nodes against a mock v2 core', function () {
       assert.equal(batch.count, 3);
       assert.equal(batch.path, '/api/v2/pos/plugins/pos-1/events/batch');
       assert.equal(core.received.batchCount, 1);
-      assert.deepEqual(core.received.batches[0].items.map((i) => i.transactionId), ['tx-1', 'tx-2', 'tx-3']);
+      assert.deepEqual(
+        core.received.batches[0].items.map((i) => i.transactionId),
+        ['tx-1', 'tx-2', 'tx-3'],
+      );
       assert.equal(core.received.batches[0].posId, 'pos-1');
     });
 
@@ -143,12 +175,14 @@ describe('platform nodes against a mock v2 core', function () {
     it('sends 1,000 single messages in at most ceil(1000/N)+1 requests, none lost or duplicated', async function () {
       this.timeout(30000);
       const N = 100;
-      const { push } = await start({ push: { batchSize: N, batchMs: 200 } });
+      const { push, pushed } = await start({ push: { batchSize: N, batchMs: 200 } });
       for (let i = 0; i < 1000; i++) {
         push.receive({ payload: tx(i) });
       }
-      await until(() => core.received.itemCount === 1000, 15000, 'all items at the core');
-      await sleep(300);
+      // every batch has answered once the output messages account for all 1,000 items
+      let reported = 0;
+      pushed.on('input', (m) => (reported += m.count));
+      await until(() => reported === 1000, 15000, 'a batch output for every item');
       const batches = core.received.batchCount;
       assert.ok(batches <= Math.ceil(1000 / N) + 1, `${batches} requests`);
       const ids = core.received.batches.flatMap((b) => b.items.map((i) => i.transactionId));
@@ -160,10 +194,13 @@ describe('platform nodes against a mock v2 core', function () {
       const { push, pushed } = await start({ push: { maxRetries: 3 } });
       core.failNext(1, { status: 429, retryAfter: 1 });
       let got = collect(pushed, 1);
-      const started = Date.now();
       push.receive({ payload: tx(1) });
       assert.equal((await got)[0].statusCode, 200);
-      assert.ok(Date.now() - started >= 900, 'waited for Retry-After');
+      const retrying = push.status
+        .getCalls()
+        .map((c) => c.args[0].text)
+        .filter((text) => /^retrying/.test(text));
+      assert.deepEqual(retrying, ['retrying in 1 s · 1 queued'], 'waited the 1 s the core asked for');
       core.failNext(2, { status: 503 });
       got = collect(pushed, 1);
       push.receive({ payload: tx(2) });
@@ -186,7 +223,7 @@ describe('platform nodes against a mock v2 core', function () {
         assert.equal(m.statusCode, 400);
         assert.deepEqual(m.response, { title: 'Bad Request', detail: 'amount missing' });
       }
-      await sleep(200);
+      // Catch saw the messages: their batch is finished, no retry can follow
       assert.equal(core.received.requests.filter((r) => r.path.endsWith('/events/batch')).length, 1, 'sent once, not retried');
       assert.equal(outputs, 0);
     });
@@ -194,7 +231,13 @@ describe('platform nodes against a mock v2 core', function () {
     it('checks fixed values before sending: a bad item never leaves', async () => {
       const { push, caught } = await start({ push: { operation: 'plate-reads', path: '/api/v2/lpr/{siteId}/reads' } });
       const got = collect(caught, 3);
-      push.receive({ siteId: 's1', payload: [{ plate: 'A1', direction: 1 }, { plate: 'B2', direction: 3 }] });
+      push.receive({
+        siteId: 's1',
+        payload: [
+          { plate: 'A1', direction: 1 },
+          { plate: 'B2', direction: 3 },
+        ],
+      });
       push.receive({ siteId: 's1', payload: { plate: 'C3', gender: 'W' } });
       push.receive({ siteId: 's1', payload: { plate: 'D4', images: [{ image: '/9g=' }] } });
       const msgs = await got;
@@ -202,7 +245,7 @@ describe('platform nodes against a mock v2 core', function () {
       assert.match(messages, /direction/);
       assert.match(messages, /gender/);
       assert.match(messages, /crop/i);
-      await sleep(100);
+      // each message was refused before it reached the queue
       assert.equal(core.received.requestCount, 0, 'nothing was sent, not even a sign-in');
     });
 

@@ -25,7 +25,6 @@ const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
 const USER = 'integrator';
 const PASSWORD = 'pa55-w0rd-very-secret';
 
-
 /** An unsigned JWT-shaped token with the given payload. */
 function jwt(payload) {
   const part = (v) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -99,7 +98,12 @@ describe('platform client', function () {
       assert.equal(res.body.method, 'POST');
       res = await c.request({ method: 'PUT', path: '/api/v2/things/1', body: '{"raw":true}' });
       assert.deepEqual(res.body.body, { raw: true });
-      res = await c.request({ method: 'PATCH', path: '/api/v2/things/1', body: Buffer.from('bytes'), headers: { 'content-type': 'text/plain', 'x-extra': 'yes' } });
+      res = await c.request({
+        method: 'PATCH',
+        path: '/api/v2/things/1',
+        body: Buffer.from('bytes'),
+        headers: { 'content-type': 'text/plain', 'x-extra': 'yes' },
+      });
       assert.equal(res.body.body, 'bytes');
       assert.equal(core.received.requests.at(-1).headers['x-extra'], 'yes');
       res = await c.request({ method: 'GET', path: '/api/v2/things', body: 12345 });
@@ -114,7 +118,10 @@ describe('platform client', function () {
           const res = await c.request({ path: '/api/v2/portal/installed-plugins' });
           assert.equal(res.statusCode, 200, base);
         }
-        assert.deepEqual([...new Set(prefixed.received.requests.map((r) => r.path))].sort(), ['/api/v2/auth/login', '/api/v2/portal/installed-plugins']);
+        assert.deepEqual([...new Set(prefixed.received.requests.map((r) => r.path))].sort(), [
+          '/api/v2/auth/login',
+          '/api/v2/portal/installed-plugins',
+        ]);
         assert.equal(pc.platformUrl(pc.parsePlatformBase('https://h/core/'), 'api/v2/x?a=1', { b: 2 }).href, 'https://h/core/api/v2/x?a=1&b=2');
       } finally {
         await prefixed.close();
@@ -142,7 +149,10 @@ describe('platform client', function () {
         const c = client({ baseUrl: `http://127.0.0.1:${port}` });
         assert.deepEqual(await c.request({ path: '/api/v2/text' }).then((r) => [r.statusCode, r.body]), [200, 'plain words']);
         assert.deepEqual(await c.request({ path: '/api/v2/empty' }).then((r) => [r.statusCode, r.body]), [204, null]);
-        assert.deepEqual(await c.request({ path: '/api/v2/problem' }).then((r) => [r.statusCode, r.body]), [422, { title: 'Unprocessable', errors: [1] }]);
+        assert.deepEqual(await c.request({ path: '/api/v2/problem' }).then((r) => [r.statusCode, r.body]), [
+          422,
+          { title: 'Unprocessable', errors: [1] },
+        ]);
         assert.deepEqual(await c.request({ path: '/api/v2/broken' }).then((r) => [r.statusCode, r.body]), [200, '{not json']);
         assert.equal(c.tokenExpiresAt, undefined, 'an opaque token has no known expiry');
         assert.equal(c.signedIn, true);
@@ -168,12 +178,15 @@ describe('platform client', function () {
         [`https://${USER}:${PASSWORD}@core-host`, /credentials/],
         ['https://core-host/?x=1', /query/],
       ]) {
-        assert.throws(() => new pc.PlatformClient({ baseUrl: base, userName: USER, password: PASSWORD }), (err) => {
-          assert.equal(err.code, 'ERR_PLATFORM_URL', base);
-          assert.match(err.message, why);
-          assert.doesNotMatch(err.message, new RegExp(PASSWORD));
-          return true;
-        });
+        assert.throws(
+          () => new pc.PlatformClient({ baseUrl: base, userName: USER, password: PASSWORD }),
+          (err) => {
+            assert.equal(err.code, 'ERR_PLATFORM_URL', base);
+            assert.match(err.message, why);
+            assert.doesNotMatch(err.message, new RegExp(PASSWORD));
+            return true;
+          },
+        );
       }
     });
 
@@ -191,7 +204,10 @@ describe('platform client', function () {
         assert.equal(err.code, 'ERR_PLATFORM_LOGIN');
         assert.equal(err.status, 401);
         assert.equal(err.retryable, false);
-        assert.match(err.message, /^sign-in at http:\/\/127\.0\.0\.1:\d+\/api\/v2\/auth\/login failed: 401 \(Unauthorized\): .*user name or password is wrong/);
+        assert.match(
+          err.message,
+          /^sign-in at http:\/\/127\.0\.0\.1:\d+\/api\/v2\/auth\/login failed: 401 \(Unauthorized\): .*user name or password is wrong/,
+        );
         assert.doesNotMatch(err.message, /wrong-password/);
         return true;
       });
@@ -212,15 +228,34 @@ describe('platform client', function () {
   });
 
   describe('token pair spellings', () => {
-    const soon = () => Date.now() + 600_000;
     const variants = [
-      ['accessToken/refreshToken/expiresIn', (t) => ({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn }), 'accessToken', 'expiresIn'],
-      ['access_token/refresh_token/expires_in', (t) => ({ access_token: t.accessToken, refresh_token: t.refreshToken, expires_in: String(t.expiresIn), token_type: 'Bearer' }), 'access_token', 'expiresIn'],
+      [
+        'accessToken/refreshToken/expiresIn',
+        (t) => ({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn }),
+        'accessToken',
+        'expiresIn',
+      ],
+      [
+        'access_token/refresh_token/expires_in',
+        (t) => ({ access_token: t.accessToken, refresh_token: t.refreshToken, expires_in: String(t.expiresIn), token_type: 'Bearer' }),
+        'access_token',
+        'expiresIn',
+      ],
       ['token/expiresAt ISO', (t) => ({ username: USER, token: t.accessToken, expiresAt: t.expiresAt }), 'token', 'expiresAt'],
       ['jwt/expires_at epoch seconds', (t) => ({ jwt: t.accessToken, expires_at: Math.floor(Date.parse(t.expiresAt) / 1000) }), 'jwt', 'expiresAt'],
-      ['data wrapper, expiration epoch ms', (t) => ({ success: true, data: { accessToken: t.accessToken, refreshToken: t.refreshToken, expiration: Date.parse(t.expiresAt) } }), 'data.accessToken', 'expiresAt'],
+      [
+        'data wrapper, expiration epoch ms',
+        (t) => ({ success: true, data: { accessToken: t.accessToken, refreshToken: t.refreshToken, expiration: Date.parse(t.expiresAt) } }),
+        'data.accessToken',
+        'expiresAt',
+      ],
       ['result wrapper, JWT exp only', (t) => ({ result: { token: t.accessToken } }), 'result.token', 'jwt'],
-      ['expiry at the top, token in data', (t) => ({ data: { access_token: t.accessToken }, expires_in: t.expiresIn }), 'data.access_token', 'expiresIn'],
+      [
+        'expiry at the top, token in data',
+        (t) => ({ data: { access_token: t.accessToken }, expires_in: t.expiresIn }),
+        'data.access_token',
+        'expiresIn',
+      ],
       ['a bare JWT string', (t) => t.accessToken, '(the whole answer)', 'jwt'],
     ];
     for (const [title, shape, field, source] of variants) {
@@ -241,14 +276,24 @@ describe('platform client', function () {
     it('extractTokenPair covers the spellings without a server', () => {
       const now = 1_700_000_000_000;
       const e = (body) => pc.extractTokenPair(body, now);
-      assert.deepEqual(e({ accessToken: 'a', refreshToken: 'r', expiresIn: 900 }).pair, { accessToken: 'a', accessField: 'accessToken', refreshToken: 'r', expiresAt: now + 900_000, expirySource: 'expiresIn' });
+      assert.deepEqual(e({ accessToken: 'a', refreshToken: 'r', expiresIn: 900 }).pair, {
+        accessToken: 'a',
+        accessField: 'accessToken',
+        refreshToken: 'r',
+        expiresAt: now + 900_000,
+        expirySource: 'expiresIn',
+      });
       assert.equal(e({ token: 'a', expiration: '2030-01-01T00:00:00Z' }).pair.expiresAt, Date.parse('2030-01-01T00:00:00Z'));
       assert.equal(e({ jwt: 'a', expiresAt: 1_900_000_000 }).pair.expiresAt, 1_900_000_000_000);
       assert.equal(e({ jwt: 'a', expiresAt: 1_900_000_000_123 }).pair.expiresAt, 1_900_000_000_123);
       assert.equal(e({ result: { access_token: 'a', refresh_token: 'r' } }).pair.refreshToken, 'r');
       assert.equal(e({ tokens: { accessToken: 'a' }, refreshToken: 'r' }).pair.refreshToken, 'r', 'refresh token at the top');
       assert.equal(e({ accessToken: jwt({ exp: 1_800_000_000 }) }).pair.expiresAt, 1_800_000_000_000);
-      assert.equal(e({ accessToken: jwt({ exp: 1_800_000_000 }), expiresIn: 60 }).pair.expiresAt, now + 60_000, 'an explicit expiry wins over the claim');
+      assert.equal(
+        e({ accessToken: jwt({ exp: 1_800_000_000 }), expiresIn: 60 }).pair.expiresAt,
+        now + 60_000,
+        'an explicit expiry wins over the claim',
+      );
       assert.equal(e({ accessToken: 'not.a.jwt!' }).pair.expiresAt, undefined);
       assert.equal(e({ accessToken: '  ' }).ok, false, 'an empty token does not count');
     });
@@ -361,30 +406,62 @@ describe('platform client', function () {
       const got = await c.installedPlugins();
       assert.equal(got.statusCode, 200);
       assert.ok(Array.isArray(got.body.plugins));
-      assert.deepEqual(got.plugins.map((p) => [p.id, p.name, p.type]), [
-        ['portal', 'Portal', 'portal'],
-        ['pos-main-bar', 'POS Main Bar', 'pos'],
-        ['pos-restaurant', 'POS Restaurant', 'pos'],
-        ['lpr', 'License Plate Recognition', 'lpr'],
-        ['casino-ratings', 'Casino Ratings', 'ratings'],
-      ]);
-      assert.deepEqual(pc.posPlugins(got.plugins).map((p) => p.id), ['pos-main-bar', 'pos-restaurant']);
+      assert.deepEqual(
+        got.plugins.map((p) => [p.id, p.name, p.type]),
+        [
+          ['portal', 'Portal', 'portal'],
+          ['pos-main-bar', 'POS Main Bar', 'pos'],
+          ['pos-restaurant', 'POS Restaurant', 'pos'],
+          ['lpr', 'License Plate Recognition', 'lpr'],
+          ['casino-ratings', 'Casino Ratings', 'ratings'],
+        ],
+      );
+      assert.deepEqual(
+        pc.posPlugins(got.plugins).map((p) => p.id),
+        ['pos-main-bar', 'pos-restaurant'],
+      );
     });
 
     it('finds plugins in other shapes', () => {
       const nested = pc.normalizePlugins({
         data: {
           modules: [
-            { module: 'Pos', displayName: 'Point of sale', instances: [{ instanceId: 'a1', displayName: 'Bar' }, { instanceId: 7, title: 'Lobby' }] },
+            {
+              module: 'Pos',
+              displayName: 'Point of sale',
+              instances: [
+                { instanceId: 'a1', displayName: 'Bar' },
+                { instanceId: 7, title: 'Lobby' },
+              ],
+            },
             { name: 'Face', instances: [{ instanceId: 'f1' }] },
           ],
         },
       });
-      assert.deepEqual(nested.map((p) => [p.id, p.name, p.type]), [['a1', 'Bar', 'Pos'], ['7', 'Lobby', 'Pos'], ['f1', 'f1', 'Face']]);
-      assert.deepEqual(pc.posPlugins(nested).map((p) => p.id), ['a1', '7']);
+      assert.deepEqual(
+        nested.map((p) => [p.id, p.name, p.type]),
+        [
+          ['a1', 'Bar', 'Pos'],
+          ['7', 'Lobby', 'Pos'],
+          ['f1', 'f1', 'Face'],
+        ],
+      );
+      assert.deepEqual(
+        pc.posPlugins(nested).map((p) => p.id),
+        ['a1', '7'],
+      );
       const keyed = pc.normalizePlugins({ pos: [{ pluginId: 'p1', name: 'Bar' }], lpr: [{ id: 'l1', name: 'Gate' }] });
-      assert.deepEqual(keyed.map((p) => [p.id, p.type]), [['p1', 'pos'], ['l1', 'lpr']]);
-      assert.deepEqual(pc.normalizePlugins([{ id: 1, name: 'x', kind: 'PosPlugin' }]).map((p) => p.type), ['PosPlugin']);
+      assert.deepEqual(
+        keyed.map((p) => [p.id, p.type]),
+        [
+          ['p1', 'pos'],
+          ['l1', 'lpr'],
+        ],
+      );
+      assert.deepEqual(
+        pc.normalizePlugins([{ id: 1, name: 'x', kind: 'PosPlugin' }]).map((p) => p.type),
+        ['PosPlugin'],
+      );
       assert.deepEqual(pc.normalizePlugins({ nothing: 'here' }), []);
       assert.equal(pc.isPosPlugin({ name: 'Position tracker', type: 'gps' }), false);
       assert.equal(pc.isPosPlugin({ name: 'Casino', type: 'ratings' }), false);
@@ -401,7 +478,10 @@ describe('platform client', function () {
       await assert.rejects(c.installedPlugins(), (err) => {
         assert.equal(err.code, 'ERR_PLATFORM_STATUS');
         assert.equal(err.status, 403);
-        assert.match(err.message, /GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/portal\/installed-plugins answered 403 \(Forbidden\): .*portal\.read missing/);
+        assert.match(
+          err.message,
+          /GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/portal\/installed-plugins answered 403 \(Forbidden\): .*portal\.read missing/,
+        );
         return true;
       });
     });
@@ -429,14 +509,13 @@ describe('platform client', function () {
       const port = await listen(slow);
       try {
         const c = client({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 300 });
-        const started = Date.now();
+        // the server never answers: only the client's own time-out can end the call
         await assert.rejects(c.signIn(), (err) => {
           assert.equal(err.code, 'ERR_PLATFORM_TIMEOUT');
           assert.equal(err.retryable, true);
           assert.match(err.message, /timed out after 0\.3 s$/);
           return true;
         });
-        assert.ok(Date.now() - started < 3000);
       } finally {
         await stop(slow);
       }

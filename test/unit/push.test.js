@@ -11,7 +11,11 @@ const dist = require('path').resolve(__dirname, '../../dist');
 const push = require(path.join(dist, 'lib', 'platform', 'push-queue'));
 const { PlatformClient } = require(path.join(dist, 'lib', 'platform', 'client'));
 const { posBatchPath } = require(path.join(dist, 'lib', 'platform', 'url'));
+const retry = require(path.join(dist, 'lib', 'platform', 'retry'));
+const { isRetryableError } = require(path.join(dist, 'lib', 'http', 'net-errors'));
+const { isRetryableStatus } = require(path.join(dist, 'lib', 'http', 'transport-error'));
 const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
+const { FakeClock } = require('../support/fake-clock');
 
 const { PushQueue } = push;
 const USER = 'pusher';
@@ -121,43 +125,73 @@ describe('push queue', function () {
 
     it('settles a message whose items span two batches once, after both', async () => {
       const { q, rec } = queue({ maxItems: 10, maxWaitMs: 30 });
-      const a = q.add(POS_A, Array.from({ length: 7 }, (_, i) => ({ id: `a${i}` })), 'A');
-      const b = q.add(POS_A, Array.from({ length: 7 }, (_, i) => ({ id: `b${i}` })), 'B');
+      const a = q.add(
+        POS_A,
+        Array.from({ length: 7 }, (_, i) => ({ id: `a${i}` })),
+        'A',
+      );
+      const b = q.add(
+        POS_A,
+        Array.from({ length: 7 }, (_, i) => ({ id: `b${i}` })),
+        'B',
+      );
       const [outA, outB] = await Promise.all([a, b]);
       assert.deepEqual([outA.ok, outA.batches, outA.items], [true, 1, 7]);
       assert.deepEqual([outB.ok, outB.batches, outB.items], [true, 2, 7]);
-      assert.deepEqual(core.received.batches.map((x) => x.items.length), [10, 4]);
-      assert.deepEqual(rec.batches.map((r) => r.tickets), [['A', 'B'], ['B']]);
-      assert.deepEqual(rec.batches.map((r) => r.completed.map((o) => o.ticket)), [['A'], ['B']]);
+      assert.deepEqual(
+        core.received.batches.map((x) => x.items.length),
+        [10, 4],
+      );
+      assert.deepEqual(
+        rec.batches.map((r) => r.tickets),
+        [['A', 'B'], ['B']],
+      );
+      assert.deepEqual(
+        rec.batches.map((r) => r.completed.map((o) => o.ticket)),
+        [['A'], ['B']],
+      );
       rec.assertEachOnce(['A', 'B']);
     });
 
     it('splits a large addition across batches and groups per path', async () => {
       const { q, rec } = queue({ maxItems: 10, maxWaitMs: 30 });
-      const big = q.add(POS_A, Array.from({ length: 25 }, (_, i) => ({ id: `x${i}` })), 'big');
+      const big = q.add(
+        POS_A,
+        Array.from({ length: 25 }, (_, i) => ({ id: `x${i}` })),
+        'big',
+      );
       const other = q.add(POS_B, [{ id: 'r1' }, { id: 'r2' }], 'other');
       const [outBig, outOther] = await Promise.all([big, other]);
       assert.equal(outBig.batches, 3);
       assert.equal(outOther.batches, 1);
       const byPos = (pos) => core.received.batches.filter((x) => x.posId === pos).map((x) => x.items.map((i) => i.id));
-      assert.deepEqual(byPos('pos-main-bar').map((ids) => ids.length), [10, 10, 5]);
-      assert.deepEqual(byPos('pos-main-bar').flat(), Array.from({ length: 25 }, (_, i) => `x${i}`));
+      assert.deepEqual(
+        byPos('pos-main-bar').map((ids) => ids.length),
+        [10, 10, 5],
+      );
+      assert.deepEqual(
+        byPos('pos-main-bar').flat(),
+        Array.from({ length: 25 }, (_, i) => `x${i}`),
+      );
       assert.deepEqual(byPos('pos-restaurant'), [['r1', 'r2']]);
       rec.assertEachOnce(['big', 'other']);
     });
 
     it('sends a partial batch maxWaitMs after its first item', async () => {
-      const { q } = queue({ maxItems: 100, maxWaitMs: 150 });
-      const started = Date.now();
+      const clock = new FakeClock();
+      const { q } = queue({ maxItems: 100, maxWaitMs: 150, clock });
       const done = q.add(POS_A, [{ id: 1 }], 'm1');
-      await tick(50);
+      await clock.advance(50);
       q.add(POS_A, [{ id: 2 }, { id: 3 }], 'm2');
-      await tick(40);
-      assert.equal(core.received.batchCount, 0, 'still waiting');
+      await clock.advance(99);
+      assert.deepEqual([q.stats().queued, q.stats().batchesInFlight], [3, 0], 'at 149 ms all three still wait');
+      await clock.advance(1);
+      assert.deepEqual([q.stats().queued, q.stats().batchesInFlight], [0, 1], 'at 150 ms after the first item they leave as one batch');
       await done;
-      const took = Date.now() - started;
-      assert.ok(took >= 140 && took < 2000, `took ${took} ms`);
-      assert.deepEqual(core.received.batches.map((b) => b.items.length), [3]);
+      assert.deepEqual(
+        core.received.batches.map((b) => b.items.length),
+        [3],
+      );
     });
 
     it('keeps one batch in flight per path; the next one accumulates meanwhile', async () => {
@@ -186,7 +220,10 @@ describe('push queue', function () {
       }
       await Promise.all(all);
       assert.equal(most, 1);
-      assert.deepEqual(sent.flat(), Array.from({ length: 23 }, (_, n) => n));
+      assert.deepEqual(
+        sent.flat(),
+        Array.from({ length: 23 }, (_, n) => n),
+      );
       assert.ok(sent.every((b) => b.length <= 5));
     });
 
@@ -214,20 +251,24 @@ describe('push queue', function () {
       assert.equal(out.ok, true);
       assert.deepEqual(delays, [7000, 30000]);
       assert.equal(core.received.batchCount, 2);
-      assert.deepEqual(core.received.batches.flatMap((b) => b.items.map((i) => i.id)), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(
+        core.received.batches.flatMap((b) => b.items.map((i) => i.id)),
+        [1, 2, 3, 4, 5, 6],
+      );
     });
 
     it('honours a Retry-After HTTP date', async () => {
       const now = Date.parse('2030-01-01T00:00:00Z');
-      const { q, delays } = queue({ maxItems: 1, now: () => now });
+      const clock = new FakeClock(now);
+      const { q, delays } = queue({ maxItems: 1, clock });
       core.failNext(1, { status: 429, retryAfter: 'Tue, 01 Jan 2030 00:00:12 GMT' });
       assert.equal((await q.add(POS_A, [{ id: 1 }], 'm')).ok, true);
       assert.deepEqual(delays, [12000]);
-      assert.equal(push.parseRetryAfter('3', 0), 3000);
-      assert.equal(push.parseRetryAfter(['1.5'], 0), 1500);
-      assert.equal(push.parseRetryAfter('Tue, 01 Jan 2030 00:00:00 GMT', now + 5000), 0, 'a date in the past: at once');
-      assert.equal(push.parseRetryAfter('soon', 0), undefined);
-      assert.equal(push.parseRetryAfter(undefined, 0), undefined);
+      assert.equal(retry.parseRetryAfter('3', 0), 3000);
+      assert.equal(retry.parseRetryAfter(['1.5'], 0), 1500);
+      assert.equal(retry.parseRetryAfter('Tue, 01 Jan 2030 00:00:00 GMT', now + 5000), 0, 'a date in the past: at once');
+      assert.equal(retry.parseRetryAfter('soon', 0), undefined);
+      assert.equal(retry.parseRetryAfter(undefined, 0), undefined);
     });
 
     it('retries 503 with exponential backoff and full jitter, then succeeds', async () => {
@@ -259,17 +300,24 @@ describe('push queue', function () {
         assert.equal(out.ok, false);
         assert.equal(out.failedItems, 2);
         assert.equal(out.error.code, 'ERR_PUSH_STATUS');
-        assert.equal(out.error.statusCode, 400);
+        assert.equal(out.error.status, 400);
         assert.deepEqual(out.error.body, { title: 'Bad Request', errors: [{ field: 'amount', message: 'must be a number' }] });
-        assert.match(out.error.message, /^push of 4 item\(s\) to \/api\/v2\/pos\/plugins\/pos-main-bar\/events\/batch failed after 1 attempt: 400 \(Bad Request\): .*must be a number/);
+        assert.match(
+          out.error.message,
+          /^push of 4 item\(s\) to \/api\/v2\/pos\/plugins\/pos-main-bar\/events\/batch failed after 1 attempt: 400 \(Bad Request\): .*must be a number/,
+        );
       }
       assert.deepEqual(delays, []);
       assert.equal(rec.batches.length, 1);
       assert.equal(rec.batches[0].ok, false);
-      assert.deepEqual(rec.batches[0].items.map((i) => i.id), [1, 2, 3, 4], 'the failed items are reported');
+      assert.deepEqual(
+        rec.batches[0].items.map((i) => i.id),
+        [1, 2, 3, 4],
+        'the failed items are reported',
+      );
       assert.deepEqual(rec.batches[0].tickets, ['A', 'B']);
       assert.equal(q.stats().failed, 4);
-      assert.equal(q.stats().lastError.statusCode, 400);
+      assert.equal(q.stats().lastError.status, 400);
       rec.assertEachOnce(['A', 'B']);
       // the path is not blocked
       assert.equal((await q.add(POS_A, [{ id: 5 }], 'C')).ok, true);
@@ -282,7 +330,10 @@ describe('push queue', function () {
       assert.equal(out.ok, true);
       assert.equal(delays.length, 1);
       assert.equal(rec.retries[0].error.code, 'ERR_PLATFORM_NETWORK');
-      assert.deepEqual(core.received.batches.map((b) => b.items.map((i) => i.id)), [[1, 2]]);
+      assert.deepEqual(
+        core.received.batches.map((b) => b.items.map((i) => i.id)),
+        [[1, 2]],
+      );
     });
 
     it('leaves a 401 to the client: it signs in again, the queue does not retry', async () => {
@@ -303,7 +354,10 @@ describe('push queue', function () {
       assert.equal(out.error.attempts, 3);
       assert.match(out.error.message, /failed after 3 attempts: 500 \(Internal Server Error\): \{"title":"boom"\}$/);
       assert.equal(delays.length, 2);
-      assert.deepEqual(rec.batches[0].items.map((i) => i.id), [1, 2, 3]);
+      assert.deepEqual(
+        rec.batches[0].items.map((i) => i.id),
+        [1, 2, 3],
+      );
     });
 
     it('does not retry an error that says it will not pass (bad password)', async () => {
@@ -320,11 +374,21 @@ describe('push queue', function () {
     });
 
     it('default retry decision for errors', () => {
-      assert.equal(push.isRetryablePushError(Object.assign(new Error('x'), { code: 'ECONNRESET' })), true);
-      assert.equal(push.isRetryablePushError(new Error('x', { cause: { code: 'UND_ERR_SOCKET' } })), true);
-      assert.equal(push.isRetryablePushError(Object.assign(new Error('x'), { retryable: false, code: 'ECONNRESET' })), false);
-      assert.equal(push.isRetryablePushError(new TypeError('bug')), false);
-      assert.deepEqual([408, 429, 500, 503, 599, 400, 401, 404, 422].map(push.isRetryableStatus), [true, true, true, true, true, false, false, false, false]);
+      assert.equal(isRetryableError(Object.assign(new Error('x'), { code: 'ECONNRESET' })), true);
+      assert.equal(isRetryableError(new Error('x', { cause: { code: 'UND_ERR_SOCKET' } })), true);
+      assert.equal(isRetryableError(Object.assign(new Error('x'), { retryable: false, code: 'ECONNRESET' })), false);
+      assert.equal(isRetryableError(new TypeError('bug')), false);
+      assert.deepEqual([408, 429, 500, 503, 599, 400, 401, 404, 422].map(isRetryableStatus), [
+        true,
+        true,
+        true,
+        true,
+        true,
+        false,
+        false,
+        false,
+        false,
+      ]);
     });
   });
 
@@ -348,9 +412,11 @@ describe('push queue', function () {
       const rec = recorder();
       const signals = [];
       let release;
+      const clock = new FakeClock();
       const q = new PushQueue({
         maxItems: 2,
         maxWaitMs: 10,
+        clock,
         ...rec,
         // a platform that never answers
         send: (p, items, ctx) => {
@@ -361,19 +427,25 @@ describe('push queue', function () {
         },
       });
       const outs = [q.add('/p', [1, 2], 'first'), q.add('/p', [3, 4, 5], 'second')];
-      await tick(30);
-      const started = Date.now();
-      const report = await q.close(200);
-      assert.ok(Date.now() - started < 1500);
+      await clock.advance(10); // the first batch leaves and hangs
+      assert.equal(signals.length, 1);
+      const closing = q.close(200);
+      await clock.advance(199);
+      assert.equal(q.stats().inFlight, 2, 'still waiting for the answer just before the bound');
+      await clock.advance(1);
+      const report = await closing;
       assert.equal(report.drained, false);
       assert.equal(report.unsentItems, 5);
       assert.deepEqual(report.unsentTickets.sort(), ['first', 'second']);
       assert.ok(signals[0].aborted, 'the send under way is told to stop');
       const settled = await Promise.all(outs);
       assert.ok(settled.every((o) => !o.ok && o.error.code === 'ERR_PUSH_CLOSED'));
-      assert.deepEqual(rec.batches.flatMap((b) => b.items), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        rec.batches.flatMap((b) => b.items),
+        [1, 2, 3, 4, 5],
+      );
       release(); // a late answer changes nothing
-      await tick(10);
+      await clock.advance(0);
       rec.assertEachOnce(['first', 'second']);
       assert.equal(q.stats().failed, 5);
       assert.equal(q.stats().pushed, 0);
@@ -381,22 +453,30 @@ describe('push queue', function () {
 
     it('close() stops a retry that waits, at the bound', async () => {
       const rec = recorder();
+      const clock = new FakeClock();
+      let retrying;
+      const retried = new Promise((resolve) => (retrying = resolve));
       const q = new PushQueue({
         maxItems: 1,
         baseDelayMs: 60_000,
         maxDelayMs: 60_000,
         random: () => 0.99,
+        clock,
         ...rec,
+        onRetry: (info) => retrying(info),
         send: async () => ({ statusCode: 503, headers: {}, body: null }),
       });
       const out = q.add('/p', ['x'], 't');
-      await tick(20);
-      const report = await q.close(100);
+      assert.equal((await retried).delayMs, 59_400, 'waiting 59.4 s to try again');
+      const closing = q.close(100);
+      await clock.advance(100);
+      const report = await closing;
       assert.equal(report.drained, false);
       const o = await out;
       assert.equal(o.ok, false);
       assert.equal(o.error.code, 'ERR_PUSH_CLOSED');
-      await tick(20);
+      assert.equal(o.error.attempts, 1);
+      await clock.advance(60_000); // the retry's time comes: nothing is sent or settled again
       rec.assertEachOnce(['t']);
     });
 
