@@ -59,13 +59,13 @@ function portOption(value, name) {
 const port = portOption(values.port ?? process.env.PORT ?? '1880', '--port');
 const corePort = portOption(values['core-port'] ?? process.env.DEMO_CORE_PORT ?? '5023', '--core-port');
 const rate = Number(values.rate ?? process.env.DEMO_RATE ?? '1');
-if (!Number.isFinite(rate) || rate < 0 || rate > 1000) fail(`--rate must be a number of events per second from 0 to 1000, got "${values.rate ?? process.env.DEMO_RATE}"`);
+if (!Number.isFinite(rate) || rate < 0 || rate > 1000)
+  fail(`--rate must be a number of events per second from 0 to 1000, got "${values.rate ?? process.env.DEMO_RATE}"`);
 const keepFlows = values['keep-flows'] || process.env.DEMO_KEEP_FLOWS === '1';
 
 console.log('Building…');
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
-const { startSampleServer, startDelivery, formatSummary } = require(path.join(root, 'dist', 'sim'));
-const { createMockCore } = require(path.join(root, 'dist', 'sim', 'mock-core'));
+const { startSampleServer, startDelivery, formatSummary, createMockCore } = require(path.join(root, 'dist', 'sim'));
 
 const DEMO_TOKEN = 'demo-token';
 const DEMO_IN = 'de30de30de300002';
@@ -80,7 +80,10 @@ fs.mkdirSync(path.join(userDir, 'node_modules'), { recursive: true });
 const link = path.join(userDir, 'node_modules', 'node-red-contrib-detection-bridge');
 fs.rmSync(link, { recursive: true, force: true });
 fs.symlinkSync(root, link, 'dir');
-fs.writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'detection-bridge-demo', private: true, dependencies: { 'node-red-contrib-detection-bridge': '*' } }, null, 2));
+fs.writeFileSync(
+  path.join(userDir, 'package.json'),
+  JSON.stringify({ name: 'detection-bridge-demo', private: true, dependencies: { 'node-red-contrib-detection-bridge': '*' } }, null, 2),
+);
 fs.writeFileSync(
   path.join(userDir, 'settings.js'),
   `// Written by npm start. Node-RED's defaults, listening on 127.0.0.1 only.
@@ -109,10 +112,23 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
       } else flows.push({ ...node, z: id });
     }
   };
-  addTab('demo-tab-live', 'live demo', 'The events-bridge simulator posts here.', JSON.parse(fs.readFileSync(path.join(__dirname, 'demo-flow.json'), 'utf8')));
-  const examples = fs.readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.json')).sort();
+  addTab(
+    'demo-tab-live',
+    'live demo',
+    'The events-bridge simulator posts here.',
+    JSON.parse(fs.readFileSync(path.join(__dirname, 'demo-flow.json'), 'utf8')),
+  );
+  const examples = fs
+    .readdirSync(path.join(root, 'examples'))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   examples.forEach((file, i) => {
-    addTab(`demo-tab-${i}`, path.basename(file, '.json'), `Example flow examples/${file}`, JSON.parse(fs.readFileSync(path.join(root, 'examples', file), 'utf8')));
+    addTab(
+      `demo-tab-${i}`,
+      path.basename(file, '.json'),
+      `Example flow examples/${file}`,
+      JSON.parse(fs.readFileSync(path.join(root, 'examples', file), 'utf8')),
+    );
   });
   fs.writeFileSync(flowFile, JSON.stringify(flows, null, 2));
   // With credentialSecret false, Node-RED reads credentials as plain JSON.
@@ -130,7 +146,10 @@ async function main() {
   sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler });
 
   const redJs = path.join(path.dirname(require.resolve('node-red/package.json')), 'red.js');
-  nodeRed = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], { stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
+  nodeRed = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: root,
+  });
   nodeRed.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`Node-RED stopped (${signal || code}); stopping the demo.`);

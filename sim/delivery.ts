@@ -22,77 +22,11 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
-import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/events/auth';
-import { renderMessage } from '../lib/messages';
-import { buildSampleEvent } from '../lib/events/sample';
-import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
-import { fillerJpegBase64 } from './images';
+import type { DetectionEvent, EventKind } from '../lib/events/schemas';
+import { authHeaders, resolveDeliveryOptions, type DeliveryOptions, type Resolved } from './delivery-options';
+import { buildDeliveryEvent, kindForSeq } from './events';
 import { LatencyRecorder, type DeliverySummary } from './summary';
 import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
-
-export const DELIVERY_DEFAULTS = {
-  count: 10,
-  rate: 5,
-  mix: 0.5,
-  retryDelayMs: 1000,
-  maxRetryDelayMs: 30_000,
-  retries: 3,
-  timeoutMs: 10_000,
-  concurrency: 4,
-} as const;
-
-/** Approximate JSON size of an event with realistic images. */
-export const REALISTIC_EVENT_BYTES: Readonly<Record<EventKind, number>> = { face: 370 * 1024, lpr: 1024 * 1024 };
-
-/** How a plate event's image budget is shared by its four crops. */
-const LPR_CROPS: ReadonlyArray<[CropSizeName, number]> = [
-  ['Close', 0.1],
-  ['Medium', 0.2],
-  ['Car', 0.3],
-  ['FullFrame', 0.4],
-];
-/** A face event's live capture and enrolled photo. */
-const FACE_SHARES = { detectionImage: 0.65, defaultPhoto: 0.35 };
-
-export interface DeliveryOptions {
-  /** The receiver: an http(s) URL without credentials. */
-  url: string | URL;
-  /** Events to send. Default 10; ignored when `forever`. */
-  count?: number;
-  /** Send until `signal` aborts (or `stop()`). */
-  forever?: boolean;
-  /** New events per second; 0 means no pacing (as fast as `concurrency` allows). Default 5. */
-  rate?: number;
-  /** Fraction of plate events, 0 to 1 (the rest are faces). Default 0.5. Deterministic:
-   *  after n events, floor(n × mix) are plates. */
-  mix?: number;
-  /** Credentials on every request. Default none. */
-  auth?: AuthConfig;
-  /** Plate events of about 1 MiB (four crops) and face events of about 370 KiB,
-   *  instead of the sample's two-byte images. */
-  realisticImages?: boolean;
-  /** Retry until the receiver answers 200 (only a 200 ends it), forever. */
-  resilient?: boolean;
-  /** Resilient: the pause between attempts. Otherwise: the first backoff, doubled
-   *  on each retry. Milliseconds, default 1000. */
-  retryDelayMs?: number;
-  /** Cap of the exponential backoff, ms. Default 30000. */
-  maxRetryDelayMs?: number;
-  /** Not resilient: retries after the first attempt before the event fails. Default 3. */
-  retries?: number;
-  /** Per attempt: no complete answer within this many ms is a timeout (then a retry). Default 10000. */
-  timeoutMs?: number;
-  /** Most events in delivery at once (an event holds its slot through its retries). Default 4. */
-  concurrency?: number;
-  /** Accept any receiver certificate (self-signed). Default false. */
-  insecure?: boolean;
-  /** Stops the run: no new events, unfinished ones are abandoned. */
-  signal?: AbortSignal;
-  /** Send through this dispatcher instead of a pool made for the run (its TLS settings win over `insecure`). */
-  dispatcher?: Dispatcher;
-  /** Called after every attempt. */
-  onAttempt?: (report: AttemptReport) => void;
-}
 
 export type AttemptOutcome = 'acknowledged' | 'retry' | 'failed' | 'aborted';
 
@@ -132,162 +66,6 @@ export interface DeliveryEvents {
   sent: [SentReport];
   attempt: [AttemptReport];
   settled: [SettledReport];
-}
-
-/** A bad delivery option; `option` names the DeliveryOptions key. */
-export class SimOptionError extends Error {
-  readonly code = 'ERR_SIM_OPTION';
-  constructor(
-    readonly option: string,
-    readonly detail: string,
-  ) {
-    super(`invalid ${option}: ${detail}`);
-    this.name = 'SimOptionError';
-  }
-}
-
-interface Resolved {
-  url: URL;
-  count: number;
-  forever: boolean;
-  rate: number;
-  mix: number;
-  auth: AuthConfig;
-  realisticImages: boolean;
-  resilient: boolean;
-  retryDelayMs: number;
-  maxRetryDelayMs: number;
-  retries: number;
-  timeoutMs: number;
-  concurrency: number;
-  insecure: boolean;
-}
-
-function numberOption(options: DeliveryOptions, key: keyof DeliveryOptions & keyof typeof DELIVERY_DEFAULTS, check: (n: number) => boolean, want: string): number {
-  const value = options[key];
-  if (value === undefined) return DELIVERY_DEFAULTS[key];
-  if (typeof value !== 'number' || !Number.isFinite(value) || !check(value)) throw new SimOptionError(key, `expected ${want}, got ${String(value)}`);
-  return value;
-}
-
-/** Checks and completes the options; throws SimOptionError. */
-export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
-  let url: URL;
-  try {
-    url = new URL(String(options.url ?? ''));
-  } catch {
-    throw new SimOptionError('url', `"${String(options.url ?? '')}" is not an absolute URL such as http://127.0.0.1:1880/detections`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SimOptionError('url', `expected an http:// or https:// URL, got ${url.protocol}`);
-  if (url.username || url.password) throw new SimOptionError('url', 'put credentials in the auth options, not in the URL');
-  if (url.hash) throw new SimOptionError('url', 'a receiver URL has no #fragment');
-  const auth: AuthConfig = options.auth ?? { mode: 'none' };
-  const authProblem = authConfigProblem(auth);
-  if (authProblem) throw new SimOptionError('auth', renderMessage(authProblem));
-  const int = Number.isInteger;
-  return {
-    url,
-    count: numberOption(options, 'count', (n) => int(n) && n >= 1, 'a whole number of events ≥ 1'),
-    forever: !!options.forever,
-    rate: numberOption(options, 'rate', (n) => n >= 0, 'events per second ≥ 0 (0: no pacing)'),
-    mix: numberOption(options, 'mix', (n) => n >= 0 && n <= 1, 'a fraction of plate events from 0 to 1'),
-    auth,
-    realisticImages: !!options.realisticImages,
-    resilient: !!options.resilient,
-    retryDelayMs: numberOption(options, 'retryDelayMs', (n) => n >= 0, 'milliseconds ≥ 0'),
-    maxRetryDelayMs: numberOption(options, 'maxRetryDelayMs', (n) => n >= 0, 'milliseconds ≥ 0'),
-    retries: numberOption(options, 'retries', (n) => int(n) && n >= 0, 'a whole number ≥ 0'),
-    timeoutMs: numberOption(options, 'timeoutMs', (n) => n > 0, 'milliseconds > 0'),
-    concurrency: numberOption(options, 'concurrency', (n) => int(n) && n >= 1, 'a whole number ≥ 1'),
-    insecure: !!options.insecure,
-  };
-}
-
-/** The headers that carry the configured credentials. */
-export function authHeaders(auth: AuthConfig): Record<string, string> {
-  const mode: AuthMode = auth.mode;
-  switch (mode) {
-    case 'basic':
-      return { authorization: `Basic ${Buffer.from(`${auth.user ?? ''}:${auth.password ?? ''}`, 'utf8').toString('base64')}` };
-    case 'bearer':
-      return { authorization: `Bearer ${auth.token ?? ''}` };
-    case 'header':
-      return auth.headerName ? { [auth.headerName.toLowerCase()]: auth.headerValue ?? '' } : {};
-    default:
-      return {};
-  }
-}
-
-/** The kind of event number `seq` (from 1): after n events, floor(n × mix) are plates. */
-export function kindForSeq(seq: number, mix: number): EventKind {
-  return Math.floor(seq * mix + 1e-9) > Math.floor((seq - 1) * mix + 1e-9) ? 'lpr' : 'face';
-}
-
-/** Image sizes (base64 characters) that bring an event to its realistic size. */
-const realisticSizes = new Map<EventKind, number[]>();
-
-function imageSizes(kind: EventKind): number[] {
-  let sizes = realisticSizes.get(kind);
-  if (!sizes) {
-    const bare = buildDeliveryEvent(kind, { messageId: randomUUID() });
-    if (bare.publishType === 'WebHookLprPayload') for (const image of bare.payload.detectionImages ?? []) image.image = '';
-    else {
-      bare.payload.detectionImage = { image: '' };
-      bare.payload.defaultPhoto = { image: '' };
-    }
-    const budget = REALISTIC_EVENT_BYTES[kind] - Buffer.byteLength(JSON.stringify(bare));
-    const shares = kind === 'lpr' ? LPR_CROPS.map(([, share]) => share) : [FACE_SHARES.detectionImage, FACE_SHARES.defaultPhoto];
-    sizes = shares.map((share) => Math.floor((budget * share) / 4) * 4);
-    realisticSizes.set(kind, sizes);
-  }
-  return sizes;
-}
-
-export interface DeliveryEventOptions {
-  messageId?: string;
-  now?: Date;
-  realisticImages?: boolean;
-}
-
-/**
- * One event as the simulator delivers it: the sample of the kind (lib/sample)
- * with its own messageId, a detectId of its own, the detection time now, and,
- * with `realisticImages`, images of realistic size (plate: the four crops
- * Close, Medium, Car, FullFrame; face: live capture and enrolled photo).
- */
-export function buildDeliveryEvent(kind: EventKind, options: DeliveryEventOptions = {}): DetectionEvent {
-  const messageId = options.messageId ?? randomUUID();
-  const event = buildSampleEvent(kind, { messageId, now: options.now });
-  if (event.publishType === 'WebHookFaceRecPayload') {
-    const face = event as WebHookFaceRecPayload;
-    face.payload.detectionInfo.detectId = `det-${messageId.slice(0, 8)}`;
-    if (options.realisticImages) {
-      const [live, enrolled] = imageSizes('face');
-      face.payload.detectionImage = { image: fillerJpegBase64(live, 1) };
-      face.payload.defaultPhoto = { image: fillerJpegBase64(enrolled, 2) };
-    }
-  } else if (options.realisticImages) {
-    const lpr = event as WebHookLprPayload;
-    const sizes = imageSizes('lpr');
-    lpr.payload.detectionImages = LPR_CROPS.map(([cropSizeName], i) => ({ image: fillerJpegBase64(sizes[i], 10 + i), cropSizeName }));
-  }
-  return event;
-}
-
-
-
-/** Reads an answer body, keeping only its first bytes (for messages). */
-async function readHead(body: Dispatcher.ResponseData['body'], keep = 200): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  for await (const chunk of body) {
-    if (kept < keep) {
-      const buf = chunk as Buffer;
-      chunks.push(buf.subarray(0, keep - kept));
-      kept += Math.min(buf.length, keep - kept);
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
 }
 
 interface AttemptResult {
@@ -555,4 +333,18 @@ export function startDelivery(options: DeliveryOptions): DeliveryRun {
 /** Delivers events and resolves with the summary when done or stopped. */
 export function runDelivery(options: DeliveryOptions): Promise<DeliverySummary> {
   return startDelivery(options).done;
+}
+
+/** Reads an answer body, keeping only its first bytes (for messages). */
+async function readHead(body: Dispatcher.ResponseData['body'], keep = 200): Promise<string> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  for await (const chunk of body) {
+    if (kept < keep) {
+      const buf = chunk as Buffer;
+      chunks.push(buf.subarray(0, keep - kept));
+      kept += Math.min(buf.length, keep - kept);
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
 }

@@ -55,7 +55,7 @@ export function fillerJpegBase64(chars: number, variant = 0): string {
     const middle = total - JPEG_HEAD_B64.length - JPEG_TAIL_B64.length;
     const room = text.length - middle;
     // A multiple of 4 so the slice starts on a base64 quantum boundary.
-    const offset = room > 0 ? (((variant * 40_961) % Math.floor(room / 4)) * 4) : 0;
+    const offset = room > 0 ? ((variant * 40_961) % Math.floor(room / 4)) * 4 : 0;
     image = JPEG_HEAD_B64 + text.slice(offset, offset + middle) + JPEG_TAIL_B64;
     cache.set(key, image);
   }

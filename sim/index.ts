@@ -1,12 +1,33 @@
 /**
- * The events bridge simulator (Node-RED-free): the anonymous sample endpoints
- * served over HTTP(S), and event delivery to a receiver the way the bridge
- * delivers (rate, mix, credentials, resilient retries, timeouts, self-signed
- * TLS), with a summary of what happened. The command line program is
- * bin/detection-bridge-sim.ts.
+ * The events bridge simulator and the mock platform v2 core (Node-RED-free),
+ * the package's `./sim` entry, apart from lib's API: the anonymous sample
+ * endpoints served over HTTP(S), event delivery to a receiver the way the
+ * bridge delivers (rate, mix, credentials, resilient retries, timeouts,
+ * self-signed TLS) with a summary of what happened, and a mock v2 core to
+ * push into. The command line program is bin/detection-bridge-sim.ts over
+ * cli.ts.
  */
-export * from './sample-server';
-export * from './delivery';
-export * from './summary';
-export * from './images';
-export * from './tls';
+export {
+  DEFAULT_SAMPLE_HOST,
+  DEFAULT_SAMPLE_PORT,
+  startSampleServer,
+  type SampleRequestInfo,
+  type SampleServer,
+  type SampleServerOptions,
+  type SampleServerTls,
+} from './sample-server';
+export {
+  DeliveryRun,
+  runDelivery,
+  startDelivery,
+  type AttemptOutcome,
+  type AttemptReport,
+  type DeliveryEvents,
+  type SentReport,
+  type SettledReport,
+} from './delivery';
+export { DELIVERY_DEFAULTS, SimOptionError, type DeliveryOptions } from './delivery-options';
+export { buildDeliveryEvent, kindForSeq, REALISTIC_EVENT_BYTES, type DeliveryEventOptions } from './events';
+export { formatSummary, writeSummaryJson, type DeliverySummary, type LatencySummary } from './summary';
+export { createSelfSignedCertificate, type SelfSignedCertificate, type SelfSignedOptions } from './tls';
+export { createMockCore, DEFAULT_MOCK_PLUGINS, startMockCore, type MockCore, type MockCoreOptions } from './mock-core';

@@ -21,133 +21,31 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { PROBLEM_CONTENT_TYPE } from '../lib/http/problem';
+import { problem, sendJson, sendProblem } from '../lib/http/problem';
 
-export interface MockPlugin {
-  id: string;
-  name: string;
-  type: string;
-  [extra: string]: unknown;
-}
+import {
+  DEFAULT_MOCK_PLUGINS,
+  type MockTokens,
+  type MockCore,
+  type MockCoreOptions,
+  type MockCoreRoutes,
+  type MockFailure,
+  type MockReceived,
+  type MockRequest,
+} from './mock-core-types';
 
-export const DEFAULT_MOCK_PLUGINS: MockPlugin[] = [
-  { id: 'portal', name: 'Portal', type: 'portal', version: '11.0.0' },
-  { id: 'pos-main-bar', name: 'POS Main Bar', type: 'pos', version: '11.0.0' },
-  { id: 'pos-restaurant', name: 'POS Restaurant', type: 'pos', version: '11.0.0' },
-  { id: 'lpr', name: 'License Plate Recognition', type: 'lpr', version: '11.0.0' },
-  { id: 'casino-ratings', name: 'Casino Ratings', type: 'ratings', version: '11.0.0' },
-];
-
-export interface MockTokens {
-  accessToken: string;
-  refreshToken: string;
-  /** Seconds. */
-  expiresIn: number;
-  /** ISO time. */
-  expiresAt: string;
-}
-
-export interface MockCoreOptions {
-  /** Default `admin`. */
-  userName?: string;
-  /** Default `secret`. */
-  password?: string;
-  /** Access token lifetime. Default 3600000 (one hour). */
-  tokenTtlMs?: number;
-  /** Serve HTTPS with this key and certificate (PEM). */
-  tls?: { key: string | Buffer; cert: string | Buffer };
-  /** The installed-plugins answer: an array of plugins is wrapped as
-   *  `{plugins: [...]}`; anything else is answered as is. */
-  plugins?: unknown;
-  /** Default 0 (any free port). */
-  port?: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Path prefix the core is served under, e.g. `/core`. Default none. */
-  prefix?: string;
-  /** Shapes the login answer (default `{accessToken, refreshToken, expiresIn}`). */
-  loginBody?: (tokens: MockTokens) => unknown;
-  /** Bodies of the last this many batches and requests are kept. Default 100. */
-  maxRecorded?: number;
-  /** Request body cap. Default 50 MiB (413 above). */
-  maxBodyBytes?: number;
-}
-
-export interface MockBatch {
-  posId: string;
-  items: unknown[];
-  headers: http.IncomingHttpHeaders;
-  at: string;
-}
-
-export interface MockRequest {
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  body: unknown;
-  headers: http.IncomingHttpHeaders;
-  status: number;
-  at: string;
-}
-
-export interface MockReceived {
-  /** Successful logins. */
-  logins: number;
-  /** Refused logins (wrong credentials or malformed). */
-  failedLogins: number;
-  /** The last `maxRecorded` POS batches. */
-  batches: MockBatch[];
-  /** POS batches received in all (also those no longer kept). */
-  batchCount: number;
-  /** Items in all POS batches received. */
-  itemCount: number;
-  /** The last `maxRecorded` requests of any route (logins without their body). */
-  requests: MockRequest[];
-  /** Requests received in all. */
-  requestCount: number;
-  /** 401 answers for a missing, unknown or expired token. */
-  unauthorized: number;
-}
-
-export interface MockFailure {
-  /** HTTP status to answer. */
-  status?: number;
-  /** Sets Retry-After (seconds as a number, or the header text). */
-  retryAfter?: number | string;
-  /** Body to answer (JSON-encoded unless a string). Default a problem body. */
-  body?: unknown;
-  /** Destroy the connection instead of answering (a network error). */
-  drop?: boolean;
-  /** Which requests fail: `api` (everything but login; default), `login`, or `all`. */
-  match?: 'api' | 'login' | 'all';
-}
-
-/** The mock's routes and controls without a server of its own: mount
- *  `handler` on any node:http(s) server (e.g. beside other routes). */
-export interface MockCoreRoutes {
-  /** A request listener for the routes above (answers 404 outside prefix/api/v2). */
-  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void;
-  /** The path prefix, normalised: '' or `/core`. */
-  prefix: string;
-  received: MockReceived;
-  /** The next `n` matching requests get this answer instead. Replaces any queued failures. */
-  failNext(n: number, failure?: MockFailure): void;
-  /** Every token issued so far stops working. */
-  expireTokens(): void;
-  setTokenTtl(ms: number): void;
-  setLoginBody(shape: ((tokens: MockTokens) => unknown) | undefined): void;
-  /** Replaces the installed-plugins answer. */
-  setPlugins(plugins: unknown): void;
-  /** Clears recordings, counts and queued failures. */
-  reset(): void;
-}
-
-export interface MockCore extends Omit<MockCoreRoutes, 'handler'> {
-  /** Base URL, prefix included: `http://127.0.0.1:PORT[/prefix]`. */
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
+export { DEFAULT_MOCK_PLUGINS };
+export type {
+  MockBatch,
+  MockCore,
+  MockCoreOptions,
+  MockCoreRoutes,
+  MockFailure,
+  MockPlugin,
+  MockReceived,
+  MockRequest,
+  MockTokens,
+} from './mock-core-types';
 
 const V2 = '/api/v2';
 const LOGIN = '/api/v2/auth/login';
@@ -156,22 +54,6 @@ const POS_BATCH = /^\/api\/v2\/pos\/plugins\/([^/]+)\/events\/batch$/;
 
 function base64url(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-function problemBody(status: number, title: string, detail: string): Record<string, unknown> {
-  return { type: `urn:mock-core:problem:${title.toLowerCase().replace(/\W+/g, '-')}`, title, status, detail };
-}
-
-function sendJson(res: http.ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
-function sendProblem(res: http.ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(problemBody(status, title, detail));
-  res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(body);
 }
 
 function readRaw(req: http.IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
@@ -222,7 +104,14 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
   let failures: { left: number; failure: MockFailure } | undefined;
 
   const received: MockReceived = {
-    logins: 0, failedLogins: 0, batches: [], batchCount: 0, itemCount: 0, requests: [], requestCount: 0, unauthorized: 0,
+    logins: 0,
+    failedLogins: 0,
+    batches: [],
+    batchCount: 0,
+    itemCount: 0,
+    requests: [],
+    requestCount: 0,
+    unauthorized: 0,
   };
   const keep = <X>(list: X[], value: X): void => {
     if (maxRecorded === 0) return;
@@ -240,7 +129,12 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
     for (const [token, until] of tokens) if (until <= now) tokens.delete(token);
     while (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value as string);
     tokens.set(accessToken, exp);
-    return { accessToken, refreshToken: randomBytes(24).toString('base64url'), expiresIn: Math.max(1, Math.round(tokenTtlMs / 1000)), expiresAt: new Date(exp).toISOString() };
+    return {
+      accessToken,
+      refreshToken: randomBytes(24).toString('base64url'),
+      expiresIn: Math.max(1, Math.round(tokenTtlMs / 1000)),
+      expiresAt: new Date(exp).toISOString(),
+    };
   };
 
   /** A failure to answer with, when one is queued for this kind of request. */
@@ -265,12 +159,13 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
     const headers: Record<string, string> = {};
     if (failure.retryAfter !== undefined) headers['retry-after'] = String(failure.retryAfter);
     if (failure.body === undefined) {
-      sendProblem(res, status, http.STATUS_CODES[status] ?? 'Error', 'failure injected by the mock core', headers);
+      const title = http.STATUS_CODES[status] ?? 'Error';
+      sendProblem(res, { type: 'urn:detection-bridge:problem:injected', title, status, detail: 'failure injected by the mock core' }, { headers });
     } else if (typeof failure.body === 'string') {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
       res.end(failure.body);
     } else {
-      sendJson(res, status, failure.body, headers);
+      sendJson(res, status, failure.body, { headers });
     }
     return status;
   };
@@ -292,7 +187,13 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
     let path = url.pathname;
     received.requestCount++;
     const record: MockRequest = {
-      method, path, query: queryObject(url.searchParams), body: undefined, headers: redactHeaders(req.headers), status: 0, at: new Date().toISOString(),
+      method,
+      path,
+      query: queryObject(url.searchParams),
+      body: undefined,
+      headers: redactHeaders(req.headers),
+      status: 0,
+      at: new Date().toISOString(),
     };
     keep(received.requests, record);
     const answer = (status: number): void => {
@@ -302,20 +203,20 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
     if (prefix) {
       if (path !== prefix && !path.startsWith(`${prefix}/`)) {
         answer(404);
-        return sendProblem(res, 404, 'Not Found', `this core is served under ${prefix}`);
+        return sendProblem(res, problem('notFound', `this core is served under ${prefix}`));
       }
       path = path.slice(prefix.length) || '/';
       record.path = path;
     }
     if (path !== V2 && !path.startsWith(`${V2}/`)) {
       answer(404);
-      return sendProblem(res, 404, 'Not Found', `no route for ${path}`);
+      return sendProblem(res, problem('notFound', `no route for ${path}`));
     }
 
     const raw = await readRaw(req, maxBodyBytes);
     if (raw === 'too-large') {
       answer(413);
-      return sendProblem(res, 413, 'Payload Too Large', `the body is larger than ${maxBodyBytes} bytes`, { connection: 'close' });
+      return sendProblem(res, problem('payloadTooLarge', `the body is larger than ${maxBodyBytes} bytes`), { close: true });
     }
     let body: unknown = null;
     if (raw.length > 0) {
@@ -327,7 +228,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
         } catch {
           if (/json/i.test(type)) {
             answer(400);
-            return sendProblem(res, 400, 'Bad Request', 'the body is not valid JSON');
+            return sendProblem(res, problem('badRequest', 'the body is not valid JSON'));
           }
           body = text;
         }
@@ -344,31 +245,35 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
     if (isLogin) {
       if (method !== 'POST') {
         answer(405);
-        return sendProblem(res, 405, 'Method Not Allowed', 'sign in with POST', { allow: 'POST' });
+        return sendProblem(res, problem('methodNotAllowed', 'sign in with POST'), { headers: { allow: 'POST' } });
       }
       const creds = body as { userName?: unknown; password?: unknown } | null;
       if (!creds || typeof creds !== 'object' || creds.userName !== userName || creds.password !== password) {
         received.failedLogins++;
         answer(401);
-        return sendProblem(res, 401, 'Unauthorized', 'the user name or password is wrong');
+        return sendProblem(res, problem('unauthorized', 'the user name or password is wrong'));
       }
       received.logins++;
       const issued = issue();
       answer(200);
-      return sendJson(res, 200, loginShape ? loginShape(issued) : { accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn });
+      return sendJson(
+        res,
+        200,
+        loginShape ? loginShape(issued) : { accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn },
+      );
     }
 
     const denied = bearerProblem(req);
     if (denied) {
       received.unauthorized++;
       answer(401);
-      return sendProblem(res, 401, 'Unauthorized', denied, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      return sendProblem(res, problem('unauthorized', denied), { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
     }
 
     if (path === PLUGINS) {
       if (method !== 'GET') {
         answer(405);
-        return sendProblem(res, 405, 'Method Not Allowed', 'use GET', { allow: 'GET' });
+        return sendProblem(res, problem('methodNotAllowed', 'use GET'), { headers: { allow: 'GET' } });
       }
       answer(200);
       return sendJson(res, 200, Array.isArray(plugins) ? { plugins } : plugins);
@@ -378,7 +283,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
     if (pos) {
       if (method !== 'POST') {
         answer(405);
-        return sendProblem(res, 405, 'Method Not Allowed', 'use POST', { allow: 'POST' });
+        return sendProblem(res, problem('methodNotAllowed', 'use POST'), { headers: { allow: 'POST' } });
       }
       const wrapped = body as { events?: unknown; transactions?: unknown } | null;
       const items = Array.isArray(body)
@@ -390,7 +295,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
             : undefined;
       if (!items) {
         answer(400);
-        return sendProblem(res, 400, 'Bad Request', 'send a JSON array of POS transactions, or {"events": [...]} or {"transactions": [...]}');
+        return sendProblem(res, problem('badRequest', 'send a JSON array of POS transactions, or {"events": [...]} or {"transactions": [...]}'));
       }
       received.batchCount++;
       received.itemCount += items.length;
@@ -405,7 +310,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
 
   const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendProblem(res, 500, 'Internal Server Error', (err as Error)?.message ?? String(err));
+      if (!res.headersSent) sendProblem(res, problem('internal', (err as Error)?.message ?? String(err)));
       else res.destroy();
     });
   };
@@ -441,7 +346,9 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
  *  Resolves once it listens. */
 export async function startMockCore(options: MockCoreOptions = {}): Promise<MockCore> {
   const { handler, ...controls } = createMockCore(options);
-  const server: http.Server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handler) : http.createServer(handler);
+  const server: http.Server = options.tls
+    ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handler)
+    : http.createServer(handler);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

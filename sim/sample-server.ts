@@ -19,7 +19,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { PROBLEM_CONTENT_TYPE, problem, type Problem } from '../lib/http/problem';
+import { problem, sendJson, sendProblem } from '../lib/http/problem';
 import { buildSampleEvent, sampleModelPath } from '../lib/events/sample';
 import type { EventKind } from '../lib/events/schemas';
 import { createSelfSignedCertificate } from './tls';
@@ -68,8 +68,6 @@ export interface SampleServer {
   close(): Promise<void>;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 /** `Bearer <something JWT-shaped>`: three base64url parts, the last may be
  *  empty (an unsigned token). Nothing is verified: the simulator has no keys. */
 export function hasJwt(authorization: string | string[] | undefined): boolean {
@@ -83,22 +81,6 @@ function normalizeBase(basePath: string | undefined): string {
   const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
   if (!trimmed) return '';
   return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, head = false): void {
-  const text = JSON.stringify(body);
-  const contentType = status >= 400 ? PROBLEM_CONTENT_TYPE : JSON_TYPE;
-  res.writeHead(status, {
-    'content-type': contentType,
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(head ? undefined : text);
-}
-
-function notFound(detail: string): Problem {
-  return { type: 'urn:detection-bridge:problem:not-found', title: 'Not Found', status: 404, detail };
 }
 
 const SAMPLE_ROUTE = /^\/api\/v1\/webhook-models\/(face|lpr)\/?$/i;
@@ -127,43 +109,34 @@ export function sampleRequestHandler(options: Pick<SampleServerOptions, 'basePat
         return;
       }
       if (inBase && local === '/' && (method === 'GET' || method === 'HEAD')) {
-        send(
-          res,
-          200,
-          {
-            service: 'detection-bridge-sim (events bridge sample endpoints)',
-            endpoints: (['face', 'lpr'] as EventKind[]).map((k) => `${base}${sampleModelPath(k)}`),
-          },
-          {},
-          method === 'HEAD',
-        );
+        const endpoints = (['face', 'lpr'] as EventKind[]).map((k) => `${base}${sampleModelPath(k)}`);
+        sendJson(res, 200, { service: 'detection-bridge-sim (events bridge sample endpoints)', endpoints }, { head: method === 'HEAD' });
         return;
       }
-      send(res, 404, notFound(`nothing at ${path}; the sample endpoints are ${base}${sampleModelPath('face')} and ${base}${sampleModelPath('lpr')}`), {}, method === 'HEAD');
+      const detail = `nothing at ${path}; the sample endpoints are ${base}${sampleModelPath('face')} and ${base}${sampleModelPath('lpr')}`;
+      sendProblem(res, problem('notFound', detail), { head: method === 'HEAD' });
       return;
     }
     const sample = SAMPLE_ROUTE.exec(local);
     if (sample) {
       if (method !== 'GET' && method !== 'HEAD') {
-        send(res, 405, problem('methodNotAllowed', `${base}${sampleModelPath(sample[1].toLowerCase() as EventKind)} answers GET only`), { allow: 'GET, HEAD' });
+        const detail = `${base}${sampleModelPath(sample[1].toLowerCase() as EventKind)} answers GET only`;
+        sendProblem(res, problem('methodNotAllowed', detail), { headers: { allow: 'GET, HEAD' } });
         return;
       }
       // Anonymous: credentials, query and Accept are ignored; always 200.
       const kind = sample[1].toLowerCase() as EventKind;
-      send(res, 200, buildSampleEvent(kind), {}, method === 'HEAD');
+      sendJson(res, 200, buildSampleEvent(kind), { head: method === 'HEAD' });
       return;
     }
     if (!hasJwt(req.headers.authorization)) {
-      send(
-        res,
-        401,
-        problem('unauthorized', `${path} requires a JWT: send "Authorization: Bearer <token>". Only ${base}/api/v1/webhook-models/{face,lpr} are anonymous.`),
-        { 'www-authenticate': 'Bearer realm="events-bridge"' },
-        method === 'HEAD',
-      );
+      const detail = `${path} requires a JWT: send "Authorization: Bearer <token>". Only ${base}/api/v1/webhook-models/{face,lpr} are anonymous.`;
+      sendProblem(res, problem('unauthorized', detail), { headers: { 'www-authenticate': 'Bearer realm="events-bridge"' }, head: method === 'HEAD' });
       return;
     }
-    send(res, 404, notFound(`${path} is not simulated; detection-bridge-sim serves only the sample endpoints`), {}, method === 'HEAD');
+    sendProblem(res, problem('notFound', `${path} is not simulated; detection-bridge-sim serves only the sample endpoints`), {
+      head: method === 'HEAD',
+    });
   };
 }
 

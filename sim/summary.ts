@@ -118,7 +118,9 @@ function bytes(n: number): string {
 /** The summary as an aligned two-column text table. */
 export function formatSummary(summary: DeliverySummary): string {
   const mode =
-    summary.mode === 'resilient' ? 'resilient (retry until 200)' : `${summary.retries} ${summary.retries === 1 ? 'retry' : 'retries'} with exponential backoff`;
+    summary.mode === 'resilient'
+      ? 'resilient (retry until 200)'
+      : `${summary.retries} ${summary.retries === 1 ? 'retry' : 'retries'} with exponential backoff`;
   const l = summary.latencyMs;
   const rows: Array<[string, string]> = [
     ['receiver', summary.url],

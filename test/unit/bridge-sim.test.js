@@ -168,7 +168,10 @@ describe('bridge simulator', function () {
     });
 
     it('serves a valid event of each kind, anonymously, as JSON', async function () {
-      for (const [kind, type] of [['face', 'WebHookFaceRecPayload'], ['lpr', 'WebHookLprPayload']]) {
+      for (const [kind, type] of [
+        ['face', 'WebHookFaceRecPayload'],
+        ['lpr', 'WebHookLprPayload'],
+      ]) {
         const res = await call(path(kind));
         assert.equal(res.status, 200);
         assert.match(res.headers['content-type'], /^application\/json/);
@@ -228,7 +231,8 @@ describe('bridge simulator', function () {
     });
 
     it('rule 5: a fields entry, tags, and every nested object populated', async function () {
-      const allowedNull = /^(serverContext|payload\.(personInfo|lprPlateInfo)\.fields\[\d+\]\.(stringValue|dateValue|numberValue|boolValue)|payload\.(personInfo|lprPlateInfo)\.tags\[\d+\]\.expires)$/;
+      const allowedNull =
+        /^(serverContext|payload\.(personInfo|lprPlateInfo)\.fields\[\d+\]\.(stringValue|dateValue|numberValue|boolValue)|payload\.(personInfo|lprPlateInfo)\.tags\[\d+\]\.expires)$/;
       const walk = (value, at) => {
         if (value === null) {
           assert.match(at, allowedNull, `${at} is null`);
@@ -253,14 +257,21 @@ describe('bridge simulator', function () {
         assert.equal(typeof event.sourceName, 'string');
       }
       const p = face.payload;
-      for (const key of ['faceId', 'firstName', 'middleName', 'lastName', 'tags', 'fields', 'notes']) assert.ok(p.personInfo[key] != null, `personInfo.${key}`);
-      for (const key of ['dateTimeUtc', 'timeZone', 'confidence', 'detectId', 'detectorName']) assert.ok(p.detectionInfo[key] != null, `detectionInfo.${key}`);
+      for (const key of ['faceId', 'firstName', 'middleName', 'lastName', 'tags', 'fields', 'notes'])
+        assert.ok(p.personInfo[key] != null, `personInfo.${key}`);
+      for (const key of ['dateTimeUtc', 'timeZone', 'confidence', 'detectId', 'detectorName'])
+        assert.ok(p.detectionInfo[key] != null, `detectionInfo.${key}`);
       assert.ok(p.detectionImage.image && p.defaultPhoto.image && p.detectionHistory.visitHistory.length && p.detectionHistory.printHistory.length);
       assert.ok(p.personInfo.tags[0].tagName && p.personInfo.notes[0].noteTitle && p.personInfo.notes[0].noteBody);
       const valueKeys = ['stringValue', 'dateValue', 'numberValue', 'boolValue'];
-      for (const key of valueKeys) assert.ok(p.personInfo.fields.some((f) => f[key] != null), `a personInfo field with ${key}`);
+      for (const key of valueKeys)
+        assert.ok(
+          p.personInfo.fields.some((f) => f[key] != null),
+          `a personInfo field with ${key}`,
+        );
       const q = lpr.payload;
-      for (const key of ['plate', 'similar1Plate', 'vehicleMake', 'vehicleModel', 'vehicleColor', 'vehicleState', 'tags', 'fields']) assert.ok(q.lprPlateInfo[key] != null, `lprPlateInfo.${key}`);
+      for (const key of ['plate', 'similar1Plate', 'vehicleMake', 'vehicleModel', 'vehicleColor', 'vehicleState', 'tags', 'fields'])
+        assert.ok(q.lprPlateInfo[key] != null, `lprPlateInfo.${key}`);
       for (const key of ['dateTimeUtc', 'timeZone', 'detectorName']) assert.ok(q.detectionInfo[key] != null, `detectionInfo.${key}`);
       assert.ok(q.lprPlateInfo.tags[0].tagName && q.detectionHistory.visitHistory.length);
       assert.deepEqual(q.detectionImages.map((i) => i.cropSizeName).sort(), ['Car', 'Close', 'FullFrame', 'Medium', 'Other']);
@@ -285,7 +296,12 @@ describe('bridge simulator', function () {
     });
 
     it('answers 401 with a problem body on any other /api/v1/ path without a JWT', async function () {
-      for (const [method, p] of [['GET', '/api/v1/webhooks'], ['PUT', '/api/v1/webhooks/3f2b'], ['GET', '/api/v1/'], ['POST', '/api/v1/webhooks/new']]) {
+      for (const [method, p] of [
+        ['GET', '/api/v1/webhooks'],
+        ['PUT', '/api/v1/webhooks/3f2b'],
+        ['GET', '/api/v1/'],
+        ['POST', '/api/v1/webhooks/new'],
+      ]) {
         for (const headers of [{}, { authorization: 'Bearer abc' }, { authorization: 'Basic dXNlcjpwdw==' }]) {
           const res = await call(`${server.url}${p}`, { method, headers });
           assert.equal(res.status, 401, `${method} ${p} ${JSON.stringify(headers)}`);
@@ -358,12 +374,17 @@ describe('bridge simulator', function () {
       assert.ok(l.p50 > 0 && l.p50 <= l.p90 && l.p90 <= l.p99 && l.p99 <= l.max);
       assert.ok(summary.durationMs >= 0 && summary.bytesSent > 0);
       const table = sim.formatSummary(summary);
-      for (const word of ['sent', 'attempts', 'acknowledged', 'retried', 'failed', 'p50', 'p90', 'p99', 'max', '200 ×6']) assert.ok(table.includes(word), word);
+      for (const word of ['sent', 'attempts', 'acknowledged', 'retried', 'failed', 'p50', 'p90', 'p99', 'max', '200 ×6'])
+        assert.ok(table.includes(word), word);
     });
 
     it('mixes plates and faces as asked', async function () {
       receiver = await startReceiver();
-      for (const [mix, plates] of [[0, 0], [0.3, 3], [1, 10]]) {
+      for (const [mix, plates] of [
+        [0, 0],
+        [0.3, 3],
+        [1, 10],
+      ]) {
         receiver.requests.length = 0;
         const summary = await sim.runDelivery({ url: receiver.url, count: 10, rate: 0, mix, concurrency: 8 });
         assert.equal(receiver.requests.filter((r) => r.json.publishType === 'WebHookLprPayload').length, plates, `mix ${mix}`);
@@ -375,12 +396,18 @@ describe('bridge simulator', function () {
       receiver = await startReceiver();
       const modes = [
         [{ mode: 'none' }, (h) => assert.equal(h.authorization, undefined)],
-        [{ mode: 'basic', user: 'bridge', password: 's3cr:et' }, (h) => assert.equal(h.authorization, `Basic ${Buffer.from('bridge:s3cr:et').toString('base64')}`)],
+        [
+          { mode: 'basic', user: 'bridge', password: 's3cr:et' },
+          (h) => assert.equal(h.authorization, `Basic ${Buffer.from('bridge:s3cr:et').toString('base64')}`),
+        ],
         [{ mode: 'bearer', token: 'xxx.yyy.zzz' }, (h) => assert.equal(h.authorization, 'Bearer xxx.yyy.zzz')],
-        [{ mode: 'header', headerName: 'X-Api-Key', headerValue: 'k-123' }, (h) => {
-          assert.equal(h['x-api-key'], 'k-123');
-          assert.equal(h.authorization, undefined);
-        }],
+        [
+          { mode: 'header', headerName: 'X-Api-Key', headerValue: 'k-123' },
+          (h) => {
+            assert.equal(h['x-api-key'], 'k-123');
+            assert.equal(h.authorization, undefined);
+          },
+        ],
       ];
       for (const [auth, check] of modes) {
         receiver.requests.length = 0;
@@ -399,9 +426,19 @@ describe('bridge simulator', function () {
       assert.equal(receiver.requests.length, 4, 'a 204 does not end a resilient delivery: only a 200 does');
       const ids = new Set(receiver.requests.map((r) => r.json.payload.messageId));
       assert.equal(ids.size, 1);
-      assert.deepEqual(receiver.requests.map((r) => r.json.payload.resentEvent), [false, true, true, true]);
-      assert.deepEqual(reports.map((r) => r.outcome), ['retry', 'retry', 'retry', 'acknowledged']);
-      assert.deepEqual(reports.map((r) => r.retryInMs), [20, 20, 20, undefined], 'a constant pause');
+      assert.deepEqual(
+        receiver.requests.map((r) => r.json.payload.resentEvent),
+        [false, true, true, true],
+      );
+      assert.deepEqual(
+        reports.map((r) => r.outcome),
+        ['retry', 'retry', 'retry', 'acknowledged'],
+      );
+      assert.deepEqual(
+        reports.map((r) => r.retryInMs),
+        [20, 20, 20, undefined],
+        'a constant pause',
+      );
       assert.equal(summary.sent, 1);
       assert.equal(summary.attempts, 4);
       assert.equal(summary.retried, 3);
@@ -455,9 +492,18 @@ describe('bridge simulator', function () {
       const reports = [];
       const retried = await sim.runDelivery({ url: receiver.url, count: 1, retries: 3, retryDelayMs: 10, onAttempt: (r) => reports.push(r) });
       assert.equal(receiver.requests.length, 4);
-      assert.deepEqual(reports.map((r) => r.retryInMs), [10, 20, 40, undefined]);
-      assert.deepEqual(reports.map((r) => r.outcome), ['retry', 'retry', 'retry', 'failed']);
-      assert.deepEqual(receiver.requests.map((r) => r.json.payload.resentEvent), [false, true, true, true]);
+      assert.deepEqual(
+        reports.map((r) => r.retryInMs),
+        [10, 20, 40, undefined],
+      );
+      assert.deepEqual(
+        reports.map((r) => r.outcome),
+        ['retry', 'retry', 'retry', 'failed'],
+      );
+      assert.deepEqual(
+        receiver.requests.map((r) => r.json.payload.resentEvent),
+        [false, true, true, true],
+      );
       assert.equal(new Set(receiver.requests.map((r) => r.json.payload.messageId)).size, 1);
       assert.equal(retried.failed, 1);
       assert.equal(retried.attempts, 4);
@@ -480,7 +526,10 @@ describe('bridge simulator', function () {
       const face = receiver.requests.find((r) => r.json.publishType === 'WebHookFaceRecPayload');
       assert.ok(plate.size > 0.9 * 1024 * 1024 && plate.size < 1.1 * 1024 * 1024, `plate ${plate.size} bytes`);
       assert.ok(face.size > 330 * 1024 && face.size < 410 * 1024, `face ${face.size} bytes`);
-      assert.deepEqual(plate.json.payload.detectionImages.map((i) => i.cropSizeName), ['Close', 'Medium', 'Car', 'FullFrame']);
+      assert.deepEqual(
+        plate.json.payload.detectionImages.map((i) => i.cropSizeName),
+        ['Close', 'Medium', 'Car', 'FullFrame'],
+      );
       for (const image of [...images(plate.json), ...images(face.json)]) {
         const bytes = Buffer.from(image, 'base64');
         assert.ok(bytes.length > 50 * 1024, 'hundreds of kilobytes, not a filler');
@@ -518,16 +567,22 @@ describe('bridge simulator', function () {
     it('forever until the AbortSignal stops it', async function () {
       receiver = await startReceiver();
       const controller = new AbortController();
-      const done = sim.runDelivery({ url: receiver.url, forever: true, rate: 100, signal: controller.signal });
+      const run = sim.startDelivery({ url: receiver.url, forever: true, rate: 100, signal: controller.signal });
+      const sentIds = new Set();
+      let sentAfterStop = 0;
+      run.on('sent', (r) => {
+        sentIds.add(r.messageId);
+        if (controller.signal.aborted) sentAfterStop++;
+      });
       await waitFor(() => receiver.requests.length >= 5);
       controller.abort();
-      const summary = await done;
+      const summary = await run.done;
       assert.equal(summary.stopped, true);
       assert.ok(summary.sent >= 5);
       assert.equal(summary.sent, summary.acknowledged + summary.failed + summary.abandoned);
-      const count = receiver.requests.length;
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(receiver.requests.length, count, 'nothing sent after the stop');
+      assert.equal(sentAfterStop, 0, 'no event started after the stop');
+      assert.equal(summary.sent, sentIds.size);
+      for (const r of receiver.requests) assert.ok(sentIds.has(r.json.payload.messageId), 'every request received is one the run sent before it stopped');
     });
 
     it('rejects bad options with SimOptionError', function () {
@@ -542,7 +597,11 @@ describe('bridge simulator', function () {
         [{ url: 'http://127.0.0.1/', auth: { mode: 'basic', user: 'u' } }, 'auth'],
       ];
       for (const [options, option] of bad) {
-        assert.throws(() => sim.startDelivery(options), (err) => err instanceof sim.SimOptionError && err.option === option, JSON.stringify(options));
+        assert.throws(
+          () => sim.startDelivery(options),
+          (err) => err instanceof sim.SimOptionError && err.option === option,
+          JSON.stringify(options),
+        );
       }
     });
   });
@@ -581,10 +640,36 @@ describe('bridge simulator', function () {
       const res = await runCli(['--help']);
       assert.equal(res.code, 0);
       const options = [
-        'serve', 'send', '--port', '--host', '--base-path', '--tls-self-signed', '--tls-cert', '--tls-key', '--core',
-        '--url', '--count', '--forever', '--rate', '--mix', '--auth', '--user', '--password', '--token', '--header-name',
-        '--header-value', '--realistic-images', '--resilient', '--retry-delay', '--timeout', '--retries', '--concurrency',
-        '--insecure', '--summary-json', '--quiet', '--help',
+        'serve',
+        'send',
+        '--port',
+        '--host',
+        '--base-path',
+        '--tls-self-signed',
+        '--tls-cert',
+        '--tls-key',
+        '--core',
+        '--url',
+        '--count',
+        '--forever',
+        '--rate',
+        '--mix',
+        '--auth',
+        '--user',
+        '--password',
+        '--token',
+        '--header-name',
+        '--header-value',
+        '--realistic-images',
+        '--resilient',
+        '--retry-delay',
+        '--timeout',
+        '--retries',
+        '--concurrency',
+        '--insecure',
+        '--summary-json',
+        '--quiet',
+        '--help',
       ];
       for (const option of options) assert.ok(res.stdout.includes(option), `help mentions ${option}`);
       const sendHelp = await runCli(['send', '--help']);
@@ -623,7 +708,22 @@ describe('bridge simulator', function () {
     it('send --count 5 exits 0, prints the table and writes the JSON summary', async function () {
       receiver = await startReceiver();
       const file = path.join(tmp, 'summary.json');
-      const res = await runCli(['send', '--url', receiver.url, '--count', '5', '--rate', '0', '--auth', 'bearer', '--token', 'tok', '--summary-json', file, '--quiet']);
+      const res = await runCli([
+        'send',
+        '--url',
+        receiver.url,
+        '--count',
+        '5',
+        '--rate',
+        '0',
+        '--auth',
+        'bearer',
+        '--token',
+        'tok',
+        '--summary-json',
+        file,
+        '--quiet',
+      ]);
       assert.equal(res.code, 0, res.stderr);
       assert.equal(res.stderr, '', '--quiet');
       assert.match(res.stdout, /delivery summary/);
@@ -650,7 +750,10 @@ describe('bridge simulator', function () {
       const file = path.join(tmp, 'forever.json');
       const res = await runCli(['send', '--url', receiver.url, '--forever', '--rate', '50', '--summary-json', file], {
         onStart: (child) => {
-          waitFor(() => receiver.requests.length >= 3, 10000).then(() => child.kill('SIGINT'), () => child.kill('SIGKILL'));
+          waitFor(() => receiver.requests.length >= 3, 10000).then(
+            () => child.kill('SIGINT'),
+            () => child.kill('SIGKILL'),
+          );
         },
       });
       assert.equal(res.code, 0, res.stderr);

@@ -1,0 +1,255 @@
+/**
+ * The simulator's command line: the options of `serve` and `send`, read with
+ * node:util parseArgs (strict), and turned into the options of a run. Number
+ * options are checked by the run's own rules (delivery-options.ts), so the
+ * command line and the API refuse the same values with the same words.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
+import type { AuthConfig, AuthMode } from '../lib/events/auth';
+import { renderMessage } from '../lib/messages';
+import { numberOption, parseOptions } from '../lib/options';
+import { DELIVERY_DEFAULTS, DELIVERY_NUMBER_RULES, type DeliveryOptions } from './delivery-options';
+import { DEFAULT_SAMPLE_HOST, DEFAULT_SAMPLE_PORT } from './sample-server';
+
+export const PROG = 'detection-bridge-sim';
+
+/** A bad command line: message on stderr, exit code 2. */
+export class UsageError extends Error {}
+
+/** A port to listen on; 0 picks a free one. */
+export const PORT_RULE = numberOption({ integer: true, min: 0, max: 65535 });
+
+const ENV_PASSWORD = 'DETECTION_SIM_PASSWORD';
+export const ENV_TOKEN = 'DETECTION_SIM_TOKEN';
+export const ENV_HEADER_VALUE = 'DETECTION_SIM_HEADER_VALUE';
+
+export const USAGE = `Usage:
+  ${PROG} serve [options]           serve the events bridge's anonymous sample endpoints
+  ${PROG} send --url URL [options]  deliver face and plate events to a receiver, as the bridge does
+  ${PROG} --help                    this text (also: ${PROG} help, ${PROG} <command> --help)
+
+serve: GET {base}/api/v1/webhook-models/face and /lpr answer 200 with a fully
+populated example event (fresh messageId and timestamps, two-byte filler
+images, serverContext null). Any other /api/v1/ path without
+"Authorization: Bearer <JWT>" answers 401 with a JSON problem body.
+  --port N              port to listen on (default ${DEFAULT_SAMPLE_PORT}; 0 picks a free port)
+  --host ADDRESS        address to listen on (default ${DEFAULT_SAMPLE_HOST}; 0.0.0.0 for every interface)
+  --base-path PATH      path prefix, as the cloud bridge has (e.g. /eventsbridge; default none)
+  --tls-self-signed     serve HTTPS with a throw-away self-signed certificate (its SHA-256
+                        fingerprint is printed; clients must accept self-signed certificates)
+  --tls-cert FILE       serve HTTPS with this PEM certificate (needs --tls-key)
+  --tls-key FILE        the PEM private key for --tls-cert
+  --core                also serve a mock platform v2 core under /api/v2/ on the same port
+                        (user admin, password secret; POS instances pos-main-bar, pos-restaurant)
+  --quiet               do not log requests
+
+send: POSTs events with a fresh messageId each; success only on a 2xx answer.
+A replay carries "resentEvent": true and the same messageId. A slow answer
+hits --timeout and is retried, so a slow receiver sees the event twice.
+  --url URL             the receiver, http:// or https:// (required)
+  --count N             events to send (default ${DELIVERY_DEFAULTS.count})
+  --forever             send until stopped with Ctrl-C (SIGINT) or SIGTERM; not with --count
+  --rate R              new events per second (default ${DELIVERY_DEFAULTS.rate}; 0 = no pacing, as fast
+                        as --concurrency allows)
+  --mix F               fraction of plate events, 0 to 1; the rest are faces (default ${DELIVERY_DEFAULTS.mix})
+  --auth MODE           credentials on every request: none, basic, bearer or header
+                        (default: implied by the options below, else none)
+  --user NAME           basic: user name
+  --password SECRET     basic: password (or set ${ENV_PASSWORD})
+  --token TOKEN         bearer: token, sent as "Authorization: Bearer TOKEN" (or set ${ENV_TOKEN})
+  --header-name NAME    header: the header's name, e.g. X-Api-Key
+  --header-value VALUE  header: the header's value (or set ${ENV_HEADER_VALUE})
+  --realistic-images    plate events of about 1 MiB (four crops: Close, Medium, Car, FullFrame)
+                        and face events of about 370 KiB, instead of two-byte images
+  --resilient           retry until the receiver answers 200 (only 200), every --retry-delay ms,
+                        without limit
+  --retry-delay MS      resilient: pause between attempts; otherwise the first backoff, doubled
+                        on each retry up to 30 s (default ${DELIVERY_DEFAULTS.retryDelayMs})
+  --timeout MS          per attempt: no complete answer within MS is a timeout, then a retry
+                        (default ${DELIVERY_DEFAULTS.timeoutMs})
+  --retries N           without --resilient: retries before an event counts as failed
+                        (default ${DELIVERY_DEFAULTS.retries}; 0 = no retry)
+  --concurrency N       most events in delivery at once; an event keeps its slot through
+                        its retries (default ${DELIVERY_DEFAULTS.concurrency})
+  --insecure            accept the receiver's self-signed (or otherwise untrusted) certificate
+  --summary-json FILE   also write the summary as JSON to FILE
+  --quiet               no progress lines on stderr; the summary table is still printed
+
+The summary (stdout) counts events sent, attempts, acknowledged, retried
+(replays), failed, abandoned (unfinished when stopped), answers by status
+code, attempts without an answer, and latency p50/p90/p99/max of acknowledged
+attempts.
+
+Exit codes: 0 done (every finished event acknowledged; a stop is not a
+failure), 1 some events failed or the program failed, 2 bad command line.
+`;
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+export const HELP: Options = { help: { type: 'boolean', short: 'h' } };
+
+export const SERVE_OPTIONS: Options = {
+  ...HELP,
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'base-path': { type: 'string' },
+  'tls-self-signed': { type: 'boolean' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  core: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+};
+
+export const SEND_OPTIONS: Options = {
+  ...HELP,
+  url: { type: 'string' },
+  count: { type: 'string' },
+  forever: { type: 'boolean' },
+  rate: { type: 'string' },
+  mix: { type: 'string' },
+  auth: { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  token: { type: 'string' },
+  'header-name': { type: 'string' },
+  'header-value': { type: 'string' },
+  'realistic-images': { type: 'boolean' },
+  resilient: { type: 'boolean' },
+  'retry-delay': { type: 'string' },
+  timeout: { type: 'string' },
+  retries: { type: 'string' },
+  concurrency: { type: 'string' },
+  insecure: { type: 'boolean' },
+  'summary-json': { type: 'string' },
+  quiet: { type: 'boolean' },
+};
+
+export type Values = Record<string, string | boolean | undefined>;
+
+export function parse(args: string[], options: Options): Values {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** A number option from its text, by the rule the run itself applies; undefined when absent. */
+export function num(values: Values, name: string, rule: z.ZodType): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const checked = parseOptions(z.object({ value: rule }), { value: raw });
+  if (!checked.ok) throw new UsageError(`--${name}: ${renderMessage(checked.problems[0])}`);
+  return checked.value.value as number;
+}
+
+export function str(values: Values, name: string): string | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (s === '') throw new UsageError(`--${name}: the value is empty`);
+  return s;
+}
+
+export const AUTH_MODES: readonly AuthMode[] = ['none', 'basic', 'bearer', 'header'];
+export const AUTH_FLAGS: Record<Exclude<AuthMode, 'none'>, string[]> = {
+  basic: ['user', 'password'],
+  bearer: ['token'],
+  header: ['header-name', 'header-value'],
+};
+
+/** The credentials from --auth and the credential options; conflicts are usage errors. */
+export function authFromArgs(values: Values, env: NodeJS.ProcessEnv = process.env): AuthConfig {
+  const given = (Object.keys(AUTH_FLAGS) as Array<keyof typeof AUTH_FLAGS>).filter((mode) => AUTH_FLAGS[mode].some((f) => values[f] !== undefined));
+  const flagsOf = (modes: string[]): string =>
+    modes.flatMap((m) => AUTH_FLAGS[m as keyof typeof AUTH_FLAGS].filter((f) => values[f] !== undefined).map((f) => `--${f}`)).join(', ');
+  let mode: AuthMode;
+  const asked = str(values, 'auth');
+  if (asked !== undefined) {
+    if (!(AUTH_MODES as readonly string[]).includes(asked)) throw new UsageError(`--auth: expected none, basic, bearer or header, got "${asked}"`);
+    mode = asked as AuthMode;
+    const others = given.filter((m) => m !== mode);
+    if (others.length) throw new UsageError(`conflicting credentials: --auth ${mode} with ${flagsOf(others)}`);
+  } else if (given.length > 1) {
+    throw new UsageError(`conflicting credentials: ${flagsOf(given)} belong to different --auth modes; choose one`);
+  } else {
+    mode = given[0] ?? 'none';
+  }
+  switch (mode) {
+    case 'basic': {
+      const user = str(values, 'user');
+      const password = str(values, 'password') ?? env[ENV_PASSWORD];
+      if (!user) throw new UsageError('--auth basic needs --user');
+      if (!password) throw new UsageError(`--auth basic needs --password (or ${ENV_PASSWORD})`);
+      if (user.includes(':')) throw new UsageError('--user: a Basic user name cannot contain ":"');
+      return { mode, user, password };
+    }
+    case 'bearer': {
+      const token = str(values, 'token') ?? env[ENV_TOKEN];
+      if (!token) throw new UsageError(`--auth bearer needs --token (or ${ENV_TOKEN})`);
+      return { mode, token };
+    }
+    case 'header': {
+      const headerName = str(values, 'header-name');
+      const headerValue = str(values, 'header-value') ?? env[ENV_HEADER_VALUE];
+      if (!headerName) throw new UsageError('--auth header needs --header-name');
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(headerName)) throw new UsageError(`--header-name: "${headerName}" is not a valid header name`);
+      if (!headerValue) throw new UsageError(`--auth header needs --header-value (or ${ENV_HEADER_VALUE})`);
+      return { mode, headerName, headerValue };
+    }
+    default:
+      return { mode: 'none' };
+  }
+}
+
+/** Delivery options from the `send` command line. */
+export function deliveryOptionsFromArgs(
+  values: Values,
+  env: NodeJS.ProcessEnv = process.env,
+): DeliveryOptions & { summaryJson?: string; quiet: boolean } {
+  const rawUrl = str(values, 'url');
+  if (!rawUrl) throw new UsageError('--url is required: the receiver, e.g. --url http://127.0.0.1:1880/detections');
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new UsageError(`--url: "${rawUrl}" is not an absolute URL such as http://127.0.0.1:1880/detections`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: expected http:// or https://, got ${url.protocol}//`);
+  if (url.username || url.password) throw new UsageError('--url: put credentials in --user/--password (or --token, --header-*), not in the URL');
+  const forever = values.forever === true;
+  if (forever && values.count !== undefined) throw new UsageError('--count and --forever conflict: choose one');
+  const resilient = values.resilient === true;
+  if (resilient && values.retries !== undefined)
+    throw new UsageError('--retries and --resilient conflict: a resilient delivery retries until it gets a 200');
+  return {
+    url: url.href,
+    count: num(values, 'count', DELIVERY_NUMBER_RULES.count),
+    forever,
+    rate: num(values, 'rate', DELIVERY_NUMBER_RULES.rate),
+    mix: num(values, 'mix', DELIVERY_NUMBER_RULES.mix),
+    auth: authFromArgs(values, env),
+    realisticImages: values['realistic-images'] === true,
+    resilient,
+    retryDelayMs: num(values, 'retry-delay', DELIVERY_NUMBER_RULES.retryDelayMs),
+    timeoutMs: num(values, 'timeout', DELIVERY_NUMBER_RULES.timeoutMs),
+    retries: num(values, 'retries', DELIVERY_NUMBER_RULES.retries),
+    concurrency: num(values, 'concurrency', DELIVERY_NUMBER_RULES.concurrency),
+    insecure: values.insecure === true,
+    summaryJson: str(values, 'summary-json'),
+    quiet: values.quiet === true,
+  };
+}
+
+export const FLAG_OF: Record<string, string> = {
+  url: '--url',
+  count: '--count',
+  rate: '--rate',
+  mix: '--mix',
+  auth: '--auth',
+  retryDelayMs: '--retry-delay',
+  timeoutMs: '--timeout',
+  retries: '--retries',
+  concurrency: '--concurrency',
+};

@@ -1,0 +1,162 @@
+/**
+ * A delivery run's options: their defaults, their rules and their check. The
+ * number rules are lib/options.ts rules, the same ones the command line
+ * (cli-args.ts) applies to its text, so a bound is stated once.
+ */
+import { z } from 'zod';
+import type { Dispatcher } from 'undici';
+import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/events/auth';
+import { renderMessage } from '../lib/messages';
+import { numberOption, parseOptions } from '../lib/options';
+import type { AttemptReport } from './delivery';
+
+export const DELIVERY_DEFAULTS = {
+  count: 10,
+  rate: 5,
+  mix: 0.5,
+  retryDelayMs: 1000,
+  maxRetryDelayMs: 30_000,
+  retries: 3,
+  timeoutMs: 10_000,
+  concurrency: 4,
+} as const;
+
+/** The rules of the number options (numbers or number text). */
+export const DELIVERY_NUMBER_RULES = {
+  count: numberOption({ integer: true, min: 1 }),
+  rate: numberOption({ min: 0 }),
+  mix: numberOption({ min: 0, max: 1 }),
+  retryDelayMs: numberOption({ min: 0 }),
+  maxRetryDelayMs: numberOption({ min: 0 }),
+  retries: numberOption({ integer: true, min: 0 }),
+  timeoutMs: numberOption({ above: 0 }),
+  concurrency: numberOption({ integer: true, min: 1 }),
+};
+
+const DELIVERY_NUMBERS = z.object(
+  Object.fromEntries(Object.entries(DELIVERY_NUMBER_RULES).map(([key, rule]) => [key, rule.optional()])) as {
+    [K in keyof typeof DELIVERY_NUMBER_RULES]: z.ZodOptional<(typeof DELIVERY_NUMBER_RULES)[K]>;
+  },
+);
+
+export interface DeliveryOptions {
+  /** The receiver: an http(s) URL without credentials. */
+  url: string | URL;
+  /** Events to send. Default 10; ignored when `forever`. */
+  count?: number;
+  /** Send until `signal` aborts (or `stop()`). */
+  forever?: boolean;
+  /** New events per second; 0 means no pacing (as fast as `concurrency` allows). Default 5. */
+  rate?: number;
+  /** Fraction of plate events, 0 to 1 (the rest are faces). Default 0.5. Deterministic:
+   *  after n events, floor(n × mix) are plates. */
+  mix?: number;
+  /** Credentials on every request. Default none. */
+  auth?: AuthConfig;
+  /** Plate events of about 1 MiB (four crops) and face events of about 370 KiB,
+   *  instead of the sample's two-byte images. */
+  realisticImages?: boolean;
+  /** Retry until the receiver answers 200 (only a 200 ends it), forever. */
+  resilient?: boolean;
+  /** Resilient: the pause between attempts. Otherwise: the first backoff, doubled
+   *  on each retry. Milliseconds, default 1000. */
+  retryDelayMs?: number;
+  /** Cap of the exponential backoff, ms. Default 30000. */
+  maxRetryDelayMs?: number;
+  /** Not resilient: retries after the first attempt before the event fails. Default 3. */
+  retries?: number;
+  /** Per attempt: no complete answer within this many ms is a timeout (then a retry). Default 10000. */
+  timeoutMs?: number;
+  /** Most events in delivery at once (an event holds its slot through its retries). Default 4. */
+  concurrency?: number;
+  /** Accept any receiver certificate (self-signed). Default false. */
+  insecure?: boolean;
+  /** Stops the run: no new events, unfinished ones are abandoned. */
+  signal?: AbortSignal;
+  /** Send through this dispatcher instead of a pool made for the run (its TLS settings win over `insecure`). */
+  dispatcher?: Dispatcher;
+  /** Called after every attempt. */
+  onAttempt?: (report: AttemptReport) => void;
+}
+
+/** A bad delivery option; `option` names the DeliveryOptions key. */
+export class SimOptionError extends Error {
+  readonly code = 'ERR_SIM_OPTION';
+  constructor(
+    readonly option: string,
+    readonly detail: string,
+  ) {
+    super(`invalid ${option}: ${detail}`);
+    this.name = 'SimOptionError';
+  }
+}
+
+export interface Resolved {
+  url: URL;
+  count: number;
+  forever: boolean;
+  rate: number;
+  mix: number;
+  auth: AuthConfig;
+  realisticImages: boolean;
+  resilient: boolean;
+  retryDelayMs: number;
+  maxRetryDelayMs: number;
+  retries: number;
+  timeoutMs: number;
+  concurrency: number;
+  insecure: boolean;
+}
+
+/** Checks and completes the options; throws SimOptionError. */
+export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
+  let url: URL;
+  try {
+    url = new URL(String(options.url ?? ''));
+  } catch {
+    throw new SimOptionError('url', `"${String(options.url ?? '')}" is not an absolute URL such as http://127.0.0.1:1880/detections`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SimOptionError('url', `expected an http:// or https:// URL, got ${url.protocol}`);
+  if (url.username || url.password) throw new SimOptionError('url', 'put credentials in the auth options, not in the URL');
+  if (url.hash) throw new SimOptionError('url', 'a receiver URL has no #fragment');
+  const auth: AuthConfig = options.auth ?? { mode: 'none' };
+  const authProblem = authConfigProblem(auth);
+  if (authProblem) throw new SimOptionError('auth', renderMessage(authProblem));
+  const numbers = parseOptions(DELIVERY_NUMBERS, pickNumbers(options));
+  if (!numbers.ok) throw new SimOptionError(numbers.problems[0].option, renderMessage(numbers.problems[0]));
+  return {
+    ...DELIVERY_DEFAULTS,
+    ...definedOnly(numbers.value),
+    url,
+    forever: !!options.forever,
+    auth,
+    realisticImages: !!options.realisticImages,
+    resilient: !!options.resilient,
+    insecure: !!options.insecure,
+  };
+}
+
+function pickNumbers(options: DeliveryOptions): Record<string, unknown> {
+  const values = options as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(DELIVERY_NUMBER_RULES).map((key) => [key, values[key]]));
+}
+
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The headers that carry the configured credentials. */
+export function authHeaders(auth: AuthConfig): Record<string, string> {
+  const mode: AuthMode = auth.mode;
+  switch (mode) {
+    case 'basic':
+      return { authorization: `Basic ${Buffer.from(`${auth.user ?? ''}:${auth.password ?? ''}`, 'utf8').toString('base64')}` };
+    case 'bearer':
+      return { authorization: `Bearer ${auth.token ?? ''}` };
+    case 'header':
+      return auth.headerName ? { [auth.headerName.toLowerCase()]: auth.headerValue ?? '' } : {};
+    default:
+      return {};
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The events a simulated bridge sends: the sample events of lib/events, with
+ * images of realistic size when asked (a plate event with four crops is about
+ * 1 MiB), and the face/plate mix of a run.
+ */
+import { randomUUID } from 'node:crypto';
+import { buildSampleEvent } from '../lib/events/sample';
+import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
+import { fillerJpegBase64 } from './images';
+
+/** Approximate JSON size of an event with realistic images. */
+export const REALISTIC_EVENT_BYTES: Readonly<Record<EventKind, number>> = { face: 370 * 1024, lpr: 1024 * 1024 };
+
+/** How a plate event's image budget is shared by its four crops. */
+const LPR_CROPS: ReadonlyArray<[CropSizeName, number]> = [
+  ['Close', 0.1],
+  ['Medium', 0.2],
+  ['Car', 0.3],
+  ['FullFrame', 0.4],
+];
+/** A face event's live capture and enrolled photo. */
+const FACE_SHARES = { detectionImage: 0.65, defaultPhoto: 0.35 };
+
+/** The kind of event number `seq` (from 1): after n events, floor(n × mix) are plates. */
+export function kindForSeq(seq: number, mix: number): EventKind {
+  return Math.floor(seq * mix + 1e-9) > Math.floor((seq - 1) * mix + 1e-9) ? 'lpr' : 'face';
+}
+
+/** Image sizes (base64 characters) that bring an event to its realistic size. */
+const realisticSizes = new Map<EventKind, number[]>();
+
+function imageSizes(kind: EventKind): number[] {
+  let sizes = realisticSizes.get(kind);
+  if (!sizes) {
+    const bare = buildDeliveryEvent(kind, { messageId: randomUUID() });
+    if (bare.publishType === 'WebHookLprPayload') for (const image of bare.payload.detectionImages ?? []) image.image = '';
+    else {
+      bare.payload.detectionImage = { image: '' };
+      bare.payload.defaultPhoto = { image: '' };
+    }
+    const budget = REALISTIC_EVENT_BYTES[kind] - Buffer.byteLength(JSON.stringify(bare));
+    const shares = kind === 'lpr' ? LPR_CROPS.map(([, share]) => share) : [FACE_SHARES.detectionImage, FACE_SHARES.defaultPhoto];
+    sizes = shares.map((share) => Math.floor((budget * share) / 4) * 4);
+    realisticSizes.set(kind, sizes);
+  }
+  return sizes;
+}
+
+export interface DeliveryEventOptions {
+  messageId?: string;
+  now?: Date;
+  realisticImages?: boolean;
+}
+
+/**
+ * One event as the simulator delivers it: the sample of the kind (lib/sample)
+ * with its own messageId, a detectId of its own, the detection time now, and,
+ * with `realisticImages`, images of realistic size (plate: the four crops
+ * Close, Medium, Car, FullFrame; face: live capture and enrolled photo).
+ */
+export function buildDeliveryEvent(kind: EventKind, options: DeliveryEventOptions = {}): DetectionEvent {
+  const messageId = options.messageId ?? randomUUID();
+  const event = buildSampleEvent(kind, { messageId, now: options.now });
+  if (event.publishType === 'WebHookFaceRecPayload') {
+    const face = event as WebHookFaceRecPayload;
+    face.payload.detectionInfo.detectId = `det-${messageId.slice(0, 8)}`;
+    if (options.realisticImages) {
+      const [live, enrolled] = imageSizes('face');
+      face.payload.detectionImage = { image: fillerJpegBase64(live, 1) };
+      face.payload.defaultPhoto = { image: fillerJpegBase64(enrolled, 2) };
+    }
+  } else if (options.realisticImages) {
+    const lpr = event as WebHookLprPayload;
+    const sizes = imageSizes('lpr');
+    lpr.payload.detectionImages = LPR_CROPS.map(([cropSizeName], i) => ({ image: fillerJpegBase64(sizes[i], 10 + i), cropSizeName }));
+  }
+  return event;
+}
