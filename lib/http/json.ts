@@ -82,7 +82,8 @@ const COLON = 0x3a;
 /** Stands in for a cut-out string: a NUL, a per-process random id, the index.
  *  A sender cannot guess the id, so no genuine value is mistaken for one. */
 const CUT_MARKER = `\\u0000${randomUUID()}:`;
-const CUT_MARKER_VALUE = JSON.parse(`"${CUT_MARKER}"`) as string;
+/** The marker as a decoded string (exported for the test that feeds it back in). */
+export const CUT_MARKER_VALUE = JSON.parse(`"${CUT_MARKER}"`) as string;
 
 function isJsonWhitespace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;

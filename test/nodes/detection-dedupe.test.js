@@ -18,7 +18,27 @@ function flow(config = {}) {
     },
     { id: 'first', type: 'helper', z: 'f1' },
     { id: 'dups', type: 'helper', z: 'f1' },
+    // fires once per message the dedupe node has finished (passed, dropped or reset)
+    { id: 'cmp', type: 'complete', z: 'f1', scope: ['dd'], uncaught: false, wires: [['completed']] },
+    { id: 'completed', type: 'helper', z: 'f1' },
   ];
+}
+
+/**
+ * Counts the messages given to `node` and resolves once the node has finished
+ * every one of them (its Complete node fired as often): only then is a
+ * message that did not come out known to be dropped, not late.
+ */
+function trackFinished(node) {
+  let given = 0;
+  let finished = 0;
+  const receive = node.receive.bind(node);
+  node.receive = (msg) => {
+    given++;
+    return receive(msg);
+  };
+  helper.getNode('completed').on('input', () => finished++);
+  return () => until(() => finished === given && given > 0, 5000, `all ${given} messages finished`);
 }
 
 /** A message as detection-in emits it. */
@@ -41,7 +61,9 @@ describe('detection-dedupe node', () => {
 
   async function start(config) {
     await helper.load([dedupe], flow(config));
-    return { node: helper.getNode('dd'), first: helper.getNode('first'), dups: helper.getNode('dups') };
+    const node = helper.getNode('dd');
+    const finished = trackFinished(node);
+    return { node, first: helper.getNode('first'), dups: helper.getNode('dups'), finished };
   }
 
   function countInputs(node) {
@@ -51,26 +73,25 @@ describe('detection-dedupe node', () => {
   }
 
   it('passes the first delivery of a messageId and drops the resent one', async () => {
-    const { node, first } = await start();
+    const { node, first, finished } = await start();
     const passed = countInputs(first);
     const event = ev.fullLpr();
     node.receive(delivery(event));
     node.receive(delivery(resent(event)));
     node.receive(delivery(ev.fullFace()));
-    await until(() => passed.length === 2, 2000, 'two first sightings');
-    await sleep(50);
+    await finished();
     assert.equal(passed.length, 2);
     assert.equal(passed[0].payload.payload.resentEvent, false);
     assert.equal(passed[1].kind, 'face');
   });
 
   it('finds the id inside the event when msg.messageId is missing', async () => {
-    const { node, first } = await start();
+    const { node, first, finished } = await start();
     const passed = countInputs(first);
     const event = ev.fullFace();
     node.receive({ payload: event });
     node.receive({ payload: resent(event) });
-    await sleep(100);
+    await finished();
     assert.equal(passed.length, 1);
   });
 
@@ -80,7 +101,6 @@ describe('detection-dedupe node', () => {
     const event = ev.fullLpr();
     const before = Date.now();
     node.receive(delivery(event));
-    await sleep(20);
     node.receive(delivery(resent(event)));
     const [dup] = await got;
     assert.equal(dup.duplicateOf.key, 'msg-lpr-0001');
@@ -90,40 +110,40 @@ describe('detection-dedupe node', () => {
   });
 
   it('forgets every key on msg.reset, which is not passed on', async () => {
-    const { node, first } = await start();
+    const { node, first, finished } = await start();
     const passed = countInputs(first);
     const event = ev.fullLpr();
     node.receive(delivery(event));
     node.receive({ reset: true });
     node.receive(delivery(resent(event)));
-    await sleep(100);
+    await finished();
     assert.equal(passed.length, 2);
     assert.equal(passed.some((m) => m.reset), false);
   });
 
   it('passes messages without a key by default, warning once', async () => {
-    const { node, first } = await start();
+    const { node, first, finished } = await start();
     const passed = countInputs(first);
     const event = ev.minimalLpr();
     for (let i = 0; i < 3; i++) node.receive({ payload: event });
-    await sleep(100);
+    await finished();
     assert.equal(passed.length, 3);
     assert.equal(node.warn.callCount, 1);
     assert.equal(node.warn.firstCall.args[0], 'detection-dedupe.warn.no-key');
   });
 
   it('drops messages without a key when told to', async () => {
-    const { node, first } = await start({ missingKey: 'drop' });
+    const { node, first, finished } = await start({ missingKey: 'drop' });
     const passed = countInputs(first);
     node.receive({ payload: ev.minimalLpr() });
     node.receive(delivery(ev.fullLpr()));
-    await sleep(100);
+    await finished();
     assert.equal(passed.length, 1);
     assert.equal(passed[0].messageId, 'msg-lpr-0001');
   });
 
   it('keys on a hash of the event without resentEvent when told to', async () => {
-    const { node, first } = await start({ missingKey: 'hash' });
+    const { node, first, finished } = await start({ missingKey: 'hash' });
     const passed = countInputs(first);
     const event = ev.minimalLpr();
     node.receive({ payload: event });
@@ -131,34 +151,34 @@ describe('detection-dedupe node', () => {
     const other = ev.minimalLpr();
     other.payload.lprPlateInfo.plate = 'OTHER1';
     node.receive({ payload: other });
-    await sleep(100);
+    await finished();
     assert.equal(passed.length, 2);
     assert.equal(passed[1].payload.payload.lprPlateInfo.plate, 'OTHER1');
   });
 
   it('lets a key through again once its window ends', async () => {
-    const { node, first } = await start({ ttl: 0.15, ttlUnits: 's' });
+    const { node, first, finished } = await start({ ttl: 0.15, ttlUnits: 's' });
     const passed = countInputs(first);
     const event = ev.fullLpr();
     node.receive(delivery(event));
     node.receive(delivery(resent(event)));
-    await sleep(250);
+    await sleep(250); // the 0.15 s window ends
     node.receive(delivery(resent(event)));
-    await sleep(50);
+    await finished();
     assert.equal(passed.length, 2);
   });
 
   it('keeps at most maxKeys, forgetting the oldest', async () => {
-    const { node, first } = await start({ maxKeys: 2 });
+    const { node, first, finished } = await start({ maxKeys: 2 });
     const passed = countInputs(first);
     for (const id of ['a', 'b', 'c', 'a', 'c']) node.receive({ messageId: id, payload: {} });
-    await sleep(100);
+    await finished();
     assert.deepEqual(passed.map((m) => m.messageId), ['a', 'b', 'c', 'a']);
   });
 
   it('cooldown: drops the same plate at the same detector for N seconds, not other detectors', async () => {
     const key = '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
-    const { node, first } = await start({ mode: 'cooldown', key, keyType: 'jsonata', ttl: 0.2, ttlUnits: 's', duplicatesOutput: true });
+    const { node, first, finished } = await start({ mode: 'cooldown', key, keyType: 'jsonata', ttl: 0.2, ttlUnits: 's', duplicatesOutput: true });
     const passed = countInputs(first);
     const dups = countInputs(helper.getNode('dups'));
     const read = (plate, detector, id) => {
@@ -172,24 +192,24 @@ describe('detection-dedupe node', () => {
     node.receive(read('PARK1', 'Gate 1', 'm2')); // parked car, read again: dropped
     node.receive(read('PARK1', 'Gate 2', 'm3')); // same plate, other camera: passes
     node.receive(read('VISIT9', 'Gate 1', 'm4'));
-    await sleep(300);
+    await sleep(300); // the 0.2 s cooldown ends
     node.receive(read('PARK1', 'Gate 1', 'm5')); // cooldown over
-    await sleep(80);
+    await finished();
     assert.deepEqual(passed.map((m) => m.messageId), ['m1', 'm3', 'm4', 'm5']);
     assert.deepEqual(dups.map((m) => m.duplicateOf.key), ['PARK1 @ Gate 1']);
   });
 
   it('cooldown with restart on repeat keeps a parked car quiet while it is seen', async () => {
-    const { node, first } = await start({ mode: 'cooldown', key: 'payload.payload.lprPlateInfo.plate', keyType: 'msg', ttl: 0.2, ttlUnits: 's', refresh: true });
+    const { node, first, finished } = await start({ mode: 'cooldown', key: 'payload.payload.lprPlateInfo.plate', keyType: 'msg', ttl: 0.2, ttlUnits: 's', refresh: true });
     const passed = countInputs(first);
     const e = ev.minimalLpr();
     for (let i = 0; i < 5; i++) {
       node.receive({ payload: e, n: i });
-      await sleep(80);
+      await sleep(80); // seen again within the 0.2 s cooldown, which restarts
     }
-    await sleep(250);
+    await sleep(250); // no longer seen: the cooldown ends
     node.receive({ payload: e, n: 'after' });
-    await sleep(50);
+    await finished();
     assert.deepEqual(passed.map((m) => m.n), [0, 'after']);
   });
 
@@ -217,27 +237,28 @@ describe('detection-dedupe node', () => {
   // (test/e2e/flow.test.js): the test helper drops node context on redeploy.
   it('saves the window to the context store while events arrive, and on close', async function () {
     this.timeout(10000);
-    const { node } = await start({ persist: true });
+    const { node, finished } = await start({ persist: true });
     node.receive(delivery(ev.fullLpr()));
     node.receive(delivery(ev.fullFace()));
     const read = () => new Promise((resolve, reject) => node.context().get('detection-dedupe-window', (err, v) => (err ? reject(err) : resolve(v))));
-    await sleep(300);
-    assert.equal(await read(), undefined, 'saves are batched, not one per event');
+    await finished();
+    assert.equal(await read(), undefined, 'both events are in, and not saved one by one: saves are batched');
     const saved = await until(read, 4000, 'the periodic save');
     assert.deepEqual(saved.entries.map((e) => e[0]).sort(), ['msg-face-0001', 'msg-lpr-0001']);
     assert.equal(saved.ttlMs, 3600000);
   });
 
   it('forgets the window on redeploy without persistence', async () => {
-    const { node } = await start();
+    const { node, finished } = await start();
     const event = ev.fullLpr();
     node.receive(delivery(event));
-    await sleep(30);
+    await finished();
     await helper.setFlows(flow(), 'full');
     const node2 = await until(() => helper.getNode('dd') !== node && helper.getNode('dd'), 2000, 'the redeployed node');
     const passed = countInputs(helper.getNode('first'));
+    const finished2 = await until(() => helper.getNode('completed') && trackFinished(node2), 2000, 'the redeployed flow');
     node2.receive(delivery(resent(event)));
-    await sleep(100);
+    await finished2();
     assert.equal(passed.length, 1);
   });
 

