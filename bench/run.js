@@ -154,7 +154,7 @@ async function main() {
   const config = CONFIG[mode];
   const t0 = performance.now();
   ensureBuilt();
-  const { startMockCore } = require(path.join(ROOT, 'dist', 'sim', 'mock-core.js'));
+  const { startMockCore } = require(path.join(ROOT, 'dist', 'sim'));
 
   const profileDir = args.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-bench-profiles-')) : undefined;
   const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];

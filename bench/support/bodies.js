@@ -21,7 +21,7 @@ const FACE_SHARES = [0.65, 0.35];
 
 /** A plate event of about `bytes` of JSON (four crops), or face event, or the small sample. */
 function event(kind, bytes) {
-  const { buildDeliveryEvent } = require(path.join(DIST, 'delivery.js'));
+  const { buildDeliveryEvent } = require(DIST);
   const { fillerJpegBase64 } = require(path.join(DIST, 'images.js'));
   const e = buildDeliveryEvent(kind, { messageId: ID_PLACEHOLDER });
   if (!bytes) return e;

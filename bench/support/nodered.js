@@ -13,17 +13,12 @@ const fs = require('node:fs');
 const fsp = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { request } = require('undici');
 const { freePort, children } = require('./proc');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODULE = require(path.join(ROOT, 'package.json')).name;
-const NODE_RED_DIR = path.dirname(require.resolve('node-red/package.json', { paths: [ROOT] }));
-
-function delay(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
+const { NodeRedChild, NODE_RED_DIR, delay } = require('../../test/support/nodered-launcher');
 
 /** One control request (deploy, counters, push start) on a connection of its
  *  own: a kept-alive one could be closed by the server just as it is reused. */
@@ -58,7 +53,7 @@ process.on('exit', () => {
   }
 });
 
-class NodeRed {
+class NodeRed extends NodeRedChild {
   /** `execArgv`: extra Node.js flags for the Node-RED process (e.g. --cpu-prof). */
   static async create({ execArgv = [], settings = {} } = {}) {
     const base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-bench-'));
@@ -70,85 +65,20 @@ class NodeRed {
       JSON.stringify({ name: 'node-red-bench', version: '0.0.1', private: true, dependencies: { [MODULE]: `file:${ROOT}` } }, null, 2),
     );
     await fsp.symlink(ROOT, path.join(nr.userDir, 'node_modules', MODULE), 'dir');
-    nr.port = await freePort();
-    nr.url = `http://127.0.0.1:${nr.port}`;
-    await fsp.writeFile(
-      path.join(nr.userDir, 'settings.js'),
-      `module.exports = ${JSON.stringify(
-        {
-          uiHost: '127.0.0.1',
-          uiPort: nr.port,
-          flowFile: 'flows.json',
-          credentialSecret: false,
-          telemetry: { enabled: false },
-          logging: { console: { level: 'warn', metrics: false, audit: false } },
-          ...settings,
-        },
-        null,
-        2,
-      )};\n`,
-    );
+    await nr.writeSettings(await freePort(), settings, 'warn');
     return nr;
   }
 
   constructor(base, execArgv) {
-    this.base = base;
-    this.userDir = path.join(base, 'user');
-    this.execArgv = execArgv;
-    this.log = [];
-    this.child = undefined;
-  }
-
-  get pid() {
-    return this.child && this.child.pid;
+    const env = { ...process.env };
+    for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
+    super(base, { execArgv, env });
   }
 
   async start(timeoutMs = 60000) {
-    const redJs = path.join(NODE_RED_DIR, require(path.join(NODE_RED_DIR, 'package.json')).bin['node-red']);
-    const env = { ...process.env };
-    for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
-    const child = spawn(process.execPath, [...this.execArgv, redJs, '-u', this.userDir, '-s', path.join(this.userDir, 'settings.js')], {
-      cwd: this.userDir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    children.add(child);
-    this.exited = new Promise((resolve) =>
-      child.once('exit', (code, signal) => {
-        children.delete(child);
-        resolve({ code, signal });
-      }),
-    );
-    child.stdout.on('data', (d) => this.pushLog(d));
-    child.stderr.on('data', (d) => this.pushLog(d));
-    let exited = null;
-    this.exited.then((e) => (exited = e));
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})\n${this.logText()}`);
-      try {
-        if ((await httpJson(`${this.url}/settings`, { headers: { accept: 'application/json' }, timeoutMs: 2000 })).status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > end) throw new Error(`Node-RED did not answer within ${timeoutMs} ms\n${this.logText()}`);
-      await delay(50);
-    }
-  }
-
-  pushLog(chunk) {
-    this.log.push(chunk.toString());
-    if (this.log.length > 2000) this.log.splice(0, this.log.length - 1000);
-  }
-
-  logText(lines = 80) {
-    return this.log.join('').split('\n').slice(-lines).join('\n');
-  }
-
-  /** `[error]` lines Node-RED logged. */
-  errorLines() {
-    return this.log.join('').split('\n').filter((l) => /\[error\]/.test(l));
+    await super.start(timeoutMs);
+    children.add(this.child);
+    this.exited.then(() => children.delete(this.child));
   }
 
   /**
@@ -171,14 +101,7 @@ class NodeRed {
 
   /** Stops Node-RED as Ctrl-C does, then removes the user directory. */
   async stop() {
-    const child = this.child;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGINT');
-      if ((await Promise.race([this.exited, delay(15000).then(() => 'timeout')])) === 'timeout') {
-        child.kill('SIGKILL');
-        await this.exited;
-      }
-    }
+    await super.stop('SIGINT');
     await fsp.rm(this.base, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
     userDirs.delete(this.base);
   }

@@ -6,13 +6,14 @@
  * 127.0.0.1 with its default settings plus what a test adds.
  */
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
+const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, request, postJson, until } = require('./index');
+const { ROOT, NODE_RED_DIR, request, postJson } = require('./index');
+const { NodeRedChild, delay } = require('./nodered-launcher');
 
 const MODULE = require(path.join(ROOT, 'package.json')).name;
 
@@ -35,11 +36,6 @@ function run(cmd, args, options) {
       } else resolve({ stdout, stderr });
     });
   });
-}
-
-/** Resolves with null after `ms`, without holding the process open. */
-function delay(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms, null).unref());
 }
 
 function freePort() {
@@ -79,7 +75,7 @@ function probeFunction(fields) {
   return `return { payload: JSON.stringify(${fields}) };`;
 }
 
-class NodeRedProcess {
+class NodeRedProcess extends NodeRedChild {
   /**
    * Creates a user directory with the packed module installed.
    * `settings`: extra settings.js entries (JSON-serialisable).
@@ -95,77 +91,14 @@ class NodeRedProcess {
     );
     await run('npm', ['install', tarball, '--prefix', nr.userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: nr.userDir });
     assert.ok(fs.existsSync(path.join(nr.userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');
-    nr.port = await freePort();
-    nr.url = `http://127.0.0.1:${nr.port}`;
-    await fsp.writeFile(
-      nr.settingsFile,
-      `module.exports = ${JSON.stringify(
-        {
-          uiHost: '127.0.0.1',
-          uiPort: nr.port,
-          flowFile: 'flows.json',
-          credentialSecret: false,
-          telemetry: { enabled: false },
-          logging: { console: { level: 'info', metrics: false, audit: false } },
-          ...settings,
-        },
-        null,
-        2,
-      )};\n`,
-    );
+    await nr.writeSettings(await freePort(), settings);
     return nr;
   }
 
   constructor(base, files) {
-    this.base = base;
-    this.userDir = path.join(base, 'user');
-    this.settingsFile = path.join(this.userDir, 'settings.js');
+    super(base, { env: npmEnv() });
     /** Paths the tarball ships. */
     this.packedFiles = files;
-    this.log = [];
-    this.child = undefined;
-    this.killNow = () => this.child && this.child.exitCode === null && this.child.signalCode === null && this.child.kill('SIGKILL');
-  }
-
-  /** Starts Node-RED and waits until its admin API answers. */
-  async start() {
-    const redJs = path.join(NODE_RED_DIR, require(path.join(NODE_RED_DIR, 'package.json')).bin['node-red']);
-    const child = spawn(process.execPath, [redJs, '-u', this.userDir, '-s', this.settingsFile], {
-      cwd: this.userDir,
-      env: npmEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    process.once('exit', this.killNow); // last resort, should stop() never run
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    child.stdout.on('data', (d) => this.log.push(d.toString()));
-    child.stderr.on('data', (d) => this.log.push(d.toString()));
-    let exited = null;
-    this.exited.then((e) => (exited = e));
-    await until(
-      async () => {
-        if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})\n${this.logText()}`);
-        try {
-          return (await request(`${this.url}/settings`, { method: 'GET', headers: { accept: 'application/json' } })).status === 200;
-        } catch {
-          return false;
-        }
-      },
-      60000,
-      'Node-RED to answer GET /settings',
-    );
-  }
-
-  /** Stops Node-RED as Ctrl-C does (flows closed, context flushed). */
-  async stop(signal = 'SIGINT') {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(signal);
-    if (!(await Promise.race([this.exited, delay(15000)]))) {
-      child.kill('SIGKILL');
-      await Promise.race([this.exited, delay(5000)]);
-    }
-    process.removeListener('exit', this.killNow);
   }
 
   async restart() {
@@ -216,14 +149,6 @@ class NodeRedProcess {
     const res = await request(`${this.url}/library/examples/flows/${MODULE}/${name}`, { method: 'GET', headers: { accept: 'application/json' } });
     assert.equal(res.status, 200, `example ${name}: ${res.text.slice(0, 200)}`);
     return res.json;
-  }
-
-  logText(lines = 200) {
-    return this.log.join('').split('\n').slice(-lines).join('\n');
-  }
-
-  errorLines() {
-    return this.log.join('').split('\n').filter((l) => /\[error\]/.test(l));
   }
 
   async cleanup() {

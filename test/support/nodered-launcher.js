@@ -1,0 +1,120 @@
+'use strict';
+/**
+ * The one way tests and benchmarks run Node-RED as a child process: a user
+ * directory with a settings.js on 127.0.0.1, `node-red -u … -s …` started
+ * with the Node.js running us, ready once GET /settings answers 200, stopped
+ * as Ctrl-C does. The e2e tests (nodered-process.js) install the packed
+ * tarball into it; the benchmark (bench/support/nodered.js) links the clone.
+ */
+const { spawn } = require('node:child_process');
+const fsp = require('node:fs/promises');
+const http = require('node:http');
+const path = require('node:path');
+
+const { NODE_RED_DIR } = require('./index');
+
+/** Resolves after `ms`, without holding the process open. */
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms, null).unref());
+}
+
+/** GET /settings: 200 once the admin API is up. */
+function adminStatus(url) {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/settings`, { headers: { accept: 'application/json' }, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+class NodeRedChild {
+  /**
+   * `base`: a temporary folder this instance owns (the user dir is base/user);
+   * `execArgv`: extra Node.js flags (e.g. --cpu-prof); `env`: the child's environment.
+   */
+  constructor(base, { execArgv = [], env = process.env } = {}) {
+    this.base = base;
+    this.userDir = path.join(base, 'user');
+    this.settingsFile = path.join(this.userDir, 'settings.js');
+    this.execArgv = execArgv;
+    this.env = env;
+    this.log = [];
+    this.child = undefined;
+    this.killNow = () => this.child && this.child.exitCode === null && this.child.signalCode === null && this.child.kill('SIGKILL');
+  }
+
+  get pid() {
+    return this.child && this.child.pid;
+  }
+
+  /** Writes settings.js: 127.0.0.1 on `port`, no credential secret or telemetry, plus `settings`. */
+  async writeSettings(port, settings = {}, logLevel = 'info') {
+    this.port = port;
+    this.url = `http://127.0.0.1:${port}`;
+    const all = {
+      uiHost: '127.0.0.1',
+      uiPort: port,
+      flowFile: 'flows.json',
+      credentialSecret: false,
+      telemetry: { enabled: false },
+      logging: { console: { level: logLevel, metrics: false, audit: false } },
+      ...settings,
+    };
+    await fsp.writeFile(this.settingsFile, `module.exports = ${JSON.stringify(all, null, 2)};\n`);
+  }
+
+  /** Starts Node-RED and resolves once its admin API answers. */
+  async start(timeoutMs = 60000) {
+    const redJs = path.join(NODE_RED_DIR, require(path.join(NODE_RED_DIR, 'package.json')).bin['node-red']);
+    const child = spawn(process.execPath, [...this.execArgv, redJs, '-u', this.userDir, '-s', this.settingsFile], {
+      cwd: this.userDir,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    process.once('exit', this.killNow); // last resort, should stop() never run
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.stdout.on('data', (d) => this.pushLog(d));
+    child.stderr.on('data', (d) => this.pushLog(d));
+    let exited = null;
+    this.exited.then((e) => (exited = e));
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})\n${this.logText()}`);
+      if ((await adminStatus(this.url)) === 200) return;
+      if (Date.now() > end) throw new Error(`Node-RED did not answer GET /settings within ${timeoutMs} ms\n${this.logText()}`);
+      await delay(50);
+    }
+  }
+
+  /** Stops Node-RED as Ctrl-C does (flows closed, context flushed); SIGKILL after 15 s. */
+  async stop(signal = 'SIGINT') {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    if (!(await Promise.race([this.exited, delay(15000)]))) {
+      child.kill('SIGKILL');
+      await Promise.race([this.exited, delay(5000)]);
+    }
+    process.removeListener('exit', this.killNow);
+  }
+
+  pushLog(chunk) {
+    this.log.push(chunk.toString());
+    if (this.log.length > 4000) this.log.splice(0, this.log.length - 2000);
+  }
+
+  logText(lines = 200) {
+    return this.log.join('').split('\n').slice(-lines).join('\n');
+  }
+
+  /** `[error]` lines Node-RED logged. */
+  errorLines() {
+    return this.log.join('').split('\n').filter((l) => /\[error\]/.test(l));
+  }
+}
+
+module.exports = { NodeRedChild, NODE_RED_DIR, delay };
