@@ -36,7 +36,11 @@ function messageId(n) {
   let y = (Math.floor(n / 4294967296) ^ 0x9e3779b9) >>> 0;
   let at = 0;
   for (let i = 0; i < 32; i++) {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     y = (y + x + 0x6d2b79f5) >>> 0;
     scratch[at++] = HEX[(x ^ y) & 15];
     if (i === 7 || i === 11 || i === 15 || i === 19) scratch[at++] = 0x2d;
@@ -63,7 +67,11 @@ function run(keys, checks) {
   const list = new Array(checks);
   let r = 12345;
   for (let i = 0; i < checks; i++) {
-    r ^= r << 13; r >>>= 0; r ^= r >>> 17; r ^= r << 5; r >>>= 0;
+    r ^= r << 13;
+    r >>>= 0;
+    r ^= r >>> 17;
+    r ^= r << 5;
+    r >>>= 0;
     list[i] = i % 2 === 0 ? messageId(r % keys) : messageId(keys + i);
   }
   let duplicates = 0;

@@ -82,7 +82,10 @@ function parseArgs(argv) {
     else if (a === '--profile') args.profile = true;
     else if (a === '--only' || a.startsWith('--only=')) {
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      args.only = String(value || '').split(',').map((s) => s.trim()).filter(Boolean);
+      args.only = String(value || '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = args.only.filter((p) => !PARTS.includes(p));
       if (unknown.length || args.only.length === 0) usage(`unknown part(s) ${unknown.join(', ') || '(none)'}; parts: ${PARTS.join(', ')}`);
     } else if (a === '--out' || a.startsWith('--out=')) {
@@ -95,7 +98,12 @@ function parseArgs(argv) {
 }
 
 function usage(problem) {
-  const text = fs.readFileSync(__filename, 'utf8').split('\n').slice(3, 26).map((l) => l.replace(/^ \*\/?\s?/, '')).join('\n');
+  const text = fs
+    .readFileSync(__filename, 'utf8')
+    .split('\n')
+    .slice(3, 26)
+    .map((l) => l.replace(/^ \*\/?\s?/, ''))
+    .join('\n');
   if (problem) {
     console.error(`bench: ${problem}\n\n${text}`);
     process.exit(2);
@@ -214,7 +222,14 @@ async function main() {
         const floor = await forkNode(path.join(__dirname, 'floor-server.js'), [], { execArgv });
         started.floor = floor.child;
         sampler.watch('floor', floor.child.pid);
-        results.receiver = await runReceiver({ nr, floorUrl: `http://127.0.0.1:${floor.message.port}/`, token: TOKEN, sampler, config: config.receiver, log });
+        results.receiver = await runReceiver({
+          nr,
+          floorUrl: `http://127.0.0.1:${floor.message.port}/`,
+          token: TOKEN,
+          sampler,
+          config: config.receiver,
+          log,
+        });
         results.problems.push(...results.receiver.problems);
       } catch (err) {
         fail('receiver', err);
@@ -272,7 +287,11 @@ async function main() {
   results.partSeconds = timings;
   results.durationSeconds = +((performance.now() - t0) / 1000).toFixed(1);
   console.log(`\n${render(results)}`);
-  console.log(`\nbench: ${mode} run took ${results.durationSeconds} s (${Object.entries(timings).map(([k, v]) => `${k} ${v} s`).join(', ')})`);
+  console.log(
+    `\nbench: ${mode} run took ${results.durationSeconds} s (${Object.entries(timings)
+      .map(([k, v]) => `${k} ${v} s`)
+      .join(', ')})`,
+  );
   if (profileDir) console.log(`bench: CPU profiles in ${profileDir}`);
   const out = args.out || (args.quick ? undefined : path.join(__dirname, 'results.json'));
   const json = `${JSON.stringify(results, null, 2)}\n`;

@@ -27,7 +27,7 @@ function issue(key: string, params: Record<string, string | number>) {
 }
 
 function shown(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
 export interface NumberRule {

@@ -49,7 +49,8 @@ async function runBurst(ctx) {
   if (r.ok === 0) problems.push(`burst: no request was answered 200 (${JSON.stringify({ ...r.statuses, ...r.errors })})`);
   // 503 is how a receiver sheds load (the planned backpressure); anything else is a fault.
   const faults = r.requests - r.ok - (r.statuses[503] || 0);
-  if (faults > 0) problems.push(`burst: ${faults} of ${r.requests} requests answered neither 200 nor 503 (${JSON.stringify({ ...r.statuses, ...r.errors })})`);
+  if (faults > 0)
+    problems.push(`burst: ${faults} of ${r.requests} requests answered neither 200 nor 503 (${JSON.stringify({ ...r.statuses, ...r.errors })})`);
   if (count !== r.ok) problems.push(`burst: ${r.ok} requests answered 200 but ${count} messages reached the end of the flow`);
   const others = r.requests - r.ok;
   return {

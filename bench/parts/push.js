@@ -25,7 +25,8 @@ async function runPush(ctx) {
   const { nr, core, config, log } = ctx;
   const problems = [];
   const login = await httpJson(`${core.url}/api/v2/auth/login`, { method: 'POST', body: { userName: 'admin', password: 'secret' } });
-  if (login.status !== 200 || !login.json || !login.json.accessToken) throw new Error(`signing in to the mock core answered ${login.status}: ${login.text}`);
+  if (login.status !== 200 || !login.json || !login.json.accessToken)
+    throw new Error(`signing in to the mock core answered ${login.status}: ${login.text}`);
   const token = login.json.accessToken;
   const ways = {};
   for (const mode of ['batch', 'request']) {
@@ -34,11 +35,15 @@ async function runPush(ctx) {
       const warm = await httpJson(`${nr.url}/bench/push/start`, { method: 'POST', body: { mode, n: config.warmup, token, window: config.window } });
       if (warm.status !== 200) throw new Error(`starting the ${mode} warm-up answered ${warm.status}: ${warm.text}`);
       const state = await waitForEnd(nr, config.timeoutMs);
-      if (!state || !state.end || state.done !== config.warmup) problems.push(`push (${mode}) warm-up: ${state ? `${state.done} of ${config.warmup} pushed, ${state.failed} failed` : 'no state'}`);
+      if (!state || !state.end || state.done !== config.warmup)
+        problems.push(`push (${mode}) warm-up: ${state ? `${state.done} of ${config.warmup} pushed, ${state.failed} failed` : 'no state'}`);
       await delay(200);
     }
     const before = { batches: core.received.batchCount, items: core.received.itemCount, requests: core.received.requestCount };
-    const started = await httpJson(`${nr.url}/bench/push/start`, { method: 'POST', body: { mode, n: config.transactions, token, window: config.window } });
+    const started = await httpJson(`${nr.url}/bench/push/start`, {
+      method: 'POST',
+      body: { mode, n: config.transactions, token, window: config.window },
+    });
     if (started.status !== 200) throw new Error(`starting the ${mode} push answered ${started.status}: ${started.text}`);
     const state = await waitForEnd(nr, config.timeoutMs);
     const requests = core.received.requestCount - before.requests;
@@ -55,8 +60,12 @@ async function runPush(ctx) {
       ms,
       transactionsPerSecond: ms ? Math.round((config.transactions / ms) * 1000) : null,
     };
-    if (!state || !state.end) problems.push(`push (${mode}): not finished within ${config.timeoutMs} ms (${state ? `${state.done} pushed, ${state.failed} failed` : 'no state'})`);
-    else if (state.failed > 0 || state.done !== config.transactions) problems.push(`push (${mode}): ${state.done} of ${config.transactions} pushed, ${state.failed} failed`);
+    if (!state || !state.end)
+      problems.push(
+        `push (${mode}): not finished within ${config.timeoutMs} ms (${state ? `${state.done} pushed, ${state.failed} failed` : 'no state'})`,
+      );
+    else if (state.failed > 0 || state.done !== config.transactions)
+      problems.push(`push (${mode}): ${state.done} of ${config.transactions} pushed, ${state.failed} failed`);
     if (items !== config.transactions) problems.push(`push (${mode}): the mock core received ${items} transactions, not ${config.transactions}`);
     log(`  push ${mode}: ${ms} ms, ${requests} requests`);
     await delay(200);

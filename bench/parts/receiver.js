@@ -18,7 +18,7 @@ function checkParse(template) {
   const { parseJsonBody } = require(path.join(ROOT, 'dist', 'lib', 'http', 'json.js'));
   const parsed = parseJsonBody(template.buffer);
   assert.ok(parsed.ok, 'parseJsonBody accepts the bench body');
-  assert.deepStrictEqual(parsed.value, JSON.parse(template.buffer.toString('utf8')), 'parseJsonBody gives JSON.parse\'s value');
+  assert.deepStrictEqual(parsed.value, JSON.parse(template.buffer.toString('utf8')), "parseJsonBody gives JSON.parse's value");
 }
 
 /**
@@ -40,18 +40,27 @@ async function runReceiver(ctx) {
   for (const spec of config.kinds) {
     const template = body(spec.kind, spec.bytes);
     checkParse(template);
-    const stats = Object.fromEntries(TARGETS.map((t) => [t, { requests: 0, ok: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, rounds: [] }]));
+    const stats = Object.fromEntries(
+      TARGETS.map((t) => [t, { requests: 0, ok: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, rounds: [] }]),
+    );
     const once = async (target, seconds, record, label) => {
       sampler.mark(record ? label : null);
       const r = await runLoad({
-        ...urls[target], body: template, connections: config.connections, durationMs: seconds * 1000, idPrefix: `${spec.kind[0]}${target[0]}`,
+        ...urls[target],
+        body: template,
+        connections: config.connections,
+        durationMs: seconds * 1000,
+        idPrefix: `${spec.kind[0]}${target[0]}`,
       });
       sampler.mark(null);
       if (target === 'receiver') receiverOk += r.ok;
       const s = stats[target];
       for (const [k, v] of Object.entries(r.statuses)) s.statuses[k] = (s.statuses[k] || 0) + v;
       for (const [k, v] of Object.entries(r.errors)) s.errors[k] = (s.errors[k] || 0) + v;
-      if (r.ok !== r.requests) problems.push(`${spec.label} → ${target}: ${r.requests - r.ok} of ${r.requests} not answered 200 (${JSON.stringify({ ...r.statuses, ...r.errors })})`);
+      if (r.ok !== r.requests)
+        problems.push(
+          `${spec.label} → ${target}: ${r.requests - r.ok} of ${r.requests} not answered 200 (${JSON.stringify({ ...r.statuses, ...r.errors })})`,
+        );
       if (r.requests === 0) problems.push(`${spec.label} → ${target}: no request completed`);
       if (!record) return;
       s.requests += r.requests;

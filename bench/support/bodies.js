@@ -28,7 +28,10 @@ function event(kind, bytes) {
   if (kind === 'lpr') {
     e.payload.detectionImages = LPR_SHARES.map(([cropSizeName]) => ({ image: '', cropSizeName }));
     const budget = bytes - Buffer.byteLength(JSON.stringify(e));
-    e.payload.detectionImages = LPR_SHARES.map(([cropSizeName, share], i) => ({ image: fillerJpegBase64(Math.floor(budget * share), 10 + i), cropSizeName }));
+    e.payload.detectionImages = LPR_SHARES.map(([cropSizeName, share], i) => ({
+      image: fillerJpegBase64(Math.floor(budget * share), 10 + i),
+      cropSizeName,
+    }));
   } else {
     e.payload.detectionImage = { image: '' };
     e.payload.defaultPhoto = { image: '' };

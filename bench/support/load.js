@@ -62,7 +62,17 @@ class Latencies {
  * {requests, ok, statuses, errors, durationMs, latencies}.
  * `ok` counts answers with status `expect` (default 200).
  */
-async function runLoad({ url, body, headers = {}, connections = 8, durationMs, maxRequests = Infinity, idPrefix = 'b', expect = 200, timeoutMs = 30000 }) {
+async function runLoad({
+  url,
+  body,
+  headers = {},
+  connections = 8,
+  durationMs,
+  maxRequests = Infinity,
+  idPrefix = 'b',
+  expect = 200,
+  timeoutMs = 30000,
+}) {
   if (durationMs === undefined && !Number.isFinite(maxRequests)) throw new Error('runLoad needs a duration or a request count');
   const target = new URL(url);
   const pool = new Pool(target.origin, {

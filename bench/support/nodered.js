@@ -86,7 +86,12 @@ class NodeRed extends NodeRedChild {
    * the deploy request returns): `ready` maps paths to the status a GET gets.
    */
   async deploy(flow, ready = {}, timeoutMs = 20000) {
-    const res = await httpJson(`${this.url}/flows`, { method: 'POST', body: flow, headers: { 'Node-RED-Deployment-Type': 'full' }, timeoutMs: 30000 });
+    const res = await httpJson(`${this.url}/flows`, {
+      method: 'POST',
+      body: flow,
+      headers: { 'Node-RED-Deployment-Type': 'full' },
+      timeoutMs: 30000,
+    });
     if (res.status !== 204 && res.status !== 200) throw new Error(`deploy answered ${res.status}: ${res.text}`);
     const end = Date.now() + timeoutMs;
     for (const [path, status] of Object.entries(ready)) {

@@ -77,7 +77,6 @@ class RssSampler {
   }
 }
 
-
 /** Every child started here, so a crash or Ctrl-C of the bench still stops them. */
 const children = new Set();
 function killAll() {
@@ -115,7 +114,10 @@ function forkNode(script, args = [], { execArgv = [], env = process.env, readyTi
     }),
   );
   const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not report ready within ${readyTimeoutMs} ms\n${child.output()}`)), readyTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${script} did not report ready within ${readyTimeoutMs} ms\n${child.output()}`)),
+      readyTimeoutMs,
+    );
     child.once('message', (message) => {
       clearTimeout(timer);
       resolve(message);

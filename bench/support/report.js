@@ -6,12 +6,13 @@ const MB = 1024 * 1024;
 function table(headers, rows, align) {
   const cells = [headers, ...rows].map((r) => r.map((c) => (c === null || c === undefined ? '–' : String(c))));
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  const line = (r) => r.map((c, i) => ((align && align[i] === 'l') ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (r) => r.map((c, i) => (align && align[i] === 'l' ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
 const mb = (bytes) => (typeof bytes === 'number' ? (bytes / MB).toFixed(0) : null);
-const num = (n, digits = 0) => (typeof n === 'number' ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : null);
+const num = (n, digits = 0) =>
+  typeof n === 'number' ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : null;
 const x = (n) => (typeof n === 'number' ? `${n.toFixed(2)}×` : null);
 
 function sizeLabel(bytes) {
@@ -26,7 +27,12 @@ function targets(results) {
   if (lpr) {
     add('receiver ÷ core, requests/s (LPR)', lpr.ratios.receiverToCoreRps, '≥ 2.5', lpr.ratios.receiverToCoreRps >= 2.5);
     add('receiver ÷ floor, requests/s (LPR)', lpr.ratios.receiverToFloorRps, '≥ 0.7', lpr.ratios.receiverToFloorRps >= 0.7);
-    add('receiver p99 ÷ core p99 (LPR)', lpr.ratios.receiverToCoreP99, '≤ 0.5', lpr.ratios.receiverToCoreP99 !== null && lpr.ratios.receiverToCoreP99 <= 0.5);
+    add(
+      'receiver p99 ÷ core p99 (LPR)',
+      lpr.ratios.receiverToCoreP99,
+      '≤ 0.5',
+      lpr.ratios.receiverToCoreP99 !== null && lpr.ratios.receiverToCoreP99 <= 0.5,
+    );
   }
   if (results.dedupe) {
     for (const s of results.dedupe.sizes) add(`dedupe checks/s at ${num(s.keys)} keys`, s.checksPerSecond, '≥ 1,000,000', s.checksPerSecond >= 1e6);
@@ -42,7 +48,9 @@ function targets(results) {
 function render(results) {
   const parts = [];
   const m = results.machine;
-  parts.push(`detection-bridge bench (${results.mode}): ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, Node-RED ${m.nodeRed}, ${m.platform}/${m.arch}`);
+  parts.push(
+    `detection-bridge bench (${results.mode}): ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, Node-RED ${m.nodeRed}, ${m.platform}/${m.arch}`,
+  );
 
   if (results.receiver) {
     const rows = [];
@@ -77,7 +85,21 @@ function render(results) {
       `\nBurst: ${b.connections} connections × ${sizeLabel(b.bodyBytes)} plate events for ${b.seconds} s at detection-in (RSS of Node-RED, MB; emitted: counted at the end of the flow)\n` +
         table(
           ['requests', 'answered 200', 'emitted', 'other', 'req/s', 'p50 ms', 'p99 ms', 'RSS idle MB', 'peak 1st half', 'peak 2nd half', 'after MB'],
-          [[num(b.requests), num(b.answered200), num(b.emitted), num(b.notAnswered200), num(b.rps, 1), num(b.p50Ms, 1), num(b.p99Ms, 1), mb(b.idleRssBytes), mb(b.peakRssFirstHalfBytes), mb(b.peakRssSecondHalfBytes), mb(b.afterRssBytes)]],
+          [
+            [
+              num(b.requests),
+              num(b.answered200),
+              num(b.emitted),
+              num(b.notAnswered200),
+              num(b.rps, 1),
+              num(b.p50Ms, 1),
+              num(b.p99Ms, 1),
+              mb(b.idleRssBytes),
+              mb(b.peakRssFirstHalfBytes),
+              mb(b.peakRssSecondHalfBytes),
+              mb(b.afterRssBytes),
+            ],
+          ],
         ),
     );
   }
@@ -87,7 +109,13 @@ function render(results) {
       '\nDedupe: DedupeWindow (lib/dedupe.ts), message-id-like flat strings, full window, half repeats / half new keys\n' +
         table(
           ['keys', 'checks/s', 'ns/check', 'heap bytes/key', 'bare Map checks/s'],
-          results.dedupe.sizes.map((s) => [num(s.keys), num(s.checksPerSecond), num(s.nsPerCheck, 0), num(s.heapBytesPerKey, 1), num(s.bareMapChecksPerSecond)]),
+          results.dedupe.sizes.map((s) => [
+            num(s.keys),
+            num(s.checksPerSecond),
+            num(s.nsPerCheck, 0),
+            num(s.heapBytesPerKey, 1),
+            num(s.bareMapChecksPerSecond),
+          ]),
         ),
     );
   }
@@ -99,7 +127,11 @@ function render(results) {
       `\nPush: ${num(p.batch.transactions)} POS transactions into the mock core, one per message\n` +
         table(
           ['way', 'transactions', 'requests', 'ms', 'transactions/s', 'failed'],
-          [row('platform-push (batches of 100)', p.batch), row(`http request (one POST each, ${p.request.inFlight} in flight)`, p.request), ['batched ÷ per-message', '', '', '', x(p.ratio), '']],
+          [
+            row('platform-push (batches of 100)', p.batch),
+            row(`http request (one POST each, ${p.request.inFlight} in flight)`, p.request),
+            ['batched ÷ per-message', '', '', '', x(p.ratio), ''],
+          ],
           ['l'],
         ),
     );
@@ -110,7 +142,12 @@ function render(results) {
       `\nTargets${results.mode === 'quick' ? ' (not judged: a quick run is too small and short to mean anything)' : ''}\n` +
         table(
           ['target', 'measured', 'wanted', ''],
-          results.targets.map((t) => [t.name, typeof t.value === 'number' ? (t.value >= 1000 ? num(t.value) : num(t.value, 2)) : null, t.limit, results.mode === 'quick' ? '' : t.met ? 'met' : 'MISSED']),
+          results.targets.map((t) => [
+            t.name,
+            typeof t.value === 'number' ? (t.value >= 1000 ? num(t.value) : num(t.value, 2)) : null,
+            t.limit,
+            results.mode === 'quick' ? '' : t.met ? 'met' : 'MISSED',
+          ]),
           ['l'],
         ),
     );

@@ -24,9 +24,7 @@ export interface AuthConfig {
 /** An HTTP header name (RFC 9110 token). */
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-export type AuthResult =
-  | { ok: true }
-  | { ok: false; reason: 'missing' | 'mismatch'; wwwAuthenticate?: string };
+export type AuthResult = { ok: true } | { ok: false; reason: 'missing' | 'mismatch'; wwwAuthenticate?: string };
 
 /** Compares two strings in time that depends only on their hashes, not on
  *  where they first differ, so neither content nor length leaks. */

@@ -69,7 +69,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
     const onEnd = (): void => {
       finish({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received) });
     };
-    const onError = (err: Error): void => finish({ ok: false, reason: 'error', message: { key: 'answer.body-error', params: { message: err.message } } });
+    const onError = (err: Error): void =>
+      finish({ ok: false, reason: 'error', message: { key: 'answer.body-error', params: { message: err.message } } });
     const onClose = (): void => finish({ ok: false, reason: 'aborted', message: { key: 'answer.body-aborted' } });
     req.on('data', onData);
     req.on('end', onEnd);

@@ -155,7 +155,12 @@ export async function fetchSample(baseUrl: string, kind: EventKind, options: Fet
     }
     const value = parsed.value;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new TransportError('bridge', 'not-event', { url, detail: { key: 'transport.detail.not-object', params: { got: describe(value) } } }, { status });
+      throw new TransportError(
+        'bridge',
+        'not-event',
+        { url, detail: { key: 'transport.detail.not-object', params: { got: describe(value) } } },
+        { status },
+      );
     }
     const event = value as Record<string, unknown>;
     const checked = checkEvent(event);
@@ -173,4 +178,3 @@ export async function fetchSample(baseUrl: string, kind: EventKind, options: Fet
     if (own) await own.destroy().catch(() => undefined);
   }
 }
-

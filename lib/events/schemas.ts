@@ -212,9 +212,7 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out || '(root)';
 }
 
-export type EventCheck =
-  | { ok: true; event: DetectionEvent }
-  | { ok: false; errors: SchemaError[] };
+export type EventCheck = { ok: true; event: DetectionEvent } | { ok: false; errors: SchemaError[] };
 
 /** Validates a parsed body and returns every failing path, not only the first.
  *  On success the event is the value passed in, not zod's copy: the caller

@@ -48,7 +48,11 @@ export async function send(call: OutgoingCall): Promise<Answer> {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const body = await readCapped(res.body, call.maxBytes, () => new TransportError(service, 'too-large', { ...callParams(service, method, url), limit: call.maxBytes }));
+    const body = await readCapped(
+      res.body,
+      call.maxBytes,
+      () => new TransportError(service, 'too-large', { ...callParams(service, method, url), limit: call.maxBytes }),
+    );
     return { statusCode: res.statusCode, headers: res.headers, body };
   } catch (err) {
     throw failureOf(err, { service, method, url, timeoutMs, timedOut: deadline.aborted, cancelled: !!call.signal?.aborted });

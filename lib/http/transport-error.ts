@@ -79,7 +79,9 @@ export class TransportError extends Error implements Message {
     const status = options.status;
     this.retryable =
       options.retryable ??
-      (reason === 'network' || reason === 'timeout' || ((reason === 'status' || reason === 'login') && status !== undefined && isRetryableStatus(status)));
+      (reason === 'network' ||
+        reason === 'timeout' ||
+        ((reason === 'status' || reason === 'login') && status !== undefined && isRetryableStatus(status)));
   }
 
   /** The URL asked for, when there was one (credentials removed). */

@@ -112,7 +112,11 @@ export = function register(RED: NodeAPI): void {
     };
 
     const wanted = (kind: string): string =>
-      kind === 'lpr' ? options.crops.join(', ') : options.faceFallback ? `${options.face}, ${options.face === 'photo' ? 'detection' : 'photo'}` : options.face;
+      kind === 'lpr'
+        ? options.crops.join(', ')
+        : options.faceFallback
+          ? `${options.face}, ${options.face === 'photo' ? 'detection' : 'photo'}`
+          : options.face;
 
     node.on('input', (msg: NodeMessage, send: Send, done: Done) => {
       readEvent(msg, (readErr, event) => {
@@ -179,6 +183,5 @@ export = function register(RED: NodeAPI): void {
         }
       });
     });
-
   });
 };

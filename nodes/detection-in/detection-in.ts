@@ -34,135 +34,140 @@ export = function register(RED: NodeAPI): void {
   /** routeKey → id of the node that owns it, for this runtime. */
   const owners = new Map<string, string>();
 
-  registerNode<DetectionInDef>(RED, 'detection-in', (node, config) => {
-    const creds = (node.credentials ?? {}) as DetectionInCredentials;
-    const t = nodeText(RED, 'detection-in');
-    const options = dialogOptions(
-      {
-        auth: field(choiceOption(AUTH_MODES), 'none'),
-        maxBodyMiB: field(numberOption({ above: 0 }), DEFAULT_MAX_BODY_BYTES / MiB),
-        invalidEvents: field(choiceOption<InvalidEventPolicy>(['reject', 'accept']), 'reject'),
-      },
-      config,
-    );
+  registerNode<DetectionInDef>(
+    RED,
+    'detection-in',
+    (node, config) => {
+      const creds = (node.credentials ?? {}) as DetectionInCredentials;
+      const t = nodeText(RED, 'detection-in');
+      const options = dialogOptions(
+        {
+          auth: field(choiceOption(AUTH_MODES), 'none'),
+          maxBodyMiB: field(numberOption({ above: 0 }), DEFAULT_MAX_BODY_BYTES / MiB),
+          invalidEvents: field(choiceOption<InvalidEventPolicy>(['reject', 'accept']), 'reject'),
+        },
+        config,
+      );
 
-    const fail = (message: string): void => {
-      node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-      node.error(message);
-    };
-
-    const settings = RED.settings as unknown as Record<string, unknown>;
-    if (settings.httpNodeRoot === false) {
-      fail(t('errors.http-disabled'));
-      return;
-    }
-
-    const path = normalizeNodePath(config.path);
-    if (path === '/') {
-      fail(t('errors.path-missing'));
-      return;
-    }
-    const auth: AuthConfig = {
-      mode: options.auth,
-      user: creds.user,
-      password: creds.password,
-      token: creds.token,
-      headerName: (config.headerName || '').trim(),
-      headerValue: creds.headerValue,
-    };
-    const authProblem = authConfigProblem(auth);
-    if (authProblem) {
-      fail(t('errors.auth-config', { problem: translate(RED, authProblem) }));
-      return;
-    }
-    const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
-
-    const app = RED.httpNode as unknown as ExpressApp;
-    const key = routeKey(`${app.path()}${path}`);
-    const owner = owners.get(key);
-    if (owner && owner !== node.id) {
-      fail(t('errors.path-in-use', { path, node: owner }));
-      return;
-    }
-    owners.set(key, node.id);
-
-    const counts = { received: 0, rejected: 0, invalid: 0 };
-    const showStatus = throttledStatus(node, () => {
-      const problems = counts.rejected + counts.invalid;
-      return {
-        fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
-        shape: 'dot',
-        text: t('status.counts', { path, received: counts.received, rejected: problems }),
+      const fail = (message: string): void => {
+        node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
+        node.error(message);
       };
-    });
-    node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
 
-    const contract = (meta: DeliveryMeta): Pick<NodeMessage, never> & Record<string, unknown> => ({
-      receivedAt: meta.receivedAt,
-      req: { ip: meta.ip, headers: meta.headers },
-    });
+      const settings = RED.settings as unknown as Record<string, unknown>;
+      if (settings.httpNodeRoot === false) {
+        fail(t('errors.http-disabled'));
+        return;
+      }
 
-    const receive = createReceiver(
-      { auth, maxBodyBytes, invalidEvents: options.invalidEvents, translate: translator(RED) },
-      {
-        emit({ event, kind, meta }) {
-          counts.received++;
-          showStatus();
-          const msg = {
-            payload: event,
-            topic: event.publishType,
-            kind,
-            messageId: event.payload.messageId ?? undefined,
-            resent: event.payload.resentEvent,
-            ...contract(meta),
-          };
-          node.send([msg as NodeMessage, null]);
-        },
-        onInvalid({ value, errors, meta }) {
-          counts.invalid++;
-          showStatus();
-          const publishType = (value as { publishType?: unknown } | null)?.publishType;
-          const msg = {
-            payload: value,
-            topic: typeof publishType === 'string' ? publishType : undefined,
-            errors,
-            ...contract(meta),
-          };
-          node.send([null, msg as NodeMessage]);
-        },
-        onRejected(answer) {
-          if (answer.status !== 422) counts.rejected++;
-          showStatus();
-          node.debug(`${answer.status} ${answer.title}: ${answer.detail}`);
-        },
-      },
-    );
+      const path = normalizeNodePath(config.path);
+      if (path === '/') {
+        fail(t('errors.path-missing'));
+        return;
+      }
+      const auth: AuthConfig = {
+        mode: options.auth,
+        user: creds.user,
+        password: creds.password,
+        token: creds.token,
+        headerName: (config.headerName || '').trim(),
+        headerValue: creds.headerValue,
+      };
+      const authProblem = authConfigProblem(auth);
+      if (authProblem) {
+        fail(t('errors.auth-config', { problem: translate(RED, authProblem) }));
+        return;
+      }
+      const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
 
-    // Errors here are bugs, never user input: answer 500 and report, never crash.
-    const handler: Middleware = (req, res) => {
-      receive(req, res).catch((err: Error) => {
-        node.error(t('errors.internal', { message: err.message }));
-        sendProblem(res, problem('internal', err.message), { close: true });
+      const app = RED.httpNode as unknown as ExpressApp;
+      const key = routeKey(`${app.path()}${path}`);
+      const owner = owners.get(key);
+      if (owner && owner !== node.id) {
+        fail(t('errors.path-in-use', { path, node: owner }));
+        return;
+      }
+      owners.set(key, node.id);
+
+      const counts = { received: 0, rejected: 0, invalid: 0 };
+      const showStatus = throttledStatus(node, () => {
+        const problems = counts.rejected + counts.invalid;
+        return {
+          fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
+          shape: 'dot',
+          text: t('status.counts', { path, received: counts.received, rejected: problems }),
+        };
       });
-    };
+      node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
 
-    const configured = settings.httpNodeMiddleware;
-    const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
-    let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler);
+      const contract = (meta: DeliveryMeta): Pick<NodeMessage, never> & Record<string, unknown> => ({
+        receivedAt: meta.receivedAt,
+        req: { ip: meta.ip, headers: meta.headers },
+      });
 
-    node.on('close', (_removed: boolean, done: () => void) => {
-      route?.remove();
-      route = undefined;
-      if (owners.get(key) === node.id) owners.delete(key);
-      node.status({});
-      done();
-    });
-  }, {
-    credentials: {
-      user: { type: 'text' },
-      password: { type: 'password' },
-      token: { type: 'password' },
-      headerValue: { type: 'password' },
+      const receive = createReceiver(
+        { auth, maxBodyBytes, invalidEvents: options.invalidEvents, translate: translator(RED) },
+        {
+          emit({ event, kind, meta }) {
+            counts.received++;
+            showStatus();
+            const msg = {
+              payload: event,
+              topic: event.publishType,
+              kind,
+              messageId: event.payload.messageId ?? undefined,
+              resent: event.payload.resentEvent,
+              ...contract(meta),
+            };
+            node.send([msg as NodeMessage, null]);
+          },
+          onInvalid({ value, errors, meta }) {
+            counts.invalid++;
+            showStatus();
+            const publishType = (value as { publishType?: unknown } | null)?.publishType;
+            const msg = {
+              payload: value,
+              topic: typeof publishType === 'string' ? publishType : undefined,
+              errors,
+              ...contract(meta),
+            };
+            node.send([null, msg as NodeMessage]);
+          },
+          onRejected(answer) {
+            if (answer.status !== 422) counts.rejected++;
+            showStatus();
+            node.debug(`${answer.status} ${answer.title}: ${answer.detail}`);
+          },
+        },
+      );
+
+      // Errors here are bugs, never user input: answer 500 and report, never crash.
+      const handler: Middleware = (req, res) => {
+        receive(req, res).catch((err: Error) => {
+          node.error(t('errors.internal', { message: err.message }));
+          sendProblem(res, problem('internal', err.message), { close: true });
+        });
+      };
+
+      const configured = settings.httpNodeMiddleware;
+      const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
+      let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler);
+
+      node.on('close', (_removed: boolean, done: () => void) => {
+        route?.remove();
+        route = undefined;
+        if (owners.get(key) === node.id) owners.delete(key);
+        node.status({});
+        done();
+      });
     },
-  });
+    {
+      credentials: {
+        user: { type: 'text' },
+        password: { type: 'password' },
+        token: { type: 'password' },
+        headerValue: { type: 'password' },
+      },
+    },
+  );
 };

@@ -112,7 +112,10 @@ export = function register(RED: NodeAPI): void {
     function warnSchema(kind: EventKind, url: string, errors: SchemaError[]): void {
       if (warned.has(kind)) return;
       warned.add(kind);
-      const list = errors.slice(0, WARN_ERRORS).map((e) => `${e.path}: ${e.message}`).join('; ');
+      const list = errors
+        .slice(0, WARN_ERRORS)
+        .map((e) => `${e.path}: ${e.message}`)
+        .join('; ');
       const more = errors.length > WARN_ERRORS ? t('warnings.more', { count: errors.length - WARN_ERRORS }) : '';
       node.warn(t('warnings.schema', { kind, url, count: errors.length, errors: list + more }));
     }

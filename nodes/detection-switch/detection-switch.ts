@@ -30,7 +30,12 @@ export = function register(RED: NodeAPI): void {
     try {
       read = propertyReader(RED.util as unknown as PropertyUtil, node, property, propertyType);
     } catch (err) {
-      failConfig(node, t('status.config'), t('errors.property', { property: `${propertyType}:${property}`, message: (err as Error).message }), 'CONFIG');
+      failConfig(
+        node,
+        t('status.config'),
+        t('errors.property', { property: `${propertyType}:${property}`, message: (err as Error).message }),
+        'CONFIG',
+      );
       return;
     }
 

@@ -142,7 +142,17 @@ const CASES = {
         assert.ok(await page.locator('#node-input-refresh').isVisible(), 'the refresh option is shown in cooldown mode');
         assert.ok(await page.locator('#node-input-store').isVisible(), 'the store is shown when persisting');
       },
-      expect: { mode: 'cooldown', keyType: 'jsonata', ttl: 60, ttlUnits: 's', refresh: true, maxKeys: 5000, duplicatesOutput: true, persist: true, outputs: 2 },
+      expect: {
+        mode: 'cooldown',
+        keyType: 'jsonata',
+        ttl: 60,
+        ttlUnits: 's',
+        refresh: true,
+        maxKeys: 5000,
+        duplicatesOutput: true,
+        persist: true,
+        outputs: 2,
+      },
       ports: 2,
     },
     invalid: [
@@ -182,13 +192,21 @@ const CASES = {
         { fill: 'timeout', value: '30' },
       ],
       check: async (page) => {
-        assert.equal(await page.locator('#detection-sample-url').innerText(), 'https://bridge-host:5022/api/v1/webhook-models/lpr', 'the tip shows the address fetched');
+        assert.equal(
+          await page.locator('#detection-sample-url').innerText(),
+          'https://bridge-host:5022/api/v1/webhook-models/lpr',
+          'the tip shows the address fetched',
+        );
       },
       expect: { kind: 'lpr', source: 'bridge', baseUrl: 'https://bridge-host:5022', insecure: true, timeout: 30 },
       ports: 1,
     },
     invalid: [
-      { steps: [{ fill: 'baseUrl', value: 'bridge-host:5022' }], error: 'baseUrl', restore: [{ fill: 'baseUrl', value: 'https://bridge-host:5022' }] },
+      {
+        steps: [{ fill: 'baseUrl', value: 'bridge-host:5022' }],
+        error: 'baseUrl',
+        restore: [{ fill: 'baseUrl', value: 'https://bridge-host:5022' }],
+      },
       { steps: [{ fill: 'timeout', value: '0' }], error: 'timeout', restore: [{ fill: 'timeout', value: '30' }] },
     ],
   },
@@ -241,9 +259,7 @@ const CASES = {
       },
       expect: { url: 'https://core-host', timeout: 45, insecure: true },
     },
-    invalid: [
-      { steps: [{ fill: 'url', value: 'core-host' }], error: 'url', restore: [{ fill: 'url', value: 'https://core-host' }] },
-    ],
+    invalid: [{ steps: [{ fill: 'url', value: 'core-host' }], error: 'url', restore: [{ fill: 'url', value: 'https://core-host' }] }],
   },
 };
 
@@ -321,7 +337,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       (route) => {
         const u = new URL(route.request().url());
         if (u.hostname === 'catalogue.nodered.org') {
-          return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ name: 'Node-RED Community catalogue', updated_at: new Date().toISOString(), modules: [] }) });
+          return route.fulfill({
+            status: 200,
+            contentType: 'application/json',
+            body: JSON.stringify({ name: 'Node-RED Community catalogue', updated_at: new Date().toISOString(), modules: [] }),
+          });
         }
         external.push(route.request().url());
         return route.abort();
@@ -347,7 +367,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     await page.goto(nr.url);
     await page.waitForFunction(
       (types) =>
-        window.RED && RED.nodes && RED.workspaces && RED.workspaces.active() && types.every((t) => RED.nodes.getType(t)) &&
+        window.RED &&
+        RED.nodes &&
+        RED.workspaces &&
+        RED.workspaces.active() &&
+        types.every((t) => RED.nodes.getType(t)) &&
         document.querySelectorAll('#red-ui-palette .red-ui-palette-node').length > 0,
       TYPES,
       { timeout: 30000 },
@@ -364,7 +388,9 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       return out;
     }, TYPES);
     for (const t of TYPES) assert.equal(defs[t].category === 'config', CONFIG_TYPES.includes(t), `${t}: category ${defs[t].category}`);
-    console.log(`      (Node-RED ${nodeRedVersion()} and Chromium ${context.browser() ? context.browser().version() : ''} up, editor loaded in ${Date.now() - started} ms)`);
+    console.log(
+      `      (Node-RED ${nodeRedVersion()} and Chromium ${context.browser() ? context.browser().version() : ''} up, editor loaded in ${Date.now() - started} ms)`,
+    );
   });
 
   /** Fails the test that made the browser report a problem. */
@@ -513,7 +539,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   /** The node's dialog, as the previous test left it open, or opened. */
   async function ensureDialog(type, id) {
     if (await page.locator('#dialog-form').isVisible()) {
-      const title = await page.locator('.red-ui-tray').filter({ has: page.locator('#dialog-form') }).locator('.red-ui-tray-titlebar').innerText();
+      const title = await page
+        .locator('.red-ui-tray')
+        .filter({ has: page.locator('#dialog-form') })
+        .locator('.red-ui-tray-titlebar')
+        .innerText();
       assert.ok(title.includes(labels[type]), `the open dialog is the ${type}'s: ${title}`);
     } else {
       await openDialog(id);
@@ -522,7 +552,10 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
 
   /** Waits until the edit tray has slid out and been removed. */
   async function trayClosed() {
-    await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0 && !$('#red-ui-editor-shade').is(':visible') && RED.view.state() === RED.state.DEFAULT);
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('.red-ui-tray').length === 0 && !$('#red-ui-editor-shade').is(':visible') && RED.view.state() === RED.state.DEFAULT,
+    );
   }
 
   async function clickDone() {
@@ -557,12 +590,17 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     for (const ref of defs[type].configRefs) {
       const value = await field(ref.prop).inputValue();
       if (value && value !== '_ADD_') continue;
-      const existing = await field(ref.prop).locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v && v !== '_ADD_'));
+      const existing = await field(ref.prop)
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => o.value).filter((v) => v && v !== '_ADD_'));
       if (existing.length) {
         await field(ref.prop).selectOption(existing[0]);
         continue;
       }
-      assert.ok(CASES[ref.type], `${type}.${ref.prop} needs a ${ref.type}: add valid values for ${ref.type} to CASES in ${path.relative(ROOT, __filename)}`);
+      assert.ok(
+        CASES[ref.type],
+        `${type}.${ref.prop} needs a ${ref.type}: add valid values for ${ref.type} to CASES in ${path.relative(ROOT, __filename)}`,
+      );
       await openConfig(ref.prop, 'add');
       for (const s of CASES[ref.type].valid.steps) await step(s, CONFIG);
       await closeConfig('ok');
@@ -588,12 +626,21 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
    * has a label); Node-RED 5: a button of the sidebar tab bar.
    */
   function sidebarTab(id) {
-    return page.locator(`#red-ui-tab-${id} .red-ui-tab-label, #red-ui-tab-${id}-link-button, button[data-tab-id="${id}"]`).filter({ visible: true }).first();
+    return page
+      .locator(`#red-ui-tab-${id} .red-ui-tab-label, #red-ui-tab-${id}-link-button, button[data-tab-id="${id}"]`)
+      .filter({ visible: true })
+      .first();
   }
 
   /** Fields of an open dialog marked as errors. */
   function markedFields(form = '#dialog-form') {
-    return page.evaluate((f) => $(`${f} .input-error`).map((i, e) => e.id || e.className).get(), form);
+    return page.evaluate(
+      (f) =>
+        $(`${f} .input-error`)
+          .map((i, e) => e.id || e.className)
+          .get(),
+      form,
+    );
   }
 
   async function hasInputError(name, prefix = FLOW) {
@@ -616,7 +663,9 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     const dialog = await page.evaluate(
       ([formSel, pre]) => {
         const f = document.querySelector(formSel);
-        const attrs = [...f.querySelectorAll('[placeholder], [title]')].flatMap((e) => [e.getAttribute('placeholder'), e.getAttribute('title')]).filter(Boolean);
+        const attrs = [...f.querySelectorAll('[placeholder], [title]')]
+          .flatMap((e) => [e.getAttribute('placeholder'), e.getAttribute('title')])
+          .filter(Boolean);
         return {
           visibleText: f.closest('.red-ui-tray').innerText,
           allText: f.textContent,
@@ -629,7 +678,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
           })),
           // form rows with a field the user sees but no label text
           unlabelled: [...f.querySelectorAll('.form-row')]
-            .filter((row) => row.offsetParent !== null && [...row.querySelectorAll('input, select, textarea')].some((i) => i.type !== 'hidden' && i.offsetParent !== null))
+            .filter(
+              (row) =>
+                row.offsetParent !== null &&
+                [...row.querySelectorAll('input, select, textarea')].some((i) => i.type !== 'hidden' && i.offsetParent !== null),
+            )
             .filter((row) => ![...row.querySelectorAll('label')].some((l) => l.textContent.trim() !== ''))
             .map((row) => (row.querySelector('[id]') ? row.querySelector('[id]').id : row.outerHTML.slice(0, 120))),
         };
@@ -644,7 +697,10 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       assert.ok(l.target, `${type}: label[for=${l.for}] points at an element of the dialog`);
     }
     assert.deepEqual(dialog.unlabelled, [], `${type}: shown fields without a label`);
-    assert.ok(dialog.labels.some((l) => l.for === `${prefix}-name` && l.visible), `${type}: a Name field`);
+    assert.ok(
+      dialog.labels.some((l) => l.for === `${prefix}-name` && l.visible),
+      `${type}: a Name field`,
+    );
   }
 
   /** The Help tab (opened from the Info tab) shows the help of `type`;
@@ -686,7 +742,9 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     await openDialog(id);
     const required = await page.evaluate((t) => {
       const defaults = RED.nodes.getType(t).defaults;
-      return Object.keys(defaults).filter((k) => defaults[k].required && !defaults[k].type && $(`#node-input-${k}`).is('input[type=text]:visible, input[type=number]:visible'));
+      return Object.keys(defaults).filter(
+        (k) => defaults[k].required && !defaults[k].type && $(`#node-input-${k}`).is('input[type=text]:visible, input[type=number]:visible'),
+      );
     }, type);
     await clickCancel();
     const state = await nodeState(id);
@@ -704,7 +762,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     const inCategory = await category.locator('.red-ui-palette-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-palette-type')));
     assert.deepEqual([...inCategory].sort(), [...FLOW_TYPES].sort(), `the node types under "${CATEGORY}"`);
     for (const type of CONFIG_TYPES) {
-      assert.equal(await page.locator(`#red-ui-palette .red-ui-palette-node[data-palette-type="${type}"]`).count(), 0, `${type} is a configuration node: not in the palette`);
+      assert.equal(
+        await page.locator(`#red-ui-palette .red-ui-palette-node[data-palette-type="${type}"]`).count(),
+        0,
+        `${type} is a configuration node: not in the palette`,
+      );
     }
 
     for (const type of FLOW_TYPES) {
@@ -754,7 +816,14 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       await paletteNode.dragTo(page.locator('#red-ui-workspace-chart'), {
         targetPosition: { x: 140 + (index % 4) * 180, y: 80 + Math.floor(index / 4) * 100 },
       });
-      const added = await page.evaluate((ids) => RED.nodes.filterNodes({ z: RED.workspaces.active() }).filter((n) => !ids.includes(n.id)).map((n) => ({ id: n.id, type: n.type })), before);
+      const added = await page.evaluate(
+        (ids) =>
+          RED.nodes
+            .filterNodes({ z: RED.workspaces.active() })
+            .filter((n) => !ids.includes(n.id))
+            .map((n) => ({ id: n.id, type: n.type })),
+        before,
+      );
       assert.equal(added.length, 1, `one node added: ${JSON.stringify(added)}`);
       assert.equal(added[0].type, type);
       const id = added[0].id;
@@ -802,7 +871,10 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       assert.equal(state.changed, true, 'the node is marked changed');
       assert.ok(!(await nodeShowsError(id)), 'no error triangle');
       if (valid.ports !== undefined) assert.equal(await outputPorts(id), valid.ports, 'output ports shown on the workspace');
-      assert.ok((await page.locator(`[id="${id}"] .red-ui-flow-node-label`).textContent()).includes(`e2e ${type}`), 'the workspace shows the new name');
+      assert.ok(
+        (await page.locator(`[id="${id}"] .red-ui-flow-node-label`).textContent()).includes(`e2e ${type}`),
+        'the workspace shows the new name',
+      );
       noNewProblems();
     });
 
@@ -823,7 +895,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
         for (const s of c.steps) await step(s);
         if (c.error) assert.ok(await hasInputError(c.error), `${what}: #node-input-${c.error} is marked input-error`);
         if (c.errorShown) assert.ok(await page.locator(c.errorShown).isVisible(), `${what}: ${c.errorShown} is shown`);
-        if (n === 1) await page.locator('.red-ui-tray').filter({ has: page.locator('#dialog-form') }).screenshot({ path: path.join(ARTIFACTS, `dialog-${type}-invalid.png`) });
+        if (n === 1)
+          await page
+            .locator('.red-ui-tray')
+            .filter({ has: page.locator('#dialog-form') })
+            .screenshot({ path: path.join(ARTIFACTS, `dialog-${type}-invalid.png`) });
         await clickDone();
         const after = await nodeState(id);
         assert.equal(after.valid, false, `${what}: the node is invalid after Done`);
@@ -895,7 +971,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
         assert.deepEqual(await markedFields('#node-config-dialog-edit-form'), [], `${what}: no field is marked before`);
         for (const s of c.steps) await step(s, CONFIG);
         assert.ok(await hasInputError(c.error, CONFIG), `${what}: #${CONFIG}-${c.error} is marked input-error`);
-        if (n === 1) await page.locator('.red-ui-tray').filter({ has: page.locator('#node-config-dialog-edit-form') }).screenshot({ path: path.join(ARTIFACTS, `dialog-${type}-invalid.png`) });
+        if (n === 1)
+          await page
+            .locator('.red-ui-tray')
+            .filter({ has: page.locator('#node-config-dialog-edit-form') })
+            .screenshot({ path: path.join(ARTIFACTS, `dialog-${type}-invalid.png`) });
         await closeConfig('ok');
         assert.equal((await nodeState(configId)).valid, false, `${what}: the ${type} is invalid after Update`);
 
@@ -943,7 +1023,8 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       const lib = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
       const treeLabel = '#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label-text';
       await settled(treeLabel, MODULE);
-      const labelOf = (text) => lib.locator('.red-ui-treeList-label').filter({ has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${text}$`) }) });
+      const labelOf = (text) =>
+        lib.locator('.red-ui-treeList-label').filter({ has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${text}$`) }) });
       await labelOf(MODULE).click();
       await settled(treeLabel, name);
       const listed = await lib.locator('.red-ui-treeList-label-text').allInnerTexts();
@@ -951,12 +1032,24 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       await labelOf(name).click();
       await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
       await page.locator('#red-ui-clipboard-dialog-ok').click();
-      await page.waitForFunction((ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0, workspaceBefore);
+      await page.waitForFunction(
+        (ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0,
+        workspaceBefore,
+      );
       const ws = await page.evaluate(() => RED.workspaces.active());
       const imported = await page.evaluate((before) => {
         const out = [];
         const add = (n, config) => {
-          if (!before.includes(n.id)) out.push({ type: n.type, name: n.name, z: n.z, config, valid: n.valid, errors: n.validationErrors || [], known: n.type === 'group' || !!RED.nodes.getType(n.type) });
+          if (!before.includes(n.id))
+            out.push({
+              type: n.type,
+              name: n.name,
+              z: n.z,
+              config,
+              valid: n.valid,
+              errors: n.validationErrors || [],
+              known: n.type === 'group' || !!RED.nodes.getType(n.type),
+            });
         };
         RED.nodes.eachNode((n) => add(n, false));
         RED.nodes.eachConfig((n) => add(n, true));
@@ -965,10 +1058,25 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       }, idsBefore);
       const sortedTypes = (list) => list.map((n) => n.type).sort();
       assert.deepEqual(sortedTypes(imported), sortedTypes(example.filter((n) => n.type !== 'tab')), 'the nodes of the example were added');
-      assert.deepEqual(imported.filter((n) => !n.config && n.z !== ws).map((n) => n.type), [], 'nodes not on the new flow');
-      assert.deepEqual(imported.filter((n) => !n.known).map((n) => n.type), [], 'unknown node types');
-      assert.ok(imported.some((n) => TYPES.includes(n.type)), 'the example uses our nodes');
-      assert.deepEqual(imported.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`), [], 'imported nodes that are invalid');
+      assert.deepEqual(
+        imported.filter((n) => !n.config && n.z !== ws).map((n) => n.type),
+        [],
+        'nodes not on the new flow',
+      );
+      assert.deepEqual(
+        imported.filter((n) => !n.known).map((n) => n.type),
+        [],
+        'unknown node types',
+      );
+      assert.ok(
+        imported.some((n) => TYPES.includes(n.type)),
+        'the example uses our nodes',
+      );
+      assert.deepEqual(
+        imported.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`),
+        [],
+        'imported nodes that are invalid',
+      );
       await page.locator('#red-ui-workspace-chart').screenshot({ path: path.join(ARTIFACTS, `example-${name}.png`) });
       noNewProblems();
     });

@@ -258,7 +258,10 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
         return typeof v !== 'string' || v.trim() === '' || v === key;
       });
       assert.deepEqual(unresolved, [], 'i18n keys without a translation');
-      assert.ok(keys.every((k) => k.startsWith(`${type}.`)), `keys are namespaced ${type}.…: ${keys.join(', ')}`);
+      assert.ok(
+        keys.every((k) => k.startsWith(`${type}.`)),
+        `keys are namespaced ${type}.…: ${keys.join(', ')}`,
+      );
 
       // The icon the node declares (config nodes have none) is served.
       const declared = /\bicon:\s*'([^']+)'/.exec(ownHtml);
@@ -303,7 +306,7 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
     assert.deepEqual(lprLine.payloadKeys.sort(), Object.keys(lpr).sort());
   });
 
-  it('takes a 6 MiB plate event despite the admin app\'s 5 MB JSON parser on the same server', async function () {
+  it("takes a 6 MiB plate event despite the admin app's 5 MB JSON parser on the same server", async function () {
     const big = bigLpr(6 * 1024 * 1024, 'msg-lpr-e2e-6mib');
     const body = JSON.stringify(big);
     assert.ok(Buffer.byteLength(body) > 6 * 1000 * 1000, `body is ${Buffer.byteLength(body)} bytes`);

@@ -23,11 +23,32 @@ function demoFlow(probeFile) {
   const tab = 'e2esimtab0000001';
   const nodes = JSON.parse(fs.readFileSync(path.join(ROOT, 'scripts', 'demo-flow.json'), 'utf8')).map((n) => ({ ...n, z: tab }));
   const probe = {
-    id: 'e2esimprobe00001', type: 'function', z: tab, name: 'probe', outputs: 1, timeout: 0, noerr: 0, initialize: '', finalize: '', libs: [],
+    id: 'e2esimprobe00001',
+    type: 'function',
+    z: tab,
+    name: 'probe',
+    outputs: 1,
+    timeout: 0,
+    noerr: 0,
+    initialize: '',
+    finalize: '',
+    libs: [],
     func: probeFunction('{ messageId: msg.messageId, kind: msg.kind, resent: msg.resent, source: msg.imageInfo && msg.imageInfo.source }'),
     wires: [['e2esimfile000001']],
   };
-  const file = { id: 'e2esimfile000001', type: 'file', z: tab, name: '', filename: probeFile, filenameType: 'str', appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [[]] };
+  const file = {
+    id: 'e2esimfile000001',
+    type: 'file',
+    z: tab,
+    name: '',
+    filename: probeFile,
+    filenameType: 'str',
+    appendNewline: true,
+    createDir: true,
+    overwriteFile: 'false',
+    encoding: 'utf8',
+    wires: [[]],
+  };
   for (const node of nodes) {
     if (node.type === 'detection-image') node.wires[0].push(probe.id);
     if (node.id === DEMO_IN) node.credentials = { token: TOKEN };
@@ -106,9 +127,29 @@ describe(`e2e: the bridge simulator against the demo flow in Node-RED ${nodeRedV
       proxy.slowMs = 0;
     }, 2500).unref();
     const run = await runSimulator([
-      'send', '--url', `${proxy.url}/demo/detections`, '--count', String(N), '--rate', '20', '--mix', '0.5',
-      '--auth', 'bearer', '--token', TOKEN, '--resilient', '--retry-delay', '200', '--timeout', '700',
-      '--concurrency', '4', '--summary-json', summaryFile, '--quiet',
+      'send',
+      '--url',
+      `${proxy.url}/demo/detections`,
+      '--count',
+      String(N),
+      '--rate',
+      '20',
+      '--mix',
+      '0.5',
+      '--auth',
+      'bearer',
+      '--token',
+      TOKEN,
+      '--resilient',
+      '--retry-delay',
+      '200',
+      '--timeout',
+      '700',
+      '--concurrency',
+      '4',
+      '--summary-json',
+      summaryFile,
+      '--quiet',
     ]);
     assert.equal(run.code, 0, `simulator exit ${run.code}\n${run.stdout}\n${run.stderr}`);
     const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -124,10 +165,16 @@ describe(`e2e: the bridge simulator against the demo flow in Node-RED ${nodeRedV
     const ids = lines.map((l) => l.messageId);
     assert.equal(lines.length, N, `${lines.length} messages reached the end of the flow`);
     assert.equal(new Set(ids).size, N, 'each event exactly once');
-    assert.ok(lines.every((l) => l.resent === false), 'the first delivery of each passed');
+    assert.ok(
+      lines.every((l) => l.resent === false),
+      'the first delivery of each passed',
+    );
     const kinds = lines.reduce((c, l) => ({ ...c, [l.kind]: (c[l.kind] || 0) + 1 }), {});
     assert.deepEqual(kinds, { face: N / 2, lpr: N / 2 });
-    assert.ok(lines.filter((l) => l.kind === 'lpr').every((l) => l.source === 'Close'), 'plates: the Close crop, picked by name');
+    assert.ok(
+      lines.filter((l) => l.kind === 'lpr').every((l) => l.source === 'Close'),
+      'plates: the Close crop, picked by name',
+    );
     assert.deepEqual(nr.errorLines(), []);
   });
 });

@@ -11,8 +11,22 @@ function flow(config = {}) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
     {
-      id: 'dd', type: 'detection-dedupe', z: 'f1', name: '', mode: 'id', key: 'messageId', keyType: 'msg', missingKey: 'pass',
-      ttl: 1, ttlUnits: 'h', refresh: false, maxKeys: 100000, duplicatesOutput: false, persist: false, store: '', outputs,
+      id: 'dd',
+      type: 'detection-dedupe',
+      z: 'f1',
+      name: '',
+      mode: 'id',
+      key: 'messageId',
+      keyType: 'msg',
+      missingKey: 'pass',
+      ttl: 1,
+      ttlUnits: 'h',
+      refresh: false,
+      maxKeys: 100000,
+      duplicatesOutput: false,
+      persist: false,
+      store: '',
+      outputs,
       wires: outputs === 2 ? [['first'], ['dups']] : [['first']],
       ...config,
     },
@@ -43,7 +57,13 @@ function trackFinished(node) {
 
 /** A message as detection-in emits it. */
 function delivery(event) {
-  return { payload: event, topic: event.publishType, kind: event.publishType === 'WebHookLprPayload' ? 'lpr' : 'face', messageId: event.payload.messageId ?? undefined, resent: event.payload.resentEvent };
+  return {
+    payload: event,
+    topic: event.publishType,
+    kind: event.publishType === 'WebHookLprPayload' ? 'lpr' : 'face',
+    messageId: event.payload.messageId ?? undefined,
+    resent: event.payload.resentEvent,
+  };
 }
 
 function resent(event) {
@@ -118,7 +138,10 @@ describe('detection-dedupe node', () => {
     node.receive(delivery(resent(event)));
     await finished();
     assert.equal(passed.length, 2);
-    assert.equal(passed.some((m) => m.reset), false);
+    assert.equal(
+      passed.some((m) => m.reset),
+      false,
+    );
   });
 
   it('passes messages without a key by default, warning once', async () => {
@@ -173,11 +196,15 @@ describe('detection-dedupe node', () => {
     const passed = countInputs(first);
     for (const id of ['a', 'b', 'c', 'a', 'c']) node.receive({ messageId: id, payload: {} });
     await finished();
-    assert.deepEqual(passed.map((m) => m.messageId), ['a', 'b', 'c', 'a']);
+    assert.deepEqual(
+      passed.map((m) => m.messageId),
+      ['a', 'b', 'c', 'a'],
+    );
   });
 
   it('cooldown: drops the same plate at the same detector for N seconds, not other detectors', async () => {
-    const key = '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
+    const key =
+      '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
     const { node, first, finished } = await start({ mode: 'cooldown', key, keyType: 'jsonata', ttl: 0.2, ttlUnits: 's', duplicatesOutput: true });
     const passed = countInputs(first);
     const dups = countInputs(helper.getNode('dups'));
@@ -195,12 +222,25 @@ describe('detection-dedupe node', () => {
     await sleep(300); // the 0.2 s cooldown ends
     node.receive(read('PARK1', 'Gate 1', 'm5')); // cooldown over
     await finished();
-    assert.deepEqual(passed.map((m) => m.messageId), ['m1', 'm3', 'm4', 'm5']);
-    assert.deepEqual(dups.map((m) => m.duplicateOf.key), ['PARK1 @ Gate 1']);
+    assert.deepEqual(
+      passed.map((m) => m.messageId),
+      ['m1', 'm3', 'm4', 'm5'],
+    );
+    assert.deepEqual(
+      dups.map((m) => m.duplicateOf.key),
+      ['PARK1 @ Gate 1'],
+    );
   });
 
   it('cooldown with restart on repeat keeps a parked car quiet while it is seen', async () => {
-    const { node, first, finished } = await start({ mode: 'cooldown', key: 'payload.payload.lprPlateInfo.plate', keyType: 'msg', ttl: 0.2, ttlUnits: 's', refresh: true });
+    const { node, first, finished } = await start({
+      mode: 'cooldown',
+      key: 'payload.payload.lprPlateInfo.plate',
+      keyType: 'msg',
+      ttl: 0.2,
+      ttlUnits: 's',
+      refresh: true,
+    });
     const passed = countInputs(first);
     const e = ev.minimalLpr();
     for (let i = 0; i < 5; i++) {
@@ -210,7 +250,10 @@ describe('detection-dedupe node', () => {
     await sleep(250); // no longer seen: the cooldown ends
     node.receive({ payload: e, n: 'after' });
     await finished();
-    assert.deepEqual(passed.map((m) => m.n), [0, 'after']);
+    assert.deepEqual(
+      passed.map((m) => m.n),
+      [0, 'after'],
+    );
   });
 
   it('reports a key expression error to Catch nodes', async () => {

@@ -29,9 +29,22 @@ function flow(config = {}, extra = []) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
     {
-      id: 'img', type: TYPE, z: 'f1', name: '', property: 'payload', propertyType: 'msg', crops: 'Close,Medium,Car,FullFrame,Other',
-      plateMode: 'first', faceImage: 'detection', faceFallback: true, format: 'buffer', outputProperty: 'image', noImage: 'output',
-      outputs: 2, wires: [['out'], ['none']], ...config,
+      id: 'img',
+      type: TYPE,
+      z: 'f1',
+      name: '',
+      property: 'payload',
+      propertyType: 'msg',
+      crops: 'Close,Medium,Car,FullFrame,Other',
+      plateMode: 'first',
+      faceImage: 'detection',
+      faceFallback: true,
+      format: 'buffer',
+      outputProperty: 'image',
+      noImage: 'output',
+      outputs: 2,
+      wires: [['out'], ['none']],
+      ...config,
     },
     { id: 'out', type: 'helper', z: 'f1' },
     { id: 'none', type: 'helper', z: 'f1' },
@@ -95,7 +108,10 @@ describe('detection-image node', function () {
     const c = plate(['Close', 'Medium']);
     for (const e of [a, b, c]) node.receive({ payload: e });
     await until(() => got.out.length === 2 && got.none.length === 1, 3000, 'two images and one without');
-    assert.deepEqual(got.out.map((m) => m.imageInfo.source), ['Car', 'FullFrame']);
+    assert.deepEqual(
+      got.out.map((m) => m.imageInfo.source),
+      ['Car', 'FullFrame'],
+    );
     assert.deepEqual(got.out[0].image, bytesOf(a, 'Car'));
     assert.equal(got.none[0].payload, c, 'no listed crop: output 2, unchanged');
     assert.equal(got.none[0].image, undefined);
@@ -107,7 +123,10 @@ describe('detection-image node', function () {
     const msg = { payload: event, topic: 't' };
     node.receive(msg);
     await until(() => got.out.length === 4, 3000, 'four images');
-    assert.deepEqual(got.out.map((m) => m.imageInfo.source), ['Close', 'Medium', 'Car', 'FullFrame']);
+    assert.deepEqual(
+      got.out.map((m) => m.imageInfo.source),
+      ['Close', 'Medium', 'Car', 'FullFrame'],
+    );
     for (const m of got.out) {
       assert.deepEqual(m.image, bytesOf(event, m.imageInfo.source));
       assert.equal(m.filename, `lpr_XYZ987_Car-Park-Gate-2_20261121T180405Z_${m.imageInfo.source}.jpg`);
@@ -134,10 +153,13 @@ describe('detection-image node', function () {
     node.receive({ payload: face });
     node.receive({ payload: noLive });
     await until(() => got.out.length === 2, 3000, 'two images');
-    assert.deepEqual(got.out.map((m) => m.imageInfo), [
-      { source: 'detection', contentType: 'image/jpeg', bytes: 8 },
-      { source: 'photo', contentType: 'image/png', bytes: 10 },
-    ]);
+    assert.deepEqual(
+      got.out.map((m) => m.imageInfo),
+      [
+        { source: 'detection', contentType: 'image/jpeg', bytes: 8 },
+        { source: 'photo', contentType: 'image/png', bytes: 10 },
+      ],
+    );
     assert.equal(got.out[0].filename, 'face_abc12345_Entrance-Cam-3_20261121T180405Z_detection.jpg');
     assert.equal(got.out[1].filename, 'face_abc12345_Entrance-Cam-3_20261121T180405Z_photo.png');
   });
@@ -158,7 +180,13 @@ describe('detection-image node', function () {
     helper.getNode('img').receive({ payload: noPhoto, n: 2 });
     helper.getNode('img2').receive({ payload: noPhoto, n: 3 });
     await until(() => got.out.length === 2 && got.none.length === 1, 3000, 'messages');
-    assert.deepEqual(got.out.map((m) => [m.n, m.imageInfo.source]), [[1, 'photo'], [2, 'detection']]);
+    assert.deepEqual(
+      got.out.map((m) => [m.n, m.imageInfo.source]),
+      [
+        [1, 'photo'],
+        [2, 'detection'],
+      ],
+    );
     assert.equal(got.none[0].n, 3);
   });
 
@@ -248,7 +276,10 @@ describe('detection-image node', function () {
     node.receive({ payload: { publishType: 'WebHookPosPayload', payload: {} } });
     node.receive({ topic: 'no payload' });
     await until(() => got.caught.length === 3, 3000, 'three errors');
-    assert.deepEqual(got.caught.map((m) => m.error.code), ['NOT_A_DETECTION', 'NOT_A_DETECTION', 'NOT_A_DETECTION']);
+    assert.deepEqual(
+      got.caught.map((m) => m.error.code),
+      ['NOT_A_DETECTION', 'NOT_A_DETECTION', 'NOT_A_DETECTION'],
+    );
     assert.match(got.caught[0].error.message, /msg\.payload holds no detection event/);
     assert.match(got.caught[1].error.message, /a WebHookPosPayload event has no image/);
   });
@@ -275,10 +306,14 @@ describe('detection-image node', function () {
     bad.payload.detectionImages[0].image = '!!!!';
     node.receive({ payload: bad });
     await until(() => got.caught.length === 1 && got.out.length === 2, 3000, 'messages');
-    const status = await until(() => {
-      const s = lastStatus(node);
-      return s && s.text === '2 sent · 1 no image · 1 errors' ? s : null;
-    }, 3000, 'status with counts');
+    const status = await until(
+      () => {
+        const s = lastStatus(node);
+        return s && s.text === '2 sent · 1 no image · 1 errors' ? s : null;
+      },
+      3000,
+      'status with counts',
+    );
     assert.equal(status.fill, 'red', 'the last message failed');
   });
 
@@ -401,7 +436,10 @@ describe('example flow plate-snapshot.json', function () {
     try {
       assert.equal(s.filename, target, 'the file node sets the full path');
       assert.deepEqual(s.imageInfo, { source: 'Close', contentType: 'application/octet-stream', bytes: 2 });
-      assert.deepEqual(fs.readFileSync(target), Buffer.from(plateEvent.payload.detectionImages.find((i) => i.cropSizeName === 'Close').image, 'base64'));
+      assert.deepEqual(
+        fs.readFileSync(target),
+        Buffer.from(plateEvent.payload.detectionImages.find((i) => i.cropSizeName === 'Close').image, 'base64'),
+      );
       assert.deepEqual(f.imageInfo, { source: 'detection', contentType: 'application/octet-stream', bytes: 2 });
       assert.equal(f.filename, 'face_abc12345_Entrance-Cam-3_20261121T180405Z_detection.bin');
       for (const n of nodes) {

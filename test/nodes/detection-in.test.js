@@ -14,7 +14,19 @@ const MiB = 1024 * 1024;
 function flow(config = {}) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
-    { id: 'in1', type: 'detection-in', z: 'f1', name: '', path: '/hooks/detections', auth: 'none', headerName: '', maxBodyMiB: 16, invalidEvents: 'reject', wires: [['ok'], ['bad']], ...config },
+    {
+      id: 'in1',
+      type: 'detection-in',
+      z: 'f1',
+      name: '',
+      path: '/hooks/detections',
+      auth: 'none',
+      headerName: '',
+      maxBodyMiB: 16,
+      invalidEvents: 'reject',
+      wires: [['ok'], ['bad']],
+      ...config,
+    },
     { id: 'ok', type: 'helper', z: 'f1' },
     { id: 'bad', type: 'helper', z: 'f1' },
   ];
@@ -72,7 +84,10 @@ describe('detection-in node', function () {
       assert.equal((await postJson(url, event)).status, 200);
     }
     const msgs = await got;
-    assert.deepEqual(msgs.map((m) => m.kind), ['face', 'lpr', 'face', 'lpr']);
+    assert.deepEqual(
+      msgs.map((m) => m.kind),
+      ['face', 'lpr', 'face', 'lpr'],
+    );
     assert.equal(msgs[0].messageId, undefined);
     assert.equal(msgs[2].messageId, undefined, 'a null messageId becomes undefined');
     assert.equal(msgs[3].payload.payload.detectionImages, null, 'nulls are kept as sent');
@@ -98,7 +113,10 @@ describe('detection-in node', function () {
     const res = await request(url, { headers: { 'content-type': 'application/json' }, body });
     assert.equal(res.status, 200);
     const [msg] = await got;
-    assert.deepEqual(msg.payload.payload.detectionImages.map((i) => i.cropSizeName), ['Close', 'Medium', 'Car', 'FullFrame']);
+    assert.deepEqual(
+      msg.payload.payload.detectionImages.map((i) => i.cropSizeName),
+      ['Close', 'Medium', 'Car', 'FullFrame'],
+    );
     assert.equal(msg.payload.payload.detectionImages[3].image, event.payload.detectionImages[3].image);
   });
 
@@ -113,7 +131,11 @@ describe('detection-in node', function () {
     assert.equal(res.headers['content-type'], 'application/problem+json');
     assert.match(res.json.detail, /16 MiB/);
     // A chunked 20 MB body too.
-    const chunked = await request(url, { headers: { 'content-type': 'application/json' }, chunked: true, body: [body.slice(0, 8 * MiB), body.slice(8 * MiB)] });
+    const chunked = await request(url, {
+      headers: { 'content-type': 'application/json' },
+      chunked: true,
+      body: [body.slice(0, 8 * MiB), body.slice(8 * MiB)],
+    });
     assert.equal(chunked.status, 413);
     await sleep(50);
     assert.equal(emitted, 0);
@@ -143,11 +165,15 @@ describe('detection-in node', function () {
       assert.equal(res.json.status, status);
       assert.ok(res.json.type && res.json.title && res.json.detail, JSON.stringify(res.json));
     }
-    const status = await until(() => {
-      const calls = node.status.getCalls().map((c) => c.args[0]);
-      const last = calls[calls.length - 1];
-      return last && last.text === 'detection-in.status.counts' ? last : null;
-    }, 3000, 'status with counts');
+    const status = await until(
+      () => {
+        const calls = node.status.getCalls().map((c) => c.args[0]);
+        const last = calls[calls.length - 1];
+        return last && last.text === 'detection-in.status.counts' ? last : null;
+      },
+      3000,
+      'status with counts',
+    );
     assert.equal(status.fill, 'yellow');
   });
 
@@ -160,11 +186,17 @@ describe('detection-in node', function () {
     event.payload.detectionImages[1].cropSizeName = 'Huge';
     const res = await postJson(url, event);
     assert.equal(res.status, 422);
-    assert.deepEqual(res.json.errors.map((e) => e.path), ['payload.detectionImages[1].cropSizeName']);
+    assert.deepEqual(
+      res.json.errors.map((e) => e.path),
+      ['payload.detectionImages[1].cropSizeName'],
+    );
     const [msg] = await got;
     assert.deepEqual(msg.payload, event);
     assert.equal(msg.topic, 'WebHookLprPayload');
-    assert.deepEqual(msg.errors.map((e) => e.path), ['payload.detectionImages[1].cropSizeName']);
+    assert.deepEqual(
+      msg.errors.map((e) => e.path),
+      ['payload.detectionImages[1].cropSizeName'],
+    );
     assert.equal(good, 0);
   });
 
@@ -182,7 +214,13 @@ describe('detection-in node', function () {
 
   describe('credentials', () => {
     const modes = [
-      ['basic', { user: 'bridge', password: 's3cr3t' }, { authorization: basic('bridge', 's3cr3t') }, { authorization: basic('bridge', 'wrong') }, /^Basic realm=/],
+      [
+        'basic',
+        { user: 'bridge', password: 's3cr3t' },
+        { authorization: basic('bridge', 's3cr3t') },
+        { authorization: basic('bridge', 'wrong') },
+        /^Basic realm=/,
+      ],
       ['bearer', { token: 'eyJ.token.sig' }, { authorization: 'Bearer eyJ.token.sig' }, { authorization: 'Bearer eyJ.token.bad' }, /^Bearer realm=/],
       ['header', { headerValue: 'key-1' }, { 'x-api-key': 'key-1' }, { 'x-api-key': 'key-2' }, undefined],
     ];
@@ -207,7 +245,10 @@ describe('detection-in node', function () {
         await sleep(300);
         const seen = JSON.stringify([
           node.status.getCalls().map((c) => c.args),
-          helper.log().getCalls().map((c) => c.args),
+          helper
+            .log()
+            .getCalls()
+            .map((c) => c.args),
           node.error.getCalls().map((c) => c.args),
         ]);
         assert.ok(!seen.includes(secret), 'secret in status or log');
@@ -252,7 +293,16 @@ describe('detection-in node', function () {
   it('refuses a second node on the same path', async () => {
     const twoNodes = [
       ...flow(),
-      { id: 'in2', type: 'detection-in', z: 'f1', path: '/Hooks/Detections/', auth: 'none', maxBodyMiB: 16, invalidEvents: 'reject', wires: [['ok'], []] },
+      {
+        id: 'in2',
+        type: 'detection-in',
+        z: 'f1',
+        path: '/Hooks/Detections/',
+        auth: 'none',
+        maxBodyMiB: 16,
+        invalidEvents: 'reject',
+        wires: [['ok'], []],
+      },
     ];
     base = await loadWithHttp([detectionIn], twoNodes, {});
     const second = helper.getNode('in2');
@@ -295,7 +345,8 @@ describe('detection-in node', function () {
   it('cannot have any prototype changed by a body', async () => {
     const { ok } = await start();
     const got = collect(ok, 1);
-    const body = JSON.stringify(ev.fullFace()).replace(/^\{/, '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},')
+    const body = JSON.stringify(ev.fullFace())
+      .replace(/^\{/, '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},')
       .replace('"personInfo":{', '"personInfo":{"__proto__":{"isAdmin":true},');
     const res = await request(url, { headers: { 'content-type': 'application/json' }, body });
     assert.equal(res.status, 200);
@@ -327,11 +378,15 @@ describe('detection-in node', function () {
     for (let i = 0; i < 3; i++) await postJson(url, ev.minimalLpr());
     await postJson(url, { nope: true });
     await got;
-    const last = await until(() => {
-      const calls = node.status.getCalls().map((c) => c.args[0]);
-      const final = calls[calls.length - 1];
-      return final && final.text === 'detection-in.status.counts' ? final : null;
-    }, 3000, 'status');
+    const last = await until(
+      () => {
+        const calls = node.status.getCalls().map((c) => c.args[0]);
+        const final = calls[calls.length - 1];
+        return final && final.text === 'detection-in.status.counts' ? final : null;
+      },
+      3000,
+      'status',
+    );
     assert.equal(last.fill, 'green');
     assert.equal(node.status.firstCall.args[0].text, 'detection-in.status.listening');
   });

@@ -20,7 +20,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 function flow(config = {}) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
-    { id: 's1', type: 'detection-sample', z: 'f1', name: '', kind: 'face', source: 'builtin', baseUrl: '', insecure: false, timeout: 10, wires: [['out']], ...config },
+    {
+      id: 's1',
+      type: 'detection-sample',
+      z: 'f1',
+      name: '',
+      kind: 'face',
+      source: 'builtin',
+      baseUrl: '',
+      insecure: false,
+      timeout: 10,
+      wires: [['out']],
+      ...config,
+    },
     { id: 'out', type: 'helper', z: 'f1' },
     { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
     { id: 'caught', type: 'helper', z: 'f1' },
@@ -119,10 +131,17 @@ describe('detection-sample node', function () {
     out.on('input', () => sent++);
     const got = collect(out, 4);
     const errors = collect(caught, 2);
-    for (const k of ['lpr', 'face', 'LPR ', undefined, 'plate', { kind: 'lpr' }]) node.receive(k === undefined ? { payload: 1 } : { payload: 1, kind: k });
+    for (const k of ['lpr', 'face', 'LPR ', undefined, 'plate', { kind: 'lpr' }])
+      node.receive(k === undefined ? { payload: 1 } : { payload: 1, kind: k });
     const msgs = await got;
-    assert.deepEqual(msgs.map((m) => m.kind), ['lpr', 'face', 'lpr', 'face']);
-    assert.deepEqual(msgs.map((m) => m.topic), ['WebHookLprPayload', 'WebHookFaceRecPayload', 'WebHookLprPayload', 'WebHookFaceRecPayload']);
+    assert.deepEqual(
+      msgs.map((m) => m.kind),
+      ['lpr', 'face', 'lpr', 'face'],
+    );
+    assert.deepEqual(
+      msgs.map((m) => m.topic),
+      ['WebHookLprPayload', 'WebHookFaceRecPayload', 'WebHookLprPayload', 'WebHookFaceRecPayload'],
+    );
     const [e1, e2] = await errors;
     for (const e of [e1, e2]) {
       assert.equal(e.error.message, 'Error: detection-sample.errors.kind');
@@ -184,10 +203,23 @@ describe('detection-sample node', function () {
 
   it('bridge: a 500 answer and a timeout go to Catch with their codes', async () => {
     bridge = await fakeBridge();
-    await helper.load([detectionSample], [
-      ...flow({ source: 'bridge', baseUrl: `${bridge.base}/eventsbridge/500` }),
-      { id: 's2', type: 'detection-sample', z: 'f1', kind: 'lpr', source: 'bridge', baseUrl: `${bridge.base}/eventsbridge/slow`, insecure: false, timeout: 0.3, wires: [['out']] },
-    ]);
+    await helper.load(
+      [detectionSample],
+      [
+        ...flow({ source: 'bridge', baseUrl: `${bridge.base}/eventsbridge/500` }),
+        {
+          id: 's2',
+          type: 'detection-sample',
+          z: 'f1',
+          kind: 'lpr',
+          source: 'bridge',
+          baseUrl: `${bridge.base}/eventsbridge/slow`,
+          insecure: false,
+          timeout: 0.3,
+          wires: [['out']],
+        },
+      ],
+    );
     const got = collect(helper.getNode('caught'), 2);
     helper.getNode('s1').receive({ payload: 1 });
     helper.getNode('s2').receive({ payload: 2 });

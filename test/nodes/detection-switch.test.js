@@ -29,7 +29,18 @@ function translated(mod) {
 function flow(config = {}, extra = []) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
-    { id: 'sw', type: TYPE, z: 'f1', name: '', property: 'payload', propertyType: 'msg', otherOutput: true, outputs: 3, wires: [['face'], ['plate'], ['other']], ...config },
+    {
+      id: 'sw',
+      type: TYPE,
+      z: 'f1',
+      name: '',
+      property: 'payload',
+      propertyType: 'msg',
+      otherOutput: true,
+      outputs: 3,
+      wires: [['face'], ['plate'], ['other']],
+      ...config,
+    },
     { id: 'face', type: 'helper', z: 'f1' },
     { id: 'plate', type: 'helper', z: 'f1' },
     { id: 'other', type: 'helper', z: 'f1' },
@@ -72,7 +83,10 @@ describe('detection-switch node', function () {
     assert.equal(got.plate.length, 1);
     assert.equal(got.face[0], face, 'the message itself, not a copy');
     assert.equal(got.plate[0], plate);
-    assert.deepEqual(got.other.map((m) => m.topic || typeof m.payload), ['object', 'string', 'no payload', 'object']);
+    assert.deepEqual(
+      got.other.map((m) => m.topic || typeof m.payload),
+      ['object', 'string', 'no payload', 'object'],
+    );
   });
 
   it('sends without copying the message: one send, one slot, the same 1 MB event', async () => {
@@ -87,7 +101,10 @@ describe('detection-switch node', function () {
     assert.equal(out.payload, event);
     const sends = sw.send.getCalls();
     assert.equal(sends.length, 1);
-    assert.deepEqual(sends[0].args[0].map((m) => (m === null ? null : 'msg')), [null, 'msg', null]);
+    assert.deepEqual(
+      sends[0].args[0].map((m) => (m === null ? null : 'msg')),
+      [null, 'msg', null],
+    );
   });
 
   it('shows counts per output in its status', async () => {
@@ -98,10 +115,14 @@ describe('detection-switch node', function () {
     for (let i = 0; i < 5; i++) sw.receive({ payload: ev.minimalLpr() });
     sw.receive({ payload: 42 });
     await until(() => got.other.length === 1 && got.plate.length === 5, 3000, 'messages');
-    const status = await until(() => {
-      const s = lastStatus(sw);
-      return s && s.text === 'face 3 · plate 5 · other 1' ? s : null;
-    }, 3000, 'status with counts');
+    const status = await until(
+      () => {
+        const s = lastStatus(sw);
+        return s && s.text === 'face 3 · plate 5 · other 1' ? s : null;
+      },
+      3000,
+      'status with counts',
+    );
     assert.equal(status.fill, 'green');
   });
 
@@ -143,7 +164,15 @@ describe('detection-switch node', function () {
   it('reads flow context and JSONata', async () => {
     await helper.load(translated(detectionSwitch), [
       ...flow({ property: 'current', propertyType: 'flow' }),
-      { id: 'sw2', type: TYPE, z: 'f1', property: '$.payload.event', propertyType: 'jsonata', otherOutput: true, wires: [['face'], ['plate'], ['other']] },
+      {
+        id: 'sw2',
+        type: TYPE,
+        z: 'f1',
+        property: '$.payload.event',
+        propertyType: 'jsonata',
+        otherOutput: true,
+        wires: [['face'], ['plate'], ['other']],
+      },
     ]);
     const got = record();
     helper.getNode('sw').context().flow.set('current', ev.minimalFace());

@@ -9,9 +9,7 @@ const http = require('node:http');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const NODE_RED_DIR = process.env.NODE_RED_PATH
-  ? path.resolve(process.env.NODE_RED_PATH)
-  : path.dirname(require.resolve('node-red/package.json'));
+const NODE_RED_DIR = process.env.NODE_RED_PATH ? path.resolve(process.env.NODE_RED_PATH) : path.dirname(require.resolve('node-red/package.json'));
 
 function nodeRedVersion() {
   return require(path.join(NODE_RED_DIR, 'package.json')).version;
@@ -38,7 +36,13 @@ function catalog() {
   if (!catalogs) {
     const fs = require('node:fs');
     const dir = path.join(ROOT, 'locales', 'en-US');
-    catalogs = Object.assign({}, ...fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))));
+    catalogs = Object.assign(
+      {},
+      ...fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))),
+    );
   }
   return catalogs;
 }
@@ -73,10 +77,12 @@ async function loadWithHttp(modules, flow, credentials) {
     httpNode = RED.httpNode;
   };
   await h.load([capture, ...modules], flow, credentials || {});
-  const server = http.createServer((req, res) => httpNode(req, res, () => {
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('no route');
-  }));
+  const server = http.createServer((req, res) =>
+    httpNode(req, res, () => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('no route');
+    }),
+  );
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.add(server);
   return `http://127.0.0.1:${server.address().port}`;
@@ -104,17 +110,20 @@ function request(url, { method = 'POST', headers = {}, body, chunked = false, ag
     if (!chunked && body !== undefined && !Object.keys(outHeaders).some((h) => h.toLowerCase() === 'content-length')) {
       outHeaders['content-length'] = chunks.reduce((n, c) => n + Buffer.byteLength(c), 0);
     }
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers: outHeaders, agent }, (res) => {
-      const parts = [];
-      res.on('data', (c) => parts.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let json;
-        if (/json/.test(res.headers['content-type'] || '')) json = JSON.parse(text);
-        resolve({ status: res.statusCode, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers: outHeaders, agent },
+      (res) => {
+        const parts = [];
+        res.on('data', (c) => parts.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          let json;
+          if (/json/.test(res.headers['content-type'] || '')) json = JSON.parse(text);
+          resolve({ status: res.statusCode, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
     // A server may answer (413, 401) and close before the whole body is sent.
     req.on('error', (err) => {
       if (req.res) return;
@@ -171,4 +180,20 @@ function selfSigned() {
   return { key, cert };
 }
 
-module.exports = { ROOT, NODE_RED_DIR, nodeRedVersion, getHelper, nodeModule, translatedModule, translate, loadWithHttp, closeServers, request, postJson, collect, until, sleep, selfSigned };
+module.exports = {
+  ROOT,
+  NODE_RED_DIR,
+  nodeRedVersion,
+  getHelper,
+  nodeModule,
+  translatedModule,
+  translate,
+  loadWithHttp,
+  closeServers,
+  request,
+  postJson,
+  collect,
+  until,
+  sleep,
+  selfSigned,
+};

@@ -113,7 +113,10 @@ class NodeRedChild {
 
   /** `[error]` lines Node-RED logged. */
   errorLines() {
-    return this.log.join('').split('\n').filter((l) => /\[error\]/.test(l));
+    return this.log
+      .join('')
+      .split('\n')
+      .filter((l) => /\[error\]/.test(l));
   }
 }
 

@@ -89,7 +89,9 @@ class NodeRedProcess extends NodeRedChild {
       path.join(nr.userDir, 'package.json'),
       JSON.stringify({ name: 'node-red-project', description: 'e2e user dir', version: '0.0.1', private: true }, null, 2),
     );
-    await run('npm', ['install', tarball, '--prefix', nr.userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: nr.userDir });
+    await run('npm', ['install', tarball, '--prefix', nr.userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+      cwd: nr.userDir,
+    });
     assert.ok(fs.existsSync(path.join(nr.userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');
     await nr.writeSettings(await freePort(), settings);
     return nr;
@@ -160,7 +162,11 @@ class NodeRedProcess extends NodeRedChild {
 /** Reads the JSON lines a probe file node has written so far. */
 function readProbeLines(file) {
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 module.exports = { MODULE, NodeRedProcess, packModule, probeFunction, readProbeLines, npmEnv, run, delay, freePort };

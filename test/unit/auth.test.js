@@ -19,7 +19,11 @@ describe('lib/auth', () => {
   it('basic checks user and password', () => {
     const config = { mode: 'basic', user: 'bridge', password: 'p:ss wörd' };
     assert.equal(checkAuth(config, { authorization: basic('bridge', 'p:ss wörd') }).ok, true);
-    assert.equal(checkAuth(config, { authorization: `basic ${Buffer.from('bridge:p:ss wörd').toString('base64')}` }).ok, true, 'scheme is case-insensitive');
+    assert.equal(
+      checkAuth(config, { authorization: `basic ${Buffer.from('bridge:p:ss wörd').toString('base64')}` }).ok,
+      true,
+      'scheme is case-insensitive',
+    );
     const wrong = checkAuth(config, { authorization: basic('bridge', 'nope') });
     assert.deepEqual(wrong, { ok: false, reason: 'mismatch', wwwAuthenticate: 'Basic realm="detection-in", charset="UTF-8"' });
     assert.equal(checkAuth(config, { authorization: basic('other', 'p:ss wörd') }).ok, false);
@@ -67,7 +71,12 @@ describe('lib/auth', () => {
   });
 
   it('names the headers that carry credentials', () => {
-    assert.deepEqual(credentialHeaderNames({ mode: 'header', headerName: 'X-Api-Key' }), ['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+    assert.deepEqual(credentialHeaderNames({ mode: 'header', headerName: 'X-Api-Key' }), [
+      'authorization',
+      'proxy-authorization',
+      'cookie',
+      'x-api-key',
+    ]);
     assert.deepEqual(credentialHeaderNames({ mode: 'bearer' }), ['authorization', 'proxy-authorization', 'cookie']);
   });
 });

@@ -582,7 +582,8 @@ describe('bridge simulator', function () {
       assert.equal(summary.sent, summary.acknowledged + summary.failed + summary.abandoned);
       assert.equal(sentAfterStop, 0, 'no event started after the stop');
       assert.equal(summary.sent, sentIds.size);
-      for (const r of receiver.requests) assert.ok(sentIds.has(r.json.payload.messageId), 'every request received is one the run sent before it stopped');
+      for (const r of receiver.requests)
+        assert.ok(sentIds.has(r.json.payload.messageId), 'every request received is one the run sent before it stopped');
     });
 
     it('rejects bad options with SimOptionError', function () {

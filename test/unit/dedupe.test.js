@@ -34,12 +34,20 @@ describe('lib/dedupe DedupeWindow', () => {
 
   it('forgets the oldest key first when full', () => {
     const w = new DedupeWindow({ ttlMs: 1e9, maxKeys: 3 });
-    for (const [k, t] of [['a', 1], ['b', 2], ['c', 3]]) w.check(k, t);
+    for (const [k, t] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ])
+      w.check(k, t);
     w.check('a', 4); // a repeat does not move a in fixed mode
     w.check('d', 5);
     assert.equal(w.size, 3);
     assert.equal(w.has('a', 6), false, 'a was the oldest');
-    assert.deepEqual(['b', 'c', 'd'].map((k) => w.has(k, 6)), [true, true, true]);
+    assert.deepEqual(
+      ['b', 'c', 'd'].map((k) => w.has(k, 6)),
+      [true, true, true],
+    );
     w.check('e', 7);
     assert.equal(w.has('b', 8), false);
     assert.equal(w.evictedBySize, 2);
@@ -95,7 +103,7 @@ describe('lib/dedupe DedupeWindow', () => {
   it('behaves like a simple reference model over many random operations', () => {
     // The reference: a plain list of [key, since], oldest first.
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (const refreshOnRepeat of [false, true]) {
       const ttlMs = 50;
       const maxKeys = 20;
@@ -124,7 +132,10 @@ describe('lib/dedupe DedupeWindow', () => {
         assert.deepEqual(w.check(key, now), expected, `op ${op} (${refreshOnRepeat ? 'sliding' : 'fixed'})`);
         assert.equal(w.size, model.length);
       }
-      assert.deepEqual(w.snapshot(now), model.filter(([, since]) => now - since < ttlMs));
+      assert.deepEqual(
+        w.snapshot(now),
+        model.filter(([, since]) => now - since < ttlMs),
+      );
     }
   });
 

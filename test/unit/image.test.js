@@ -26,7 +26,11 @@ const opts = (o = {}) => ({ ...DEFAULT_PICK_OPTIONS, ...o });
 function rng(seed) {
   let x = seed >>> 0 || 1;
   return () => {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     return x / 0x100000000;
   };
 }
@@ -96,7 +100,11 @@ describe('lib/image', () => {
         const event = lprWith(present);
         const { images } = pickImages(event, opts({ crops: prefs, plateMode: 'all' }));
         const label = `present ${present} prefs ${prefs}`;
-        assert.deepEqual(images.map((i) => i.source), prefs.filter((p) => present.includes(p)), label);
+        assert.deepEqual(
+          images.map((i) => i.source),
+          prefs.filter((p) => present.includes(p)),
+          label,
+        );
         for (const image of images) {
           const index = present.indexOf(image.source);
           assert.equal(image.path, `payload.detectionImages[${index}].image`);
@@ -108,7 +116,10 @@ describe('lib/image', () => {
     it('"all" keeps repeated crops in array order', () => {
       const event = lprWith(['Car', 'Close', 'Car']);
       const { images } = pickImages(event, opts({ plateMode: 'all' }));
-      assert.deepEqual(images.map((i) => i.path), ['payload.detectionImages[1].image', 'payload.detectionImages[0].image', 'payload.detectionImages[2].image']);
+      assert.deepEqual(
+        images.map((i) => i.path),
+        ['payload.detectionImages[1].image', 'payload.detectionImages[0].image', 'payload.detectionImages[2].image'],
+      );
     });
 
     it('skips entries without an image, unknown crop names and non-objects', () => {
@@ -123,7 +134,10 @@ describe('lib/image', () => {
         { cropSizeName: 'Medium', image: '/9j/' },
       ];
       const { images } = pickImages(event, opts());
-      assert.deepEqual(images.map((i) => i.path), ['payload.detectionImages[6].image']);
+      assert.deepEqual(
+        images.map((i) => i.path),
+        ['payload.detectionImages[6].image'],
+      );
     });
 
     it('finds no image when there are none', () => {
@@ -180,7 +194,11 @@ describe('lib/image', () => {
     for (const value of [undefined, null, 'WebHookLprPayload', 42, {}, { payload: {} }]) {
       assert.deepEqual(pickImages(value, opts()), { ok: false, problem: 'not-an-event' }, JSON.stringify(value));
     }
-    assert.deepEqual(pickImages({ publishType: 'WebHookPosPayload', payload: {} }, opts()), { ok: false, problem: 'unknown-kind', publishType: 'WebHookPosPayload' });
+    assert.deepEqual(pickImages({ publishType: 'WebHookPosPayload', payload: {} }, opts()), {
+      ok: false,
+      problem: 'unknown-kind',
+      publishType: 'WebHookPosPayload',
+    });
   });
 
   describe('checkBase64', () => {
@@ -261,7 +279,14 @@ describe('lib/image', () => {
     });
 
     it('falls back to application/octet-stream', () => {
-      for (const bytes of [[], [0xff, 0xd8], [0xff, 0xd8, 0xfe], [0x89, 0x50, 0x4e, 0x47], [0x25, 0x50, 0x44, 0x46], [0x47, 0x49, 0x46, 0x38, 0x38, 0x61]]) {
+      for (const bytes of [
+        [],
+        [0xff, 0xd8],
+        [0xff, 0xd8, 0xfe],
+        [0x89, 0x50, 0x4e, 0x47],
+        [0x25, 0x50, 0x44, 0x46],
+        [0x47, 0x49, 0x46, 0x38, 0x38, 0x61],
+      ]) {
         assert.equal(sniffContentType(Buffer.from(bytes)), 'application/octet-stream', JSON.stringify(bytes));
       }
       assert.equal(sniffContentType(Buffer.from('RIFF\x10\x00\x00\x00WAVE', 'latin1')), 'application/octet-stream');
@@ -308,7 +333,9 @@ describe('lib/image', () => {
 
     it('gives the same bytes count in every format', () => {
       for (let n = 1; n < 30; n++) {
-        const text = Buffer.alloc(n, 0xff).toString('base64').replace(/=+$/, n % 2 ? '' : '$&');
+        const text = Buffer.alloc(n, 0xff)
+          .toString('base64')
+          .replace(/=+$/, n % 2 ? '' : '$&');
         const counts = ['buffer', 'base64', 'dataurl'].map((f) => decodeImage(found(text), f).info.bytes);
         assert.deepEqual(counts, [n, n, n], text);
       }

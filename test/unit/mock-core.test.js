@@ -14,7 +14,6 @@ const { selfSigned } = require('../support');
 const dist = require('path').resolve(__dirname, '../../dist');
 const { startMockCore, createMockCore, DEFAULT_MOCK_PLUGINS } = require(path.join(dist, 'sim', 'mock-core'));
 
-
 async function call(url, { method = 'GET', token, body, headers = {}, dispatcher } = {}) {
   const h = { ...headers };
   if (token) h.authorization = `Bearer ${token}`;
@@ -123,12 +122,24 @@ describe('mock platform core', function () {
     assert.deepEqual([res.status, res.json], [200, { accepted: 2 }]);
     res = await call(`${base}/pos-restaurant/events/batch`, { method: 'POST', token, body: { events: [{ id: 3 }] } });
     assert.deepEqual(res.json, { accepted: 1 });
-    res = await call(`${base}/pos%20x/events/batch`, { method: 'POST', token, body: { transactions: [{ id: 4 }, { id: 5 }, { id: 6 }] }, headers: { 'x-trace': 't1' } });
+    res = await call(`${base}/pos%20x/events/batch`, {
+      method: 'POST',
+      token,
+      body: { transactions: [{ id: 4 }, { id: 5 }, { id: 6 }] },
+      headers: { 'x-trace': 't1' },
+    });
     assert.deepEqual(res.json, { accepted: 3 });
     res = await call(`${base}/pos-main-bar/events/batch`, { method: 'POST', token, body: { something: 'else' } });
     assert.equal(res.status, 400);
     assert.equal((await call(`${base}/pos-main-bar/events/batch`, { token })).status, 405);
-    assert.deepEqual(core.received.batches.map((b) => [b.posId, b.items.length]), [['pos-main-bar', 2], ['pos-restaurant', 1], ['pos x', 3]]);
+    assert.deepEqual(
+      core.received.batches.map((b) => [b.posId, b.items.length]),
+      [
+        ['pos-main-bar', 2],
+        ['pos-restaurant', 1],
+        ['pos x', 3],
+      ],
+    );
     assert.equal(core.received.batches[2].headers['x-trace'], 't1');
     assert.equal(core.received.batches[2].headers.authorization, 'Bearer <redacted>');
     assert.equal(core.received.itemCount, 6);
@@ -169,7 +180,10 @@ describe('mock platform core', function () {
     }
     assert.equal(core.received.batchCount, 5);
     assert.equal(core.received.itemCount, 5);
-    assert.deepEqual(core.received.batches.map((b) => b.items[0].i), [2, 3, 4]);
+    assert.deepEqual(
+      core.received.batches.map((b) => b.items[0].i),
+      [2, 3, 4],
+    );
     assert.equal(core.received.requestCount, 6);
     assert.equal(core.received.requests.length, 3);
   });
@@ -199,7 +213,11 @@ describe('mock platform core', function () {
     const agent = new Agent({ connect: { ca: tls.cert } });
     try {
       assert.match(secure.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-      const res = await call(`${secure.url}/api/v2/auth/login`, { method: 'POST', body: { userName: 'admin', password: 'secret' }, dispatcher: agent });
+      const res = await call(`${secure.url}/api/v2/auth/login`, {
+        method: 'POST',
+        body: { userName: 'admin', password: 'secret' },
+        dispatcher: agent,
+      });
       assert.equal(res.status, 200);
       await assert.rejects(call(`${secure.url}/api/v2/x`), (err) => err.code === 'DEPTH_ZERO_SELF_SIGNED_CERT');
     } finally {

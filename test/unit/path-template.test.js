@@ -4,10 +4,17 @@ const { fillPath, placeholders } = require('../../dist/lib/platform/path-templat
 
 describe('lib/path-template', () => {
   const msg = { posId: 'pos 1/a', site: { id: 7 }, payload: { items: ['x'] }, empty: '' };
-  const lookup = (name) => name.split(/\.|\[(\d+)\]/).filter(Boolean).reduce((v, k) => (v == null ? undefined : v[k]), msg);
+  const lookup = (name) =>
+    name
+      .split(/\.|\[(\d+)\]/)
+      .filter(Boolean)
+      .reduce((v, k) => (v == null ? undefined : v[k]), msg);
 
   it('fills placeholders from the message, URL-encoded', () => {
-    assert.deepEqual(fillPath('/api/v2/pos/plugins/{posId}/events/batch', lookup), { ok: true, path: '/api/v2/pos/plugins/pos%201%2Fa/events/batch' });
+    assert.deepEqual(fillPath('/api/v2/pos/plugins/{posId}/events/batch', lookup), {
+      ok: true,
+      path: '/api/v2/pos/plugins/pos%201%2Fa/events/batch',
+    });
     assert.deepEqual(fillPath('/sites/{site.id}/x/{payload.items[0]}', lookup), { ok: true, path: '/sites/7/x/x' });
     assert.deepEqual(fillPath('/api/v2/plain', lookup), { ok: true, path: '/api/v2/plain' });
   });

@@ -61,25 +61,33 @@ describe('lib/receiver over node:http', () => {
 
   it('writes the answer before the emit hook runs', async () => {
     let answeredWhenEmitted;
-    r = await startReceiver({}, {
-      emit() {
-        answeredWhenEmitted = lastRes.writableEnded;
+    r = await startReceiver(
+      {},
+      {
+        emit() {
+          answeredWhenEmitted = lastRes.writableEnded;
+        },
       },
-    });
+    );
     let lastRes;
-    r.server.prependListener('request', (_req, res) => { lastRes = res; });
+    r.server.prependListener('request', (_req, res) => {
+      lastRes = res;
+    });
     assert.equal((await postJson(r.url, ev.minimalFace())).status, 200);
     assert.equal(answeredWhenEmitted, true);
   });
 
   it('waits for enqueue, and answers 503 with Retry-After when it fails', async () => {
     let fail = true;
-    r = await startReceiver({}, {
-      async enqueue() {
-        await sleep(10);
-        if (fail) throw new Error('disk full');
+    r = await startReceiver(
+      {},
+      {
+        async enqueue() {
+          await sleep(10);
+          if (fail) throw new Error('disk full');
+        },
       },
-    });
+    );
     const res = await postJson(r.url, ev.minimalFace());
     assert.equal(res.status, 503);
     assert.equal(res.headers['retry-after'], '1');
@@ -96,7 +104,9 @@ describe('lib/receiver over node:http', () => {
     const socket = net.connect(Number(new URL(r.url).port), '127.0.0.1');
     const answer = await new Promise((resolve, reject) => {
       let text = '';
-      socket.on('data', (c) => { text += c; });
+      socket.on('data', (c) => {
+        text += c;
+      });
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
       socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000000\r\n\r\n{');
@@ -114,11 +124,23 @@ describe('lib/receiver over node:http', () => {
     let written = 0;
     const res = await new Promise((resolve, reject) => {
       const port = Number(new URL(r.url).port);
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, agent: false }, (response) => {
-        let text = '';
-        response.on('data', (c) => { text += c; });
-        response.on('end', () => resolve({ status: response.statusCode, text }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          agent: false,
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (c) => {
+            text += c;
+          });
+          response.on('end', () => resolve({ status: response.statusCode, text }));
+        },
+      );
       req.on('error', (err) => (req.res ? undefined : reject(err)));
       // Keep sending until the server answers: 100 MiB would be sent if it never did.
       const pump = () => {
@@ -143,7 +165,11 @@ describe('lib/receiver over node:http', () => {
   it('accepts a chunked body under the limit', async () => {
     r = await startReceiver();
     const text = JSON.stringify(ev.fullFace());
-    const res = await request(r.url, { chunked: true, headers: { 'content-type': 'application/json' }, body: [text.slice(0, 100), text.slice(100, 500), text.slice(500)] });
+    const res = await request(r.url, {
+      chunked: true,
+      headers: { 'content-type': 'application/json' },
+      body: [text.slice(0, 100), text.slice(100, 500), text.slice(500)],
+    });
     assert.equal(res.status, 200);
     assert.equal(r.calls.emitted[0].event.payload.personInfo.lastName, 'Doe');
   });
@@ -162,7 +188,12 @@ describe('lib/receiver over node:http', () => {
       assert.equal(res.status, 415, JSON.stringify(headers));
       assert.equal(res.headers['content-type'], 'application/problem+json');
     }
-    for (const headers of [{}, { 'content-type': 'application/json; charset=UTF-8' }, { 'content-type': 'application/vnd.econnect+json' }, { 'content-type': 'text/json' }]) {
+    for (const headers of [
+      {},
+      { 'content-type': 'application/json; charset=UTF-8' },
+      { 'content-type': 'application/vnd.econnect+json' },
+      { 'content-type': 'text/json' },
+    ]) {
       assert.equal((await request(r.url, { headers, body })).status, 200, JSON.stringify(headers));
     }
   });
@@ -182,7 +213,10 @@ describe('lib/receiver over node:http', () => {
     const empty = await request(r.url, { headers: { 'content-type': 'application/json' }, body: '' });
     assert.equal(empty.status, 400);
     assert.match(empty.json.detail, /empty/);
-    const bad = await request(r.url, { headers: { 'content-type': 'application/json' }, body: '{"publishType": "WebHookLprPayload",\n "payload": {]}' });
+    const bad = await request(r.url, {
+      headers: { 'content-type': 'application/json' },
+      body: '{"publishType": "WebHookLprPayload",\n "payload": {]}',
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.json.line, 2);
     assert.equal(bad.json.column, 14);
@@ -221,12 +255,18 @@ describe('lib/receiver over node:http', () => {
   it('checks credentials before reading the body', async () => {
     r = await startReceiver({ auth: { mode: 'bearer', token: 't' } });
     let bodyRead = false;
-    r.server.prependListener('request', (req) => req.once('data', () => { bodyRead = true; }));
+    r.server.prependListener('request', (req) =>
+      req.once('data', () => {
+        bodyRead = true;
+      }),
+    );
     // Announce a body but hold it back: the 401 must come without it.
     const socket = net.connect(Number(new URL(r.url).port), '127.0.0.1');
     const answer = await new Promise((resolve) => {
       let text = '';
-      socket.on('data', (c) => { text += c; });
+      socket.on('data', (c) => {
+        text += c;
+      });
       socket.on('end', () => resolve(text));
       socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n');
     });

@@ -18,7 +18,19 @@ describe('lib/route', () => {
   });
 
   it('sends everything else to other', () => {
-    for (const value of [undefined, null, 0, true, '', 'WebHookPosPayload', {}, [], { publishType: 'Other' }, { publishType: 42 }, { payload: ev.fullLpr() }]) {
+    for (const value of [
+      undefined,
+      null,
+      0,
+      true,
+      '',
+      'WebHookPosPayload',
+      {},
+      [],
+      { publishType: 'Other' },
+      { publishType: 42 },
+      { payload: ev.fullLpr() },
+    ]) {
       assert.equal(routeOf(value), 'other', JSON.stringify(value));
     }
   });
@@ -29,7 +41,11 @@ describe('lib/route', () => {
     for (const route of ROUTES) {
       const slots = routeSlots(msg, route, true);
       assert.deepEqual(slots, expected[route]);
-      assert.equal(slots.find((s) => s !== null), msg, 'same object');
+      assert.equal(
+        slots.find((s) => s !== null),
+        msg,
+        'same object',
+      );
     }
   });
 

@@ -15,7 +15,6 @@ const { TransportError } = require(path.join(ROOT, 'dist', 'lib', 'http', 'trans
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
 const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 
-
 /**
  * A fake bridge. The first path segment picks the behaviour (after an
  * optional /eventsbridge prefix): samples at /api/v1/webhook-models/{kind},
@@ -104,7 +103,10 @@ describe('bridge client (fetchSample)', function () {
       assert.equal(err.reason, 'certificate');
       assert.equal(err.code, 'ERR_BRIDGE_CERTIFICATE');
       assert.equal(err.url, `${base}/api/v1/webhook-models/face`);
-      assert.match(err.message, new RegExp(`^GET ${base}/api/v1/webhook-models/face failed: the server certificate is not trusted \\(DEPTH_ZERO_SELF_SIGNED_CERT\\)`));
+      assert.match(
+        err.message,
+        new RegExp(`^GET ${base}/api/v1/webhook-models/face failed: the server certificate is not trusted \\(DEPTH_ZERO_SELF_SIGNED_CERT\\)`),
+      );
       assert.match(err.message, /self-signed/);
       return true;
     });
@@ -121,7 +123,10 @@ describe('bridge client (fetchSample)', function () {
       assert.ok(checkEvent(got.event).ok);
       assert.equal(got.event.publishType, kind === 'face' ? 'WebHookFaceRecPayload' : 'WebHookLprPayload');
     }
-    assert.deepEqual(seen.map((s) => s.url), ['/api/v1/webhook-models/face', '/api/v1/webhook-models/lpr']);
+    assert.deepEqual(
+      seen.map((s) => s.url),
+      ['/api/v1/webhook-models/face', '/api/v1/webhook-models/lpr'],
+    );
     assert.equal(seen[0].headers.accept, 'application/json');
     assert.equal(seen[0].headers.authorization, undefined, 'anonymous');
   });
@@ -147,7 +152,10 @@ describe('bridge client (fetchSample)', function () {
       assert.equal(got.url, `${base}/eventsbridge/api/v1/webhook-models/lpr`);
       assert.equal(got.kind, 'lpr');
     }
-    assert.deepEqual(seen.map((s) => s.url), Array(3).fill('/eventsbridge/api/v1/webhook-models/lpr'));
+    assert.deepEqual(
+      seen.map((s) => s.url),
+      Array(3).fill('/eventsbridge/api/v1/webhook-models/lpr'),
+    );
   });
 
   it('turns a 500 answer into an error naming the URL and the status', async () => {
@@ -187,11 +195,17 @@ describe('bridge client (fetchSample)', function () {
     await assert.rejects(client.fetchSample(`${base}/html`, 'face', { insecure: true }), (err) => {
       assert.equal(err.reason, 'not-json');
       assert.equal(err.status, 200);
-      assert.match(err.message, new RegExp(`^GET ${base}/html/api/v1/webhook-models/face answered 200 with a body that is not JSON \\(Content-Type text/html\\): `));
+      assert.match(
+        err.message,
+        new RegExp(`^GET ${base}/html/api/v1/webhook-models/face answered 200 with a body that is not JSON \\(Content-Type text/html\\): `),
+      );
       assert.match(err.message, /line 1, column 1/);
       return true;
     });
-    await assert.rejects(client.fetchSample(`${base}/empty`, 'face', { insecure: true }), /not JSON \(Content-Type application\/json\): the body is empty$/);
+    await assert.rejects(
+      client.fetchSample(`${base}/empty`, 'face', { insecure: true }),
+      /not JSON \(Content-Type application\/json\): the body is empty$/,
+    );
     await assert.rejects(client.fetchSample(`${base}/array`, 'lpr', { insecure: true }), (err) => {
       assert.equal(err.reason, 'not-event');
       assert.match(err.message, /not a detection event: expected a JSON object, got an array$/);
@@ -203,7 +217,10 @@ describe('bridge client (fetchSample)', function () {
     const got = await client.fetchSample(`${base}/newer`, 'lpr', { insecure: true });
     assert.equal(got.kind, 'lpr');
     assert.equal(got.event.bridgeVersion, '12.0');
-    assert.deepEqual(got.errors.map((e) => e.path), ['payload.detectionInfo.dateTimeUtc']);
+    assert.deepEqual(
+      got.errors.map((e) => e.path),
+      ['payload.detectionInfo.dateTimeUtc'],
+    );
   });
 
   it('reports a sample of the other kind as a schema problem', async () => {
@@ -216,7 +233,10 @@ describe('bridge client (fetchSample)', function () {
     try {
       const got = await client.fetchSample(`http://127.0.0.1:${port}`, 'lpr');
       assert.equal(got.kind, 'face', 'the kind of what was answered');
-      assert.deepEqual(got.errors.map((e) => e.path), ['publishType']);
+      assert.deepEqual(
+        got.errors.map((e) => e.path),
+        ['publishType'],
+      );
     } finally {
       await stop(other);
     }

@@ -126,7 +126,11 @@ for (const kind of ['face', 'lpr']) {
       for (const field of holder.fields) {
         assert.equal(typed.filter((k) => field[k] !== null && field[k] !== undefined).length, 1, field.fieldName);
       }
-      for (const k of typed) assert.ok(holder.fields.some((f) => f[k] !== null), `a field with ${k}`);
+      for (const k of typed)
+        assert.ok(
+          holder.fields.some((f) => f[k] !== null),
+          `a field with ${k}`,
+        );
       assert.equal(p.resentEvent, false);
       if (kind === 'face') {
         for (const k of ['faceId', 'firstName', 'middleName', 'lastName']) assert.ok(holder[k], `personInfo.${k}`);
@@ -137,10 +141,15 @@ for (const kind of ['face', 'lpr']) {
         assert.ok(p.detectionHistory.visitHistory.every((v) => v.detectorName));
         assert.ok(p.detectionHistory.printHistory.every((v) => v.printerName));
       } else {
-        for (const k of ['plate', 'similar1Plate', 'vehicleMake', 'vehicleModel', 'vehicleColor', 'vehicleState']) assert.ok(holder[k], `lprPlateInfo.${k}`);
+        for (const k of ['plate', 'similar1Plate', 'vehicleMake', 'vehicleModel', 'vehicleColor', 'vehicleState'])
+          assert.ok(holder[k], `lprPlateInfo.${k}`);
         for (const k of ['dateTimeUtc', 'timeZone', 'detectorName']) assert.ok(p.detectionInfo[k], `detectionInfo.${k}`);
         assert.equal(p.detectionInfo.confidence, undefined, 'a plate detection has no confidence');
-        assert.deepEqual(p.detectionImages.map((i) => i.cropSizeName), [...CROP_SIZE_NAMES], 'one image per crop size');
+        assert.deepEqual(
+          p.detectionImages.map((i) => i.cropSizeName),
+          [...CROP_SIZE_NAMES],
+          'one image per crop size',
+        );
         assert.ok(p.detectionHistory.visitHistory.every((v) => v.detectorName));
       }
       // nothing left empty anywhere, apart from the nulls the spec asks for

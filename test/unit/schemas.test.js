@@ -63,7 +63,14 @@ describe('lib/schemas', () => {
   });
 
   it('checks confidence is a fraction from 0 to 1', () => {
-    for (const [confidence, ok] of [[0, true], [1, true], [0.5, true], [93, false], [-0.1, false], ['0.9', false]]) {
+    for (const [confidence, ok] of [
+      [0, true],
+      [1, true],
+      [0.5, true],
+      [93, false],
+      [-0.1, false],
+      ['0.9', false],
+    ]) {
       const face = ev.minimalFace();
       face.payload.detectionInfo.confidence = confidence;
       assert.equal(checkEvent(face).ok, ok, `confidence ${confidence}`);

@@ -55,8 +55,12 @@ export function filenameBase(event: unknown, kind: EventKind): string {
   const info = isObject(payload.detectionInfo) ? payload.detectionInfo : {};
   const who =
     kind === 'lpr'
-      ? isObject(payload.lprPlateInfo) ? payload.lprPlateInfo.plate : undefined
-      : isObject(payload.personInfo) ? payload.personInfo.faceId : undefined;
+      ? isObject(payload.lprPlateInfo)
+        ? payload.lprPlateInfo.plate
+        : undefined
+      : isObject(payload.personInfo)
+        ? payload.personInfo.faceId
+        : undefined;
   return [kind, safeFilenamePart(who, 32), safeFilenamePart(info.detectorName, 48), compactTime(info.dateTimeUtc)].filter(Boolean).join('_');
 }
 

@@ -15,5 +15,15 @@ export {
   type PlateMode,
 } from './pick';
 export { checkBase64, type Base64Check, type Base64Reason } from './base64';
-export { decodeImage, IMAGE_FORMATS, ImageError, OCTET_STREAM, sniffContentType, withProperty, type DecodedImage, type ImageFormat, type ImageInfo } from './decode';
+export {
+  decodeImage,
+  IMAGE_FORMATS,
+  ImageError,
+  OCTET_STREAM,
+  sniffContentType,
+  withProperty,
+  type DecodedImage,
+  type ImageFormat,
+  type ImageInfo,
+} from './decode';
 export { compactTime, extensionFor, filenameBase, imageFilename, safeFilenamePart } from './filename';
