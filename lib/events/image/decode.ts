@@ -12,38 +12,17 @@ export type ImageFormat = (typeof IMAGE_FORMATS)[number];
 
 export const OCTET_STREAM = 'application/octet-stream';
 
+/** Whether `b` holds `bytes` at `offset`. */
+function bytesAt(b: Uint8Array, offset: number, bytes: readonly number[]): boolean {
+  return b.length >= offset + bytes.length && bytes.every((byte, i) => b[offset + i] === byte);
+}
+
 /** The content type from the first bytes (JPEG, PNG, GIF, WebP), else application/octet-stream. */
 export function sniffContentType(b: Uint8Array): string {
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
-  if (
-    b.length >= 8 &&
-    b[0] === 0x89 &&
-    b[1] === 0x50 &&
-    b[2] === 0x4e &&
-    b[3] === 0x47 &&
-    b[4] === 0x0d &&
-    b[5] === 0x0a &&
-    b[6] === 0x1a &&
-    b[7] === 0x0a
-  ) {
-    return 'image/png';
-  }
-  if (b.length >= 6 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38 && (b[4] === 0x37 || b[4] === 0x39) && b[5] === 0x61) {
-    return 'image/gif';
-  }
-  if (
-    b.length >= 12 &&
-    b[0] === 0x52 &&
-    b[1] === 0x49 &&
-    b[2] === 0x46 &&
-    b[3] === 0x46 &&
-    b[8] === 0x57 &&
-    b[9] === 0x45 &&
-    b[10] === 0x42 &&
-    b[11] === 0x50
-  ) {
-    return 'image/webp';
-  }
+  if (bytesAt(b, 0, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (bytesAt(b, 0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (bytesAt(b, 0, [0x47, 0x49, 0x46, 0x38]) && (b[4] === 0x37 || b[4] === 0x39) && b[5] === 0x61) return 'image/gif'; // GIF87a, GIF89a
+  if (bytesAt(b, 0, [0x52, 0x49, 0x46, 0x46]) && bytesAt(b, 8, [0x57, 0x45, 0x42, 0x50])) return 'image/webp'; // RIFF....WEBP
   return OCTET_STREAM;
 }
 
