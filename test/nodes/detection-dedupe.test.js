@@ -1,6 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { getHelper, nodeModule, collect, sleep, until } = require('../support');
+const { getHelper, nodeModule, collect, until, completeProbe, trackFinished } = require('../support');
+const { holdDateNow } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
 
 const dedupe = nodeModule('detection-dedupe');
@@ -33,27 +34,12 @@ function flow(config = {}) {
     { id: 'first', type: 'helper', z: 'f1' },
     { id: 'dups', type: 'helper', z: 'f1' },
     // fires once per message the dedupe node has finished (passed, dropped or reset)
-    { id: 'cmp', type: 'complete', z: 'f1', scope: ['dd'], uncaught: false, wires: [['completed']] },
-    { id: 'completed', type: 'helper', z: 'f1' },
+    ...completeProbe('dd', 'f1'),
   ];
 }
 
-/**
- * Counts the messages given to `node` and resolves once the node has finished
- * every one of them (its Complete node fired as often): only then is a
- * message that did not come out known to be dropped, not late.
- */
-function trackFinished(node) {
-  let given = 0;
-  let finished = 0;
-  const receive = node.receive.bind(node);
-  node.receive = (msg) => {
-    given++;
-    return receive(msg);
-  };
-  helper.getNode('completed').on('input', () => finished++);
-  return () => until(() => finished === given && given > 0, 5000, `all ${given} messages finished`);
-}
+/** A moment to hold the clock at while windows are tested. */
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 
 /** A message as detection-in emits it. */
 function delivery(event) {
@@ -73,8 +59,13 @@ function resent(event) {
 }
 
 describe('detection-dedupe node', () => {
+  // The window reads Date.now(): tests of its time hold it still and move it by hand.
+  let clock;
+  const holdClock = () => (clock = holdDateNow(T0));
   beforeEach(() => helper.startServer());
   afterEach(async () => {
+    if (clock) clock.restore();
+    clock = undefined;
     await helper.unload();
     await helper.stopServer();
   });
@@ -116,16 +107,17 @@ describe('detection-dedupe node', () => {
   });
 
   it('sends duplicates to output 2 with duplicateOf', async () => {
-    const { node, dups } = await start({ duplicatesOutput: true });
+    const { node, dups, finished } = await start({ duplicatesOutput: true });
     const got = collect(dups, 1);
     const event = ev.fullLpr();
-    const before = Date.now();
+    holdClock();
     node.receive(delivery(event));
+    await finished();
+    clock.advance(1500);
     node.receive(delivery(resent(event)));
     const [dup] = await got;
     assert.equal(dup.duplicateOf.key, 'msg-lpr-0001');
-    const firstSeen = Date.parse(dup.duplicateOf.firstSeen);
-    assert.ok(firstSeen >= before - 5 && firstSeen <= Date.now(), dup.duplicateOf.firstSeen);
+    assert.equal(dup.duplicateOf.firstSeen, '2026-03-01T12:00:00.000Z', 'when the first delivery was seen');
     assert.equal(dup.payload.payload.resentEvent, true);
   });
 
@@ -180,15 +172,22 @@ describe('detection-dedupe node', () => {
   });
 
   it('lets a key through again once its window ends', async () => {
-    const { node, first, finished } = await start({ ttl: 0.15, ttlUnits: 's' });
+    const { node, first, finished } = await start({ ttl: 10, ttlUnits: 's' });
     const passed = countInputs(first);
     const event = ev.fullLpr();
+    holdClock();
     node.receive(delivery(event));
     node.receive(delivery(resent(event)));
-    await sleep(250); // the 0.15 s window ends
+    await finished();
+    clock.advance(9999); // the last millisecond of the 10 s window
+    node.receive(delivery(resent(event)));
+    await finished();
+    assert.equal(passed.length, 1, 'still inside the window');
+    clock.advance(1); // the window has ended
     node.receive(delivery(resent(event)));
     await finished();
     assert.equal(passed.length, 2);
+    assert.equal(passed[1].resent, true, 'the delivery after the window');
   });
 
   it('keeps at most maxKeys, forgetting the oldest', async () => {
@@ -205,7 +204,7 @@ describe('detection-dedupe node', () => {
   it('cooldown: drops the same plate at the same detector for N seconds, not other detectors', async () => {
     const key =
       '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
-    const { node, first, finished } = await start({ mode: 'cooldown', key, keyType: 'jsonata', ttl: 0.2, ttlUnits: 's', duplicatesOutput: true });
+    const { node, first, finished } = await start({ mode: 'cooldown', key, keyType: 'jsonata', ttl: 2, ttlUnits: 'm', duplicatesOutput: true });
     const passed = countInputs(first);
     const dups = countInputs(helper.getNode('dups'));
     const read = (plate, detector, id) => {
@@ -215,11 +214,13 @@ describe('detection-dedupe node', () => {
       e.payload.messageId = id;
       return delivery(e);
     };
+    holdClock();
     node.receive(read('PARK1', 'Gate 1', 'm1'));
     node.receive(read('PARK1', 'Gate 1', 'm2')); // parked car, read again: dropped
     node.receive(read('PARK1', 'Gate 2', 'm3')); // same plate, other camera: passes
     node.receive(read('VISIT9', 'Gate 1', 'm4'));
-    await sleep(300); // the 0.2 s cooldown ends
+    await finished();
+    clock.advance(2 * 60_000); // the 2 min cooldown ends
     node.receive(read('PARK1', 'Gate 1', 'm5')); // cooldown over
     await finished();
     assert.deepEqual(
@@ -237,17 +238,23 @@ describe('detection-dedupe node', () => {
       mode: 'cooldown',
       key: 'payload.payload.lprPlateInfo.plate',
       keyType: 'msg',
-      ttl: 0.2,
+      ttl: 60,
       ttlUnits: 's',
       refresh: true,
     });
     const passed = countInputs(first);
     const e = ev.minimalLpr();
+    holdClock();
+    // seen every 40 s for 160 s, each time within the 60 s cooldown, which restarts
     for (let i = 0; i < 5; i++) {
       node.receive({ payload: e, n: i });
-      await sleep(80); // seen again within the 0.2 s cooldown, which restarts
+      await finished();
+      clock.advance(40_000);
     }
-    await sleep(250); // no longer seen: the cooldown ends
+    // 40 s after the last sighting, 200 s after the first: still quiet
+    node.receive({ payload: e, n: 'parked' });
+    await finished();
+    clock.advance(60_000); // no longer seen for the whole cooldown
     node.receive({ payload: e, n: 'after' });
     await finished();
     assert.deepEqual(
@@ -299,7 +306,7 @@ describe('detection-dedupe node', () => {
     await helper.setFlows(flow(), 'full');
     const node2 = await until(() => helper.getNode('dd') !== node && helper.getNode('dd'), 2000, 'the redeployed node');
     const passed = countInputs(helper.getNode('first'));
-    const finished2 = await until(() => helper.getNode('completed') && trackFinished(node2), 2000, 'the redeployed flow');
+    const finished2 = await until(() => helper.getNode('dd-finished') && trackFinished(node2), 2000, 'the redeployed flow');
     node2.receive(delivery(resent(event)));
     await finished2();
     assert.equal(passed.length, 1);

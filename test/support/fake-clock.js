@@ -51,4 +51,24 @@ function settle() {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-module.exports = { FakeClock };
+/**
+ * Holds Date.now() at `start` until told to move, for code that reads the
+ * wall clock itself instead of taking a Clock (the dedupe window inside its
+ * node). Restore the real one with `restore()`, in an afterEach.
+ */
+function holdDateNow(start) {
+  const real = Date.now;
+  let time = start;
+  Date.now = () => time;
+  return {
+    now: () => time,
+    advance(ms) {
+      time += ms;
+    },
+    restore() {
+      Date.now = real;
+    },
+  };
+}
+
+module.exports = { FakeClock, holdDateNow };

@@ -5,6 +5,7 @@
  * NODE_RED_PATH selects the Node-RED under test (the CI run for Node-RED 5
  * points it at a separate install); by default the dev dependency.
  */
+const assert = require('node:assert/strict');
 const http = require('node:http');
 const path = require('node:path');
 
@@ -159,15 +160,51 @@ function collect(node, count, timeoutMs = 5000) {
   });
 }
 
-/** Waits until `predicate()` is truthy, polling. */
+/** Waits until `predicate()` is truthy, polling. The deadline is on the
+ *  monotonic clock, so a test that holds Date.now() still can use it. */
 async function until(predicate, timeoutMs = 5000, what = 'condition') {
-  const end = Date.now() + timeoutMs;
+  const end = performance.now() + timeoutMs;
   for (;;) {
     const value = await predicate();
     if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Flow nodes that report each message node `id` has finished without an
+ * error: a Complete node scoped to it, wired to the helper node
+ * `${id}-finished`. Add them to a test flow and use trackFinished().
+ */
+function completeProbe(id, z) {
+  return [
+    { id: `${id}-complete`, type: 'complete', z, scope: [id], uncaught: false, wires: [[`${id}-finished`]] },
+    { id: `${id}-finished`, type: 'helper', z },
+  ];
+}
+
+/**
+ * Counts the messages given to `node` through node.receive() and returns a
+ * function that resolves once the node has finished every one of them (its
+ * completeProbe fired as often). Only then is a message that did not come out
+ * known to be dropped, not late. Messages the node fails go to Catch, not
+ * Complete: use it where every message ends without an error.
+ */
+function trackFinished(node) {
+  const h = getHelper();
+  let given = 0;
+  let finished = 0;
+  const receive = node.receive.bind(node);
+  node.receive = (msg) => {
+    given++;
+    return receive(msg);
+  };
+  h.getNode(`${node.id}-finished`).on('input', () => finished++);
+  return async () => {
+    await until(() => finished >= given && given > 0, 5000, `all ${given} messages finished`);
+    assert.equal(finished, given, 'each message finished once');
+  };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -194,6 +231,8 @@ module.exports = {
   postJson,
   collect,
   until,
+  completeProbe,
+  trackFinished,
   sleep,
   selfSigned,
 };
