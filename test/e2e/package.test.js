@@ -235,7 +235,7 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
       assert.ok(html.includes(`data-template-name="${type}"`), 'the edit dialog template is served');
       assert.ok(html.includes(`data-help-name="${type}"`), 'the help text is served');
       assert.ok(html.includes(`RED.nodes.registerType('${type}'`), 'the editor registration is served');
-      for (const section of ['Outputs', 'Details']) {
+      for (const section of ['Inputs', 'Outputs', 'Details']) {
         const help = html.slice(html.indexOf(`data-help-name="${type}"`));
         assert.match(help.slice(0, help.indexOf('</script>')), new RegExp(`<h3>${section}</h3>`), `help has ${section}`);
       }

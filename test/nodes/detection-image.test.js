@@ -6,7 +6,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, getHelper, nodeModule, translatedModule, translate, collect, until, sleep } = require('../support');
+const { ROOT, NODE_RED_DIR, getHelper, nodeModule, translatedModule, collect, until } = require('../support');
 const ev = require('../fixtures/events');
 const { checkEvent } = require('../../dist/lib/events/schemas');
 
@@ -234,8 +234,14 @@ describe('detection-image node', function () {
     assert.equal(error.source.id, 'img');
     assert.equal(error.source.type, TYPE);
     assert.equal(got.caught[0]._msgid, 'bad-1');
-    await sleep(50);
-    assert.equal(got.out.length + got.none.length, 0);
+    // The node handles messages in order: once a good one after it is out, the bad one is known to have sent nothing.
+    node.receive({ payload: plate(['Close']), _msgid: 'good-1' });
+    await until(() => got.out.length > 0, 3000, 'the next message');
+    assert.deepEqual(
+      got.out.map((m) => m._msgid),
+      ['good-1'],
+    );
+    assert.equal(got.none.length, 0);
   });
 
   it('reports bad padding, bad length and non-strings with their paths', async () => {
@@ -347,34 +353,12 @@ describe('detection-image node', function () {
     const event = ev.bigLpr(1024 * 1024);
     event.payload.detectionImages.reverse();
     const msg = { payload: event };
-    const t0 = process.hrtime.bigint();
     node.receive(msg);
     await until(() => got.out.length === 1, 3000, 'an image');
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    assert.equal(got.out[0], msg, 'the message itself');
     assert.equal(got.out[0].payload, event);
     assert.equal(got.out[0].imageInfo.source, 'Close');
     assert.deepEqual(got.out[0].image, Buffer.from(event.payload.detectionImages[3].image, 'base64'));
-    assert.ok(ms < 1000, `${ms} ms`);
-  });
-
-  it('registers and labels with keys of its catalog (editor, help)', () => {
-    const html = fs.readFileSync(path.join(ROOT, 'nodes', TYPE, `${TYPE}.html`), 'utf8');
-    const help = fs.readFileSync(path.join(ROOT, 'locales', 'en-US', `${TYPE}.html`), 'utf8');
-    const keys = new Set();
-    for (const m of html.matchAll(/data-i18n="([^"]*)"/g)) for (const part of m[1].split(';')) keys.add(part.replace(/^\s*\[[^\]]*\]/, '').trim());
-    for (const m of html.matchAll(/['"](detection-image\.(?!svg')[\w.-]+)['"]/g)) keys.add(m[1]);
-    assert.ok(keys.size >= 30, `${keys.size} keys`);
-    for (const key of keys) {
-      const value = translate(key);
-      assert.equal(typeof value, 'string', `catalog key ${key}`);
-    }
-    assert.match(html, /category: 'detection bridge'/);
-    assert.match(html, /color: '#87C4E6'/);
-    assert.match(help, /data-help-name="detection-image"/);
-    for (const section of ['Inputs', 'Outputs', 'Details']) assert.match(help, new RegExp(`<h3>${section}</h3>`));
-    const icon = fs.readFileSync(path.join(ROOT, 'icons', `${TYPE}.svg`), 'utf8');
-    assert.match(icon, /<svg [^>]*width="40" height="60"/);
-    assert.match(icon, /stroke="#fff"/);
   });
 });
 
