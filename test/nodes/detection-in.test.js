@@ -4,7 +4,7 @@
  * through real HTTP: the helper's RED.httpNode app is served on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
-const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until, sleep } = require('../support');
+const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until } = require('../support');
 const ev = require('../fixtures/events');
 
 const detectionIn = nodeModule('detection-in');
@@ -57,6 +57,7 @@ describe('detection-in node', function () {
     const { ok } = await start();
     const got = collect(ok, 2);
     const face = ev.fullFace();
+    const before = Date.now();
     const r1 = await postJson(url, face, { 'x-request-id': 'r-1' });
     const r2 = await postJson(url, ev.fullLpr({ payload: { ...ev.fullLpr().payload, resentEvent: true } }));
     assert.equal(r1.status, 200);
@@ -67,7 +68,8 @@ describe('detection-in node', function () {
     assert.equal(m1.kind, 'face');
     assert.equal(m1.messageId, 'msg-face-0001');
     assert.equal(m1.resent, false);
-    assert.ok(Math.abs(Date.parse(m1.receivedAt) - Date.now()) < 10000);
+    const receivedAt = Date.parse(m1.receivedAt);
+    assert.ok(receivedAt >= before && receivedAt <= Date.now(), `received at ${m1.receivedAt}, while the request was under way`);
     assert.equal(m1.req.ip, '127.0.0.1');
     assert.equal(m1.req.headers['x-request-id'], 'r-1');
     assert.equal(m1.res, undefined, 'nothing to answer: the receiver already did');
@@ -122,9 +124,9 @@ describe('detection-in node', function () {
 
   it('refuses a 20 MB body with 413 and emits nothing', async () => {
     const { ok, bad } = await start(undefined, undefined, translatedModule('detection-in'));
-    let emitted = 0;
-    ok.on('input', () => emitted++);
-    bad.on('input', () => emitted++);
+    const emitted = [];
+    ok.on('input', (m) => emitted.push(m.messageId));
+    bad.on('input', (m) => emitted.push(m.messageId));
     const body = JSON.stringify(ev.bigLpr(20 * MiB));
     const res = await request(url, { headers: { 'content-type': 'application/json' }, body });
     assert.equal(res.status, 413);
@@ -137,8 +139,10 @@ describe('detection-in node', function () {
       body: [body.slice(0, 8 * MiB), body.slice(8 * MiB)],
     });
     assert.equal(chunked.status, 413);
-    await sleep(50);
-    assert.equal(emitted, 0);
+    // Requests are handled in turn: once an event sent after them is out, the refused ones are known to have emitted nothing.
+    assert.equal((await postJson(url, ev.fullFace())).status, 200);
+    await until(() => emitted.length > 0, 3000, 'the event after them');
+    assert.deepEqual(emitted, ['msg-face-0001']);
   });
 
   it('honours a smaller body limit', async () => {
@@ -226,7 +230,8 @@ describe('detection-in node', function () {
     ];
     for (const [mode, creds, good, wrong, challenge] of modes) {
       it(`${mode}: accepts the right credentials, refuses wrong and missing ones`, async () => {
-        const { node, ok } = await start({ auth: mode, headerName: mode === 'header' ? 'X-Api-Key' : '' }, creds);
+        // translated, so the status and log say what a user reads
+        const { node, ok } = await start({ auth: mode, headerName: mode === 'header' ? 'X-Api-Key' : '' }, creds, translatedModule('detection-in'));
         const got = collect(ok, 1);
         const accepted = await postJson(url, ev.fullFace(), good);
         assert.equal(accepted.status, 200);
@@ -242,7 +247,8 @@ describe('detection-in node', function () {
         assert.ok(!JSON.stringify(msg.req).includes(secret));
         assert.equal(msg.req.headers.authorization, undefined);
         assert.equal(msg.req.headers['x-api-key'], undefined);
-        await sleep(300);
+        // the status counts both refusals (its redraw is throttled): they have been logged by then
+        await until(() => /· 1 in · 2 rejected$/.test((node.status.lastCall || { args: [{}] }).args[0].text), 3000, 'the status after the refusals');
         const seen = JSON.stringify([
           node.status.getCalls().map((c) => c.args),
           helper
@@ -276,11 +282,13 @@ describe('detection-in node', function () {
     await helper.setFlows(flow(), 'full');
     await helper.setFlows(flow(), 'full');
     const ok = helper.getNode('ok');
-    let count = 0;
-    ok.on('input', () => count++);
-    assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
-    await sleep(50);
-    assert.equal(count, 1, 'one route, one message');
+    const seen = [];
+    ok.on('input', (m) => seen.push(m.messageId));
+    assert.equal((await postJson(url, ev.fullLpr())).status, 200);
+    // a second event: once it is out, any copy of the first would have come before it
+    assert.equal((await postJson(url, ev.fullFace())).status, 200);
+    await until(() => seen.includes('msg-face-0001'), 3000, 'the second event');
+    assert.deepEqual(seen, ['msg-lpr-0001', 'msg-face-0001'], 'one route, one message each');
     // Move to another path: the old one is gone.
     await helper.setFlows(flow({ path: '/hooks/other' }), 'full');
     assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
@@ -309,11 +317,13 @@ describe('detection-in node', function () {
     await until(() => second.error.called, 2000, 'an error from the second node');
     assert.equal(second.error.firstCall.args[0], 'detection-in.errors.path-in-use');
     const ok = helper.getNode('ok');
-    let count = 0;
-    ok.on('input', () => count++);
-    assert.equal((await postJson(`${base}/hooks/detections`, ev.minimalLpr())).status, 200);
-    await sleep(50);
-    assert.equal(count, 1, 'the first node still owns the path, once');
+    const seen = [];
+    ok.on('input', (m) => seen.push(m.messageId));
+    assert.equal((await postJson(`${base}/hooks/detections`, ev.fullLpr())).status, 200);
+    // a second event: once it is out, any copy of the first would have come before it
+    assert.equal((await postJson(`${base}/hooks/detections`, ev.fullFace())).status, 200);
+    await until(() => seen.includes('msg-face-0001'), 3000, 'the second event');
+    assert.deepEqual(seen, ['msg-lpr-0001', 'msg-face-0001'], 'the first node still owns the path, once');
   });
 
   it('runs httpNodeMiddleware before the receiver', async () => {
