@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/bridge-client.ts against a local HTTPS server on 127.0.0.1 with a
+ * lib/events/sample-client.ts against a local HTTPS server on 127.0.0.1 with a
  * self-signed certificate made for this run.
  */
 const assert = require('node:assert/strict');
@@ -8,7 +8,7 @@ const http = require('node:http');
 const https = require('node:https');
 const path = require('node:path');
 const { Agent } = require('undici');
-const { ROOT, selfSigned } = require('../support');
+const { ROOT, selfSigned, until } = require('../support');
 
 const client = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample-client'));
 const { TransportError } = require(path.join(ROOT, 'dist', 'lib', 'http', 'transport-error'));
@@ -18,11 +18,12 @@ const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas
 /**
  * A fake bridge. The first path segment picks the behaviour (after an
  * optional /eventsbridge prefix): samples at /api/v1/webhook-models/{kind},
- * and /500, /slow, /html, /array, /newer, /redirect in front of it.
+ * and /500, /slow, /html, /array, /newer, /redirect in front of it. Each
+ * request is in `seen`, with `gone` resolving once its connection closes.
  */
 function bridgeHandler(seen) {
   return (req, res) => {
-    seen.push({ url: req.url, headers: req.headers });
+    seen.push({ url: req.url, headers: req.headers, res, gone: new Promise((resolve) => res.once('close', resolve)) });
     const m = /^(?:\/eventsbridge)?(?:\/(500|slow|html|array|newer|redirect|empty))?\/api\/v1\/webhook-models\/(face|lpr)$/.exec(req.url);
     if (!m || req.method !== 'GET') {
       res.writeHead(404, { 'content-type': 'text/plain' });
@@ -189,6 +190,10 @@ describe('bridge client (fetchSample)', function () {
       assert.equal(err.message, `GET ${base}/slow/api/v1/webhook-models/face timed out after 0.3 s`);
       return true;
     });
+    // the client hung up on the request it gave up, which was never answered
+    assert.equal(seen.length, 1);
+    await seen[0].gone;
+    assert.equal(seen[0].res.headersSent, false);
   });
 
   it('rejects a body that is not JSON, or JSON that is not an object', async () => {
@@ -272,8 +277,12 @@ describe('bridge client (fetchSample)', function () {
   it('can be cancelled', async () => {
     const controller = new AbortController();
     const pending = client.fetchSample(`${base}/slow`, 'face', { insecure: true, signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
-    await assert.rejects(pending, (err) => err.reason === 'aborted');
+    // cancelled while the bridge holds the request: the call ends, and so does the connection
+    await until(() => seen.length === 1, 5000, 'the request at the bridge');
+    controller.abort();
+    await assert.rejects(pending, (err) => err.reason === 'aborted' && err.code === 'ERR_BRIDGE_ABORTED');
+    await seen[0].gone;
+    assert.equal(seen[0].res.headersSent, false);
   });
 
   it('refuses base URLs it cannot use', async () => {
