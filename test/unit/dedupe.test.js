@@ -151,7 +151,7 @@ describe('lib/dedupe DedupeWindow', () => {
     gc();
     const before = process.memoryUsage().heapUsed;
     const w = new DedupeWindow({ ttlMs: 3600000, maxKeys: 100000 });
-    const start = Date.now();
+    const start = Date.parse('2026-03-01T12:00:00.000Z');
     let probe;
     for (let i = 0; i < 100000; i++) {
       const id = flatId();

@@ -4,7 +4,7 @@ const http = require('node:http');
 const net = require('node:net');
 const { createReceiver, MiB } = require('../../dist/lib/events/receiver');
 const ev = require('../fixtures/events');
-const { request, postJson, until, sleep } = require('../support');
+const { request, postJson, until } = require('../support');
 
 /** A node:http server running the receiver, recording every hook call. */
 async function startReceiver(options = {}, hookOverrides = {}) {
@@ -78,23 +78,26 @@ describe('lib/receiver over node:http', () => {
   });
 
   it('waits for enqueue, and answers 503 with Retry-After when it fails', async () => {
-    let fail = true;
-    r = await startReceiver(
-      {},
-      {
-        async enqueue() {
-          await sleep(10);
-          if (fail) throw new Error('disk full');
-        },
-      },
-    );
-    const res = await postJson(r.url, ev.minimalFace());
+    // each enqueue stays pending until the test settles it
+    const pending = [];
+    r = await startReceiver({}, { enqueue: () => new Promise((resolve, reject) => pending.push({ resolve, reject })) });
+    const answers = [];
+    r.server.prependListener('request', (_req, res) => answers.push(res));
+    const failing = postJson(r.url, ev.minimalFace());
+    await until(() => pending.length === 1, 2000, 'the enqueue');
+    assert.equal(answers[0].headersSent, false, 'no answer while the enqueue is pending');
+    pending[0].reject(new Error('disk full'));
+    const res = await failing;
     assert.equal(res.status, 503);
     assert.equal(res.headers['retry-after'], '1');
     assert.match(res.json.detail, /disk full/);
     assert.equal(r.calls.emitted.length, 0);
-    fail = false;
-    assert.equal((await postJson(r.url, ev.minimalFace())).status, 200);
+    const accepted = postJson(r.url, ev.minimalFace());
+    await until(() => pending.length === 2, 2000, 'the second enqueue');
+    assert.equal(answers[1].headersSent, false, 'no answer while the enqueue is pending');
+    assert.equal(r.calls.emitted.length, 0, 'nothing emitted before it is enqueued');
+    pending[1].resolve();
+    assert.equal((await accepted).status, 200);
     assert.equal(r.calls.emitted.length, 1);
   });
 
@@ -288,10 +291,12 @@ describe('lib/receiver over node:http', () => {
 
   it('survives a client that goes away mid-body', async () => {
     r = await startReceiver();
+    // the server is reading the body once it has the request
+    const reading = new Promise((resolve) => r.server.once('request', resolve));
     const socket = net.connect(Number(new URL(r.url).port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"publishType":');
-    await sleep(50);
+    await reading;
     socket.destroy();
     await until(() => r.calls.rejected.length === 1, 2000, 'the aborted request to be counted');
     assert.equal(r.calls.emitted.length, 0);
