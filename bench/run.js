@@ -238,7 +238,7 @@ async function main() {
         sampler.pids.delete('floor');
         if (nr && nr !== shared) {
           collectErrors(nr);
-          await nr.stop();
+          await nr.dispose();
         }
       }
       timings.receiver = seconds();
@@ -273,13 +273,13 @@ async function main() {
       } finally {
         if (nr) {
           collectErrors(nr);
-          await nr.stop();
+          await nr.dispose();
         }
       }
     }
   } finally {
     sampler.stop();
-    for (const nr of started.nrs) await nr.stop().catch(() => {});
+    for (const nr of started.nrs) await nr.dispose().catch(() => {});
     if (started.core) await started.core.close();
   }
 

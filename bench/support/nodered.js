@@ -14,7 +14,7 @@ const fsp = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
 const { request } = require('undici');
-const { freePort, children } = require('./proc');
+const { children } = require('./proc');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODULE = require(path.join(ROOT, 'package.json')).name;
@@ -41,38 +41,19 @@ async function httpJson(url, { method = 'GET', body, headers = {}, timeoutMs = 1
   return { status: res.statusCode, text, json };
 }
 
-/** User directories not removed yet: removed at exit, should stop() never run. */
-const userDirs = new Set();
-process.on('exit', () => {
-  for (const dir of userDirs) {
-    try {
-      fs.rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // best effort
-    }
-  }
-});
-
 class NodeRed extends NodeRedChild {
   /** `execArgv`: extra Node.js flags for the Node-RED process (e.g. --cpu-prof). */
   static async create({ execArgv = [], settings = {} } = {}) {
     const base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-bench-'));
-    const nr = new NodeRed(base, execArgv);
-    userDirs.add(base);
+    const nr = new NodeRed(base, { execArgv });
     await fsp.mkdir(path.join(nr.userDir, 'node_modules'), { recursive: true });
     await fsp.writeFile(
       path.join(nr.userDir, 'package.json'),
       JSON.stringify({ name: 'node-red-bench', version: '0.0.1', private: true, dependencies: { [MODULE]: `file:${ROOT}` } }, null, 2),
     );
     await fsp.symlink(ROOT, path.join(nr.userDir, 'node_modules', MODULE), 'dir');
-    await nr.writeSettings(await freePort(), settings, 'warn');
+    await nr.writeSettings(settings, 'warn');
     return nr;
-  }
-
-  constructor(base, execArgv) {
-    const env = { ...process.env };
-    for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
-    super(base, { execArgv, env });
   }
 
   async start(timeoutMs = 60000) {
@@ -93,22 +74,7 @@ class NodeRed extends NodeRedChild {
       timeoutMs: 30000,
     });
     if (res.status !== 204 && res.status !== 200) throw new Error(`deploy answered ${res.status}: ${res.text}`);
-    const end = Date.now() + timeoutMs;
-    for (const [path, status] of Object.entries(ready)) {
-      for (;;) {
-        const got = (await httpJson(`${this.url}${path}`)).status;
-        if (got === status) break;
-        if (Date.now() > end) throw new Error(`after the deploy, GET ${path} answered ${got}, not ${status}\n${this.logText()}`);
-        await delay(50);
-      }
-    }
-  }
-
-  /** Stops Node-RED as Ctrl-C does, then removes the user directory. */
-  async stop() {
-    await super.stop('SIGINT');
-    await fsp.rm(this.base, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
-    userDirs.delete(this.base);
+    for (const [path, status] of Object.entries(ready)) await this.answers(path, status, timeoutMs);
   }
 }
 

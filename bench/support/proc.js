@@ -6,7 +6,7 @@
  */
 const fs = require('node:fs');
 // One way to find a free port, shared with the end-to-end tests.
-const { freePort } = require('../../test/support/nodered-process');
+const { freePort } = require('../../test/support/nodered-launcher');
 const { spawn } = require('node:child_process');
 
 /** Resident set size of `pid` in bytes, or null when it cannot be read. */

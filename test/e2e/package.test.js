@@ -159,7 +159,7 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
       const { flow } = deployableFlow(probeFile);
       await nr.deploy(flow);
       // the route is up once GET answers 405 from our node instead of 404
-      await until(async () => (await request(nodeUrl, { method: 'GET' })).status === 405, 15000, 'the detection-in route after deploy');
+      await nr.answers('/detections', 405);
     } catch (err) {
       printLog('startup failed');
       throw err;

@@ -1,14 +1,17 @@
 'use strict';
 /**
  * The one way tests and benchmarks run Node-RED as a child process: a user
- * directory with a settings.js on 127.0.0.1, `node-red -u … -s …` started
- * with the Node.js running us, ready once GET /settings answers 200, stopped
- * as Ctrl-C does. The e2e tests (nodered-process.js) install the packed
- * tarball into it; the benchmark (bench/support/nodered.js) links the clone.
+ * directory with a settings.js on a free port of 127.0.0.1, `node-red -u … -s …`
+ * started with the Node.js running us, ready once GET /settings answers 200,
+ * stopped as Ctrl-C does, its folder removed after (at exit at the latest).
+ * The e2e tests (nodered-process.js) install the packed tarball into it; the
+ * benchmark (bench/support/nodered.js) links the clone.
  */
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const fsp = require('node:fs/promises');
 const http = require('node:http');
+const net = require('node:net');
 const path = require('node:path');
 
 const { NODE_RED_DIR } = require('./index');
@@ -18,10 +21,33 @@ function delay(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms, null).unref());
 }
 
-/** GET /settings: 200 once the admin API is up. */
-function adminStatus(url) {
+/** A port free on 127.0.0.1 right now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Our environment without the variables `npm test` or `npm run bench` export
+ *  for this package, so Node-RED and a nested npm work on their own directory. */
+function npmEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^npm_(package_|lifecycle_|config_local_prefix$|config_prefix$)/i.test(key)) delete env[key];
+  }
+  return env;
+}
+
+/** The status of GET `url` (0 when nothing answers). */
+function statusOf(url) {
   return new Promise((resolve) => {
-    const req = http.get(`${url}/settings`, { headers: { accept: 'application/json' }, timeout: 2000 }, (res) => {
+    const req = http.get(url, { headers: { accept: 'application/json' }, timeout: 2000 }, (res) => {
       res.resume();
       resolve(res.statusCode);
     });
@@ -30,13 +56,20 @@ function adminStatus(url) {
   });
 }
 
+/** Folders of instances not disposed of yet: removed at exit, should dispose() never run. */
+const bases = new Set();
+process.on('exit', () => {
+  for (const base of bases) fs.rmSync(base, { recursive: true, force: true });
+});
+
 class NodeRedChild {
   /**
    * `base`: a temporary folder this instance owns (the user dir is base/user);
    * `execArgv`: extra Node.js flags (e.g. --cpu-prof); `env`: the child's environment.
    */
-  constructor(base, { execArgv = [], env = process.env } = {}) {
+  constructor(base, { execArgv = [], env = npmEnv() } = {}) {
     this.base = base;
+    bases.add(base);
     this.userDir = path.join(base, 'user');
     this.settingsFile = path.join(this.userDir, 'settings.js');
     this.execArgv = execArgv;
@@ -50,8 +83,9 @@ class NodeRedChild {
     return this.child && this.child.pid;
   }
 
-  /** Writes settings.js: 127.0.0.1 on `port`, no credential secret or telemetry, plus `settings`. */
-  async writeSettings(port, settings = {}, logLevel = 'info') {
+  /** Writes settings.js: 127.0.0.1 on a free port, no credential secret or telemetry, plus `settings`. */
+  async writeSettings(settings = {}, logLevel = 'info') {
+    const port = await freePort();
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
     const all = {
@@ -79,13 +113,20 @@ class NodeRedChild {
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     child.stdout.on('data', (d) => this.pushLog(d));
     child.stderr.on('data', (d) => this.pushLog(d));
-    let exited = null;
-    this.exited.then((e) => (exited = e));
-    const end = Date.now() + timeoutMs;
+    this.exitedWith = null;
+    this.exited.then((e) => (this.exitedWith = e));
+    await this.answers('/settings', 200, timeoutMs);
+  }
+
+  /** Resolves once GET `path` answers `status` (an endpoint is up once a deploy has
+   *  started its flow); fails when Node-RED exits or `timeoutMs` passes first. */
+  async answers(path, status, timeoutMs = 15000) {
+    const end = performance.now() + timeoutMs;
     for (;;) {
-      if (exited) throw new Error(`Node-RED exited during startup (${JSON.stringify(exited)})\n${this.logText()}`);
-      if ((await adminStatus(this.url)) === 200) return;
-      if (Date.now() > end) throw new Error(`Node-RED did not answer GET /settings within ${timeoutMs} ms\n${this.logText()}`);
+      if (this.exitedWith) throw new Error(`Node-RED exited (${JSON.stringify(this.exitedWith)})\n${this.logText()}`);
+      const got = await statusOf(`${this.url}${path}`);
+      if (got === status) return;
+      if (performance.now() > end) throw new Error(`GET ${path} answered ${got}, not ${status}, for ${timeoutMs} ms\n${this.logText()}`);
       await delay(50);
     }
   }
@@ -100,6 +141,13 @@ class NodeRedChild {
       await Promise.race([this.exited, delay(5000)]);
     }
     process.removeListener('exit', this.killNow);
+  }
+
+  /** Stops Node-RED, then removes its folder. */
+  async dispose(signal = 'SIGINT') {
+    await this.stop(signal);
+    await fsp.rm(this.base, { recursive: true, force: true, maxRetries: 3 });
+    bases.delete(this.base);
   }
 
   pushLog(chunk) {
@@ -120,4 +168,4 @@ class NodeRedChild {
   }
 }
 
-module.exports = { NodeRedChild, NODE_RED_DIR, delay };
+module.exports = { NodeRedChild, NODE_RED_DIR, delay, freePort, npmEnv };

@@ -9,23 +9,12 @@ const assert = require('node:assert/strict');
 const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, NODE_RED_DIR, request, postJson } = require('./index');
-const { NodeRedChild, delay } = require('./nodered-launcher');
+const { NodeRedChild, npmEnv } = require('./nodered-launcher');
 
 const MODULE = require(path.join(ROOT, 'package.json')).name;
-
-/** Environment for nested npm runs: without the variables `npm test` exports
- *  for its own package, so a nested npm works on the directory it is given. */
-function npmEnv() {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (/^npm_(package_|lifecycle_|config_local_prefix$|config_prefix$)/i.test(key)) delete env[key];
-  }
-  return env;
-}
 
 function run(cmd, args, options) {
   return new Promise((resolve, reject) => {
@@ -34,18 +23,6 @@ function run(cmd, args, options) {
         err.message += `\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
         reject(err);
       } else resolve({ stdout, stderr });
-    });
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
     });
   });
 }
@@ -93,12 +70,12 @@ class NodeRedProcess extends NodeRedChild {
       cwd: nr.userDir,
     });
     assert.ok(fs.existsSync(path.join(nr.userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');
-    await nr.writeSettings(await freePort(), settings);
+    await nr.writeSettings(settings);
     return nr;
   }
 
   constructor(base, files) {
-    super(base, { env: npmEnv() });
+    super(base);
     /** Paths the tarball ships. */
     this.packedFiles = files;
   }
@@ -154,8 +131,7 @@ class NodeRedProcess extends NodeRedChild {
   }
 
   async cleanup() {
-    await this.stop('SIGTERM');
-    await fsp.rm(this.base, { recursive: true, force: true, maxRetries: 3 });
+    await this.dispose('SIGTERM');
   }
 }
 
@@ -169,4 +145,4 @@ function readProbeLines(file) {
     .map((l) => JSON.parse(l));
 }
 
-module.exports = { MODULE, NodeRedProcess, packModule, probeFunction, readProbeLines, npmEnv, run, delay, freePort };
+module.exports = { MODULE, NodeRedProcess, packModule, probeFunction, readProbeLines, run };
