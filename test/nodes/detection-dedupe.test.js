@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { getHelper, nodeModule, collect, until, completeProbe, trackFinished } = require('../support');
+const { getHelper, nodeModule, translatedModule, collect, until, completeProbe, trackFinished } = require('../support');
 const { holdDateNow } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
 
@@ -70,8 +70,8 @@ describe('detection-dedupe node', () => {
     await helper.stopServer();
   });
 
-  async function start(config) {
-    await helper.load([dedupe], flow(config));
+  async function start(config, mod = dedupe) {
+    await helper.load([mod], flow(config));
     const node = helper.getNode('dd');
     const finished = trackFinished(node);
     return { node, first: helper.getNode('first'), dups: helper.getNode('dups'), finished };
@@ -313,11 +313,15 @@ describe('detection-dedupe node', () => {
   });
 
   it('shows passed, dropped and keys in its status', async () => {
-    const { node } = await start();
+    // translated, so the counts themselves are read, as users see them
+    const { node, finished } = await start({}, translatedModule('detection-dedupe'));
     const event = ev.fullLpr();
     node.receive(delivery(event));
     node.receive(delivery(resent(event)));
-    await until(() => node.status.getCalls().some((c) => c.args[0].fill === 'green'), 2000, 'status');
-    assert.equal(node.status.lastCall.args[0].text, 'detection-dedupe.status.counts');
+    node.receive(delivery(ev.fullFace()));
+    await finished();
+    const shown = () => node.status.lastCall && node.status.lastCall.args[0];
+    await until(() => shown().text === '2 passed · 1 dropped · 2 keys', 2000, 'the status after three messages');
+    assert.equal(shown().fill, 'green');
   });
 });
