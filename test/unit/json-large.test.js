@@ -5,6 +5,8 @@
  * guard of the plain road.
  */
 const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
 const { parseJsonBody, locateJsonError, CUT_MARKER_VALUE } = require('../../dist/lib/http/json');
 const ev = require('../fixtures/events');
 
@@ -72,6 +74,18 @@ describe('lib/json large bodies', () => {
     const value = { a: big(70000), b: fake, c: [fake, `${CUT_MARKER_VALUE}1`], d: big(70000, 'b') };
     const result = parseJsonBody(Buffer.from(JSON.stringify(value)));
     assert.deepEqual(result.value, value);
+  });
+
+  it('draws its marker anew in each process, so a sender cannot know it', () => {
+    const module = path.join(__dirname, '..', '..', 'dist', 'lib', 'http', 'json');
+    const markerOfAProcess = () =>
+      JSON.parse(execFileSync(process.execPath, ['-e', `process.stdout.write(JSON.stringify(require(${JSON.stringify(module)}).CUT_MARKER_VALUE))`]));
+    const markers = [CUT_MARKER_VALUE, markerOfAProcess(), markerOfAProcess()];
+    assert.equal(new Set(markers).size, 3, 'three processes, three markers');
+    for (const marker of markers) {
+      assert.equal(marker[0], '\u0000', 'a NUL first: no text a sender means to send starts so');
+      assert.match(marker.slice(1), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}:$/, 'then a random (v4) UUID');
+    }
   });
 
   it('parses a top-level long string and arrays of them', () => {
