@@ -73,7 +73,7 @@ async function stop(server) {
   await new Promise((resolve) => server.close(resolve));
 }
 
-describe('bridge client (fetchSample)', function () {
+describe('sample client (fetchSample)', function () {
   this.timeout(20000);
   let tls;
   let server;
