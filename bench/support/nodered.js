@@ -16,7 +16,7 @@ const path = require('node:path');
 const { request } = require('undici');
 const { children } = require('./proc');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const { ROOT } = require('../../test/support');
 const MODULE = require(path.join(ROOT, 'package.json')).name;
 const { NodeRedChild, NODE_RED_DIR, delay } = require('../../test/support/nodered-launcher');
 
@@ -60,21 +60,6 @@ class NodeRed extends NodeRedChild {
     await super.start(timeoutMs);
     children.add(this.child);
     this.exited.then(() => children.delete(this.child));
-  }
-
-  /**
-   * Deploys a flow and waits until its endpoints answer (flows start after
-   * the deploy request returns): `ready` maps paths to the status a GET gets.
-   */
-  async deploy(flow, ready = {}, timeoutMs = 20000) {
-    const res = await httpJson(`${this.url}/flows`, {
-      method: 'POST',
-      body: flow,
-      headers: { 'Node-RED-Deployment-Type': 'full' },
-      timeoutMs: 30000,
-    });
-    if (res.status !== 204 && res.status !== 200) throw new Error(`deploy answered ${res.status}: ${res.text}`);
-    for (const [path, status] of Object.entries(ready)) await this.answers(path, status, timeoutMs);
   }
 }
 

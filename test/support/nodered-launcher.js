@@ -14,7 +14,7 @@ const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
 
-const { NODE_RED_DIR } = require('./index');
+const { NODE_RED_DIR, postJson } = require('./index');
 
 /** Resolves after `ms`, without holding the process open. */
 function delay(ms) {
@@ -116,6 +116,17 @@ class NodeRedChild {
     this.exitedWith = null;
     this.exited.then((e) => (this.exitedWith = e));
     await this.answers('/settings', 200, timeoutMs);
+  }
+
+  /**
+   * Deploys a whole flow configuration and waits until its endpoints answer
+   * (flows start after the deploy request returns): `ready` maps paths to the
+   * status a GET gets once the flow is up.
+   */
+  async deploy(flow, ready = {}, timeoutMs = 20000) {
+    const res = await postJson(`${this.url}/flows`, flow, { 'Node-RED-Deployment-Type': 'full' });
+    if (res.status !== 204 && res.status !== 200) throw new Error(`deploy answered ${res.status}: ${res.text}`);
+    for (const [path, status] of Object.entries(ready)) await this.answers(path, status, timeoutMs);
   }
 
   /** Resolves once GET `path` answers `status` (an endpoint is up once a deploy has

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const fsp = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, request, postJson } = require('./index');
+const { ROOT, NODE_RED_DIR, request } = require('./index');
 const { NodeRedChild, npmEnv } = require('./nodered-launcher');
 
 const MODULE = require(path.join(ROOT, 'package.json')).name;
@@ -83,12 +83,6 @@ class NodeRedProcess extends NodeRedChild {
   async restart() {
     await this.stop();
     await this.start();
-  }
-
-  /** Deploys a whole flow configuration. */
-  async deploy(flow) {
-    const res = await postJson(`${this.url}/flows`, flow, { 'Node-RED-Deployment-Type': 'full' });
-    assert.ok(res.status === 204 || res.status === 200, `deploy answered ${res.status}: ${res.text}`);
   }
 
   /**
