@@ -11,7 +11,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { execFile } = require('node:child_process');
-const { ROOT, nodeRedVersion, request, until, sleep } = require('../support');
+const { ROOT, nodeRedVersion, request, postJson, until } = require('../support');
+const ev = require('../fixtures/events');
 const { NodeRedProcess, probeFunction, readProbeLines } = require('../support/nodered-process');
 
 const TOKEN = 'e2e-demo-token';
@@ -58,10 +59,11 @@ function demoFlow(probeFile) {
 
 /** A proxy in front of Node-RED that holds answers back while `slowMs` > 0. */
 async function slowProxy(target) {
-  const state = { slowMs: 0, forwarded: 0 };
+  const state = { slowMs: 0, forwarded: 0, answered: 0 };
   const server = http.createServer((req, res) => {
     state.forwarded++;
     const upstream = http.request({ host: '127.0.0.1', port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      state.answered++;
       const parts = [];
       answer.on('data', (c) => parts.push(c));
       answer.on('end', () => {
@@ -159,9 +161,16 @@ describe(`e2e: the bridge simulator against the demo flow in Node-RED ${nodeRedV
     assert.ok(summary.retried > 0, `the slow phase made the simulator replay events (retried ${summary.retried})`);
     assert.ok(proxy.forwarded > N, `Node-RED received ${proxy.forwarded} deliveries for ${N} events`);
 
-    await until(() => readProbeLines(probeFile).length >= N, 15000, `${N} events at the end of the flow`);
-    await sleep(500);
-    const lines = readProbeLines(probeFile);
+    // Every delivery Node-RED took has been answered (so emitted); a last event
+    // sent after them reaches the end of the same road after all of them.
+    await until(() => proxy.answered === proxy.forwarded, 15000, 'Node-RED answered every delivery the proxy forwarded');
+    const last = ev.fullLpr();
+    last.payload.messageId = 'e2e-sim-last-event';
+    last.payload.lprPlateInfo.plate = 'LAST0001';
+    const lastAnswer = await postJson(`${nr.url}/demo/detections`, last, { Authorization: `Bearer ${TOKEN}` });
+    assert.equal(lastAnswer.status, 200);
+    await until(() => readProbeLines(probeFile).some((l) => l.messageId === last.payload.messageId), 15000, 'the last event at the end of the flow');
+    const lines = readProbeLines(probeFile).filter((l) => l.messageId !== last.payload.messageId);
     const ids = lines.map((l) => l.messageId);
     assert.equal(lines.length, N, `${lines.length} messages reached the end of the flow`);
     assert.equal(new Set(ids).size, N, 'each event exactly once');
