@@ -20,6 +20,8 @@ export {
   type EventKind,
   type SchemaError,
 } from './events/schemas';
+export { validateEvent, VALIDATION_MODES, type ValidationMode, type ValidationResult, type WrongCase } from './events/validation';
+export { parseIsoDate, isIsoDate } from './events/iso-date';
 export { authConfigProblem, checkAuth, type AuthConfig, type AuthMode, type AuthResult } from './events/auth';
 export {
   createReceiver,
@@ -27,7 +29,6 @@ export {
   type AcceptedDelivery,
   type DeliveryMeta,
   type InvalidDelivery,
-  type InvalidEventPolicy,
   type ReceiverHooks,
   type ReceiverOptions,
   type RequestHandler,

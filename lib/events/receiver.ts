@@ -2,28 +2,45 @@
  * The webhook receiver as a plain node:http handler, free of Node-RED.
  *
  * Steps, kept apart so each can change on its own (a durable enqueue, for
- * example): authenticate → read → parse → validate → enqueue → acknowledge → emit.
- * Every rejected request gets a status and an application/problem+json body.
+ * example): authenticate → read → check UTF-8 → parse → validate → enqueue →
+ * acknowledge → emit. Every rejected request gets a status and an
+ * application/problem+json body; an answer given before the body was read
+ * lets the rest of the body drain first, so a sender that writes before it
+ * reads still gets it.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { systemClock, type Clock } from '../clock';
 import { jsonRequestProblem } from '../http/content-type';
 import { parseJsonBody } from '../http/json';
+import { DEFAULT_LINGER, discardRest, type LingerBounds } from '../http/linger';
 import { problem, sendJson, sendProblem, type Problem, type ProblemKind } from '../http/problem';
+import { invalidUtf8Offset } from '../http/utf8';
 import { renderMessage, type Message, type Translate } from '../messages';
 import { checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
-import { readBody } from './body';
-import { checkEvent, kindOf, type DetectionEvent, type EventKind, type SchemaError } from './schemas';
+import { createByteBudget, readBody } from './body';
+import type { DetectionEvent, EventKind, SchemaError } from './schemas';
+import { validateEvent, type ValidationMode } from './validation';
 
 export const MiB = 1024 * 1024;
 export const DEFAULT_MAX_BODY_BYTES = 16 * MiB;
-
-export type InvalidEventPolicy = 'reject' | 'accept';
+export const DEFAULT_STALL_MS = 30_000;
+/** Bodies being read may hold this much at once (and at least four bodies of the limit). */
+export const DEFAULT_PENDING_BYTES = 256 * MiB;
 
 export interface ReceiverOptions {
   auth: AuthConfig;
   maxBodyBytes: number;
-  /** reject: answer 422; accept: answer 202. Either way the event is handed to onInvalid. */
-  invalidEvents: InvalidEventPolicy;
+  /** lenient: refuse only what a flow cannot use (422), warn about the rest;
+   *  strict: refuse any deviation from the spec (422); accept: answer 202 to
+   *  any deviation. Either way a refused event is handed to onInvalid. */
+  validation: ValidationMode;
+  /** A body that makes no progress for this long is answered 408; default 30 s. */
+  stallMs?: number;
+  /** Bytes all bodies being read may hold together; past it new bytes get 503. */
+  maxPendingBytes?: number;
+  /** How much of an unwanted body is drained after an early answer. */
+  linger?: LingerBounds;
+  clock?: Clock;
   /** The language of the problem answers' `detail` (Node-RED's RED._); default en-US. */
   translate?: Translate;
 }
@@ -38,6 +55,8 @@ export interface DeliveryMeta {
 export interface AcceptedDelivery {
   event: DetectionEvent;
   kind: EventKind;
+  /** Deviations from the spec that did not stop the event (lenient mode). */
+  warnings: SchemaError[];
   meta: DeliveryMeta;
 }
 
@@ -78,6 +97,10 @@ function size(bytes: number): Message {
 
 export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): RequestHandler {
   const secretHeaders = credentialHeaderNames(options.auth);
+  const clock = options.clock ?? systemClock;
+  const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+  const budget = createByteBudget(options.maxPendingBytes ?? Math.max(DEFAULT_PENDING_BYTES, 4 * options.maxBodyBytes));
+  const linger = options.linger ?? DEFAULT_LINGER;
 
   const answer = (kind: ProblemKind, detail: Message, extra?: Record<string, unknown>): Problem =>
     problem(kind, renderMessage(detail, options.translate), extra);
@@ -86,15 +109,20 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     const meta: DeliveryMeta = {
       ip: req.socket?.remoteAddress,
       headers: cleanHeaders(req.headers, secretHeaders),
-      receivedAt: new Date().toISOString(),
+      receivedAt: new Date(clock.now()).toISOString(),
     };
     const reject = (rejection: Problem, headers?: Record<string, string>, close?: boolean): void => {
       sendProblem(res, rejection, { headers, close });
       hooks.onRejected?.(rejection, meta);
     };
+    /** An answer before the body is read: the rest of the body drains first. */
+    const rejectEarly = (rejection: Problem, headers?: Record<string, string>): void => {
+      reject(rejection, headers);
+      discardRest(req, linger, clock);
+    };
 
     if (req.method !== 'POST') {
-      reject(answer('methodNotAllowed', { key: 'answer.method', params: { method: String(req.method) } }), { Allow: 'POST' }, true);
+      rejectEarly(answer('methodNotAllowed', { key: 'answer.method', params: { method: String(req.method) } }), { Allow: 'POST' });
       return;
     }
 
@@ -102,40 +130,57 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     const auth = checkAuth(options.auth, req.headers);
     if (!auth.ok) {
       const detail: Message = { key: auth.reason === 'missing' ? 'answer.auth-missing' : 'answer.auth-mismatch' };
-      reject(answer('unauthorized', detail), auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {}, true);
+      rejectEarly(answer('unauthorized', detail), auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {});
       return;
     }
 
     const typeProblem = jsonRequestProblem(req.headers);
     if (typeProblem) {
-      reject(answer('unsupportedMediaType', typeProblem), {}, true);
+      rejectEarly(answer('unsupportedMediaType', typeProblem));
       return;
     }
 
     // read
-    const read = await readBody(req, options.maxBodyBytes);
+    const read = await readBody(req, { maxBytes: options.maxBodyBytes, stallMs, budget, clock });
     if (!read.ok) {
-      if (read.reason === 'too-large') {
-        const limit = size(options.maxBodyBytes);
-        const detail: Message =
-          read.declared !== undefined
-            ? { key: 'answer.too-large-declared', params: { declared: size(read.declared), limit } }
-            : { key: 'answer.too-large', params: { limit } };
-        reject(answer('payloadTooLarge', detail, { limit: options.maxBodyBytes }), {}, true);
-      } else if (read.reason === 'aborted') {
-        hooks.onRejected?.(answer('bodyReadFailed', read.message), meta);
-        res.destroy();
-      } else {
-        reject(answer('bodyReadFailed', read.message), {}, true);
+      switch (read.reason) {
+        case 'too-large': {
+          const limit = size(options.maxBodyBytes);
+          const detail: Message =
+            read.declared !== undefined
+              ? { key: 'answer.too-large-declared', params: { declared: size(read.declared), limit } }
+              : { key: 'answer.too-large', params: { limit } };
+          rejectEarly(answer('payloadTooLarge', detail, { limit: options.maxBodyBytes }));
+          break;
+        }
+        case 'busy':
+          rejectEarly(answer('unavailable', { key: 'answer.busy', params: { limit: size(budget.limit) } }), { 'Retry-After': '1' });
+          break;
+        case 'stalled':
+          // The sender has stopped: nothing to linger for.
+          reject(answer('requestTimeout', { key: 'answer.stalled', params: { seconds: +(stallMs / 1000).toFixed(3) } }), {}, true);
+          break;
+        case 'aborted':
+          hooks.onRejected?.(answer('bodyReadFailed', read.message), meta);
+          res.destroy();
+          break;
+        default:
+          reject(answer('bodyReadFailed', read.message), {}, true);
       }
       return;
     }
 
-    // parse
+    // check UTF-8, then parse
     let value: unknown;
     if ('parsed' in read) {
       value = read.parsed;
     } else {
+      const badByte = invalidUtf8Offset(read.body);
+      if (badByte >= 0) {
+        const byte = read.body[badByte].toString(16).toUpperCase().padStart(2, '0');
+        reject(answer('invalidUtf8', { key: 'answer.utf8', params: { position: badByte, byte } }, { position: badByte }));
+        return;
+      }
       const parsed = parseJsonBody(read.body);
       if (!parsed.ok) {
         reject(answer('malformedJson', parsed.message, parsed.location ? { ...parsed.location } : undefined));
@@ -145,19 +190,23 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     }
 
     // validate
-    const checked = checkEvent(value);
+    const checked = validateEvent(value, options.validation);
     if (!checked.ok) {
-      if (options.invalidEvents === 'accept') {
+      if (options.validation === 'accept') {
         sendJson(res, 202, { status: 'accepted-invalid', errors: checked.errors });
       } else {
-        reject(answer('invalidEvent', { key: 'answer.invalid', params: { count: checked.errors.length } }, { errors: checked.errors }));
+        const wrong = checked.wrongCase[0];
+        const detail: Message = wrong
+          ? { key: 'answer.wrong-case', params: { found: wrong.found, expected: wrong.expected } }
+          : { key: 'answer.invalid', params: { count: checked.errors.length } };
+        reject(answer('invalidEvent', detail, { errors: checked.errors }));
       }
       hooks.onInvalid?.({ value, errors: checked.errors, meta });
       return;
     }
 
     // enqueue
-    const delivery: AcceptedDelivery = { event: checked.event, kind: kindOf(checked.event), meta };
+    const delivery: AcceptedDelivery = { event: checked.event, kind: checked.kind, warnings: checked.warnings, meta };
     try {
       await hooks.enqueue?.(delivery);
     } catch (err) {
@@ -166,7 +215,9 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     }
 
     // acknowledge at once, then emit: a slow answer makes the bridge retry
-    sendJson(res, 200, { status: 'accepted', messageId: delivery.event.payload.messageId ?? null });
+    const ack: Record<string, unknown> = { status: 'accepted', messageId: delivery.event.payload.messageId ?? null };
+    if (delivery.warnings.length > 0) ack.warnings = delivery.warnings;
+    sendJson(res, 200, ack);
     hooks.emit(delivery);
   };
 }

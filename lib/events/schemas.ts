@@ -8,10 +8,10 @@
  * null or absent (`nullish`).
  */
 import { z } from 'zod';
+import { isIsoDate } from './iso-date';
 
-/** ISO 8601 date-time. The bridge is a .NET service: it may send 7 fractional
- *  digits, `Z`, an offset, or (DateTimeKind.Unspecified) no zone at all. */
-export const IsoDateTime = z.iso.datetime({ offset: true, local: true });
+/** ISO 8601 date or date-time, as .NET writes them (see iso-date.ts). */
+export const IsoDateTime = z.string().refine(isIsoDate, { message: 'expected an ISO 8601 date or date-time, such as 2024-05-01T12:30:00Z' });
 
 /** Values allowed for `cropSizeName` of a plate image. */
 export const CROP_SIZE_NAMES = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'] as const;

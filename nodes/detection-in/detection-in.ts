@@ -4,7 +4,9 @@
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
-import { createReceiver, DEFAULT_MAX_BODY_BYTES, MiB, type DeliveryMeta, type InvalidEventPolicy } from '../../lib/events/receiver';
+import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/events/receiver';
+import { VALIDATION_MODES, type ValidationMode } from '../../lib/events/validation';
+import { createWarningGate } from '../../lib/events/warning-gate';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
 import { nodeText, translate, translator } from '../shared/i18n';
@@ -17,7 +19,10 @@ interface DetectionInDef extends NodeDef {
   auth: AuthMode;
   headerName: string;
   maxBodyMiB: number | string;
-  invalidEvents: InvalidEventPolicy;
+  validation?: ValidationMode;
+  /** Before 0.2: 'reject' (the default then, now lenient) or 'accept'. */
+  invalidEvents?: 'reject' | 'accept';
+  stallSeconds?: number | string;
 }
 
 interface DetectionInCredentials {
@@ -44,9 +49,12 @@ export = function register(RED: NodeAPI): void {
         {
           auth: field(choiceOption(AUTH_MODES), 'none'),
           maxBodyMiB: field(numberOption({ above: 0 }), DEFAULT_MAX_BODY_BYTES / MiB),
-          invalidEvents: field(choiceOption<InvalidEventPolicy>(['reject', 'accept']), 'reject'),
+          validation: field(choiceOption(VALIDATION_MODES), 'lenient'),
+          stallSeconds: field(numberOption({ above: 0 }), DEFAULT_STALL_MS / 1000),
         },
-        config,
+        // A flow saved before validation modes keeps "accept"; its "reject" was the
+        // default then and becomes today's default, lenient.
+        { ...config, validation: config.validation ?? (config.invalidEvents === 'accept' ? 'accept' : undefined) },
       );
 
       const fail = (message: string): void => {
@@ -89,15 +97,17 @@ export = function register(RED: NodeAPI): void {
       }
       owners.set(key, node.id);
 
-      const counts = { received: 0, rejected: 0, invalid: 0 };
+      const counts = { received: 0, warned: 0, rejected: 0, invalid: 0 };
       const showStatus = throttledStatus(node, () => {
         const problems = counts.rejected + counts.invalid;
+        const params = { path, received: counts.received, warned: counts.warned, rejected: problems };
         return {
           fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
           shape: 'dot',
-          text: t('status.counts', { path, received: counts.received, rejected: problems }),
+          text: t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params),
         };
       });
+      const warningGate = createWarningGate();
       node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
 
       const contract = (meta: DeliveryMeta): Pick<NodeMessage, never> & Record<string, unknown> => ({
@@ -106,12 +116,13 @@ export = function register(RED: NodeAPI): void {
       });
 
       const receive = createReceiver(
-        { auth, maxBodyBytes, invalidEvents: options.invalidEvents, translate: translator(RED) },
+        { auth, maxBodyBytes, validation: options.validation, stallMs: options.stallSeconds * 1000, translate: translator(RED) },
         {
-          emit({ event, kind, meta }) {
+          emit({ event, kind, warnings, meta }) {
             counts.received++;
+            if (warnings.length > 0) counts.warned++;
             showStatus();
-            const msg = {
+            const msg: Record<string, unknown> = {
               payload: event,
               topic: event.publishType,
               kind,
@@ -119,6 +130,13 @@ export = function register(RED: NodeAPI): void {
               resent: event.payload.resentEvent,
               ...contract(meta),
             };
+            if (warnings.length > 0) {
+              msg.warnings = warnings;
+              // Once per place per minute in the debug sidebar, not once per event.
+              for (const warning of warningGate.pass(warnings)) {
+                node.warn(t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }));
+              }
+            }
             node.send([msg as NodeMessage, null]);
           },
           onInvalid({ value, errors, meta }) {

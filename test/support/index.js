@@ -7,6 +7,7 @@
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
+const net = require('node:net');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -140,6 +141,88 @@ function request(url, { method = 'POST', headers = {}, body, chunked = false, ag
   });
 }
 
+/**
+ * A raw TCP client for what http.request hides: a body written in full before
+ * anything is read, a body that stops half way, several requests on one
+ * connection. `answer()` resolves with the next complete HTTP answer on the
+ * connection (status, head, body, whether the server said it will close).
+ */
+async function rawClient(url) {
+  const target = new URL(url);
+  const socket = net.connect(Number(target.port), target.hostname);
+  await new Promise((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let buffered = Buffer.alloc(0);
+  let closed = false;
+  const waiters = new Set();
+  const wake = () => {
+    for (const w of [...waiters]) w();
+  };
+  socket.on('data', (c) => {
+    buffered = Buffer.concat([buffered, c]);
+    wake();
+  });
+  socket.on('close', () => {
+    closed = true;
+    wake();
+  });
+  socket.on('error', () => {});
+  const tryAnswer = () => {
+    const end = buffered.indexOf('\r\n\r\n');
+    if (end < 0) return undefined;
+    const head = buffered.subarray(0, end).toString('latin1');
+    const length = Number((/^content-length:\s*(\d+)/im.exec(head) || [])[1] || 0);
+    if (buffered.length < end + 4 + length) return undefined;
+    const body = buffered.subarray(end + 4, end + 4 + length).toString('utf8');
+    buffered = buffered.subarray(end + 4 + length);
+    const status = Number(head.split(' ')[1]);
+    return { status, head, body, json: /json/i.test(head) && body ? JSON.parse(body) : undefined, closing: /^connection:\s*close/im.test(head) };
+  };
+  return {
+    socket,
+    get closed() {
+      return closed || socket.destroyed;
+    },
+    /** Writes and resolves once the bytes are handed to the kernel. */
+    write(data) {
+      return new Promise((resolve, reject) => socket.write(data, (err) => (err ? reject(err) : resolve())));
+    },
+    answer(timeoutMs = 10000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const got = tryAnswer();
+          if (got) {
+            cleanup();
+            resolve(got);
+          } else if (closed) {
+            cleanup();
+            reject(new Error(`connection closed before a complete answer (${buffered.length} bytes)`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error('no complete answer in time'));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    /** Resolves once the server has closed the connection. */
+    whenClosed() {
+      return until(() => closed, 10000, 'the server to close the connection');
+    },
+    close() {
+      socket.destroy();
+    },
+  };
+}
+
 /** POST a JSON value. */
 function postJson(url, value, headers = {}) {
   return request(url, { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) });
@@ -228,6 +311,7 @@ module.exports = {
   loadWithHttp,
   closeServers,
   request,
+  rawClient,
   postJson,
   collect,
   until,
