@@ -49,7 +49,7 @@ function flows({ token, coreUrl }) {
       auth: 'bearer',
       headerName: '',
       maxBodyMiB: 16,
-      invalidEvents: 'reject',
+      validation: 'lenient',
       credentials: { token },
       wires: [['benchddp'], []],
     },

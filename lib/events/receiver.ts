@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock, type Clock } from '../clock';
 import { jsonRequestProblem } from '../http/content-type';
+import { bodyNotInvited, inviteBody } from '../http/continue';
 import { parseJsonBody } from '../http/json';
 import { DEFAULT_LINGER, discardRest, type LingerBounds } from '../http/linger';
 import { problem, sendJson, sendProblem, type Problem, type ProblemKind } from '../http/problem';
@@ -115,10 +116,12 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       sendProblem(res, rejection, { headers, close });
       hooks.onRejected?.(rejection, meta);
     };
-    /** An answer before the body is read: the rest of the body drains first. */
+    /** An answer before the body is read: the rest of the body drains first.
+     *  (A body never invited with 100 Continue is not coming: Node closes.) */
     const rejectEarly = (rejection: Problem, headers?: Record<string, string>): void => {
+      const invited = !bodyNotInvited(req);
       reject(rejection, headers);
-      discardRest(req, linger, clock);
+      if (invited) discardRest(req, linger, clock);
     };
 
     if (req.method !== 'POST') {
@@ -140,7 +143,8 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       return;
     }
 
-    // read
+    // read (inviting the body first when its 100 Continue was held back for this moment)
+    inviteBody(req, res);
     const read = await readBody(req, { maxBytes: options.maxBodyBytes, stallMs, budget, clock });
     if (!read.ok) {
       switch (read.reason) {

@@ -25,8 +25,7 @@ export interface WrongCase {
 }
 
 export type ValidationResult =
-  | { ok: true; event: DetectionEvent; kind: EventKind; warnings: SchemaError[] }
-  | { ok: false; errors: SchemaError[]; wrongCase: WrongCase[] };
+  { ok: true; event: DetectionEvent; kind: EventKind; warnings: SchemaError[] } | { ok: false; errors: SchemaError[]; wrongCase: WrongCase[] };
 
 /** Places a flow cannot do without, for both kinds and for each kind. A
  *  missing parent (`payload.detectionInfo`) fails its identity fields too. */

@@ -179,10 +179,18 @@ function parseLargeBody(body: Buffer): JsonParseResult | undefined {
   const count = cuts.length >> 1;
   const seen = new Uint8Array(count);
   let placed = 0;
+  // A string that looks like a marker but is not one of ours in place (a
+  // second copy, an index out of range) means the body itself holds the
+  // marker text: the walk cannot tell which copy is real, so the plain road decides.
+  let forged = false;
   const restore = (item: string): string | undefined => {
-    if (item.length > CUT_MARKER_VALUE.length + 6 || !item.startsWith(CUT_MARKER_VALUE)) return undefined;
-    const index = Number(item.slice(CUT_MARKER_VALUE.length));
-    if (!Number.isInteger(index) || index < 0 || index >= count || seen[index]) return undefined;
+    if (!item.startsWith(CUT_MARKER_VALUE)) return undefined;
+    const suffix = item.slice(CUT_MARKER_VALUE.length);
+    const index = /^\d{1,6}$/.test(suffix) ? Number(suffix) : -1;
+    if (index < 0 || index >= count || seen[index]) {
+      forged = true;
+      return undefined;
+    }
     seen[index] = 1;
     placed++;
     return body.toString('utf8', cuts[2 * index], cuts[2 * index + 1]);
@@ -193,7 +201,7 @@ function parseLargeBody(body: Buffer): JsonParseResult | undefined {
   }
   const depth = sanitize(value, MAX_JSON_DEPTH, restore);
   if (depth > MAX_JSON_DEPTH) return tooDeep();
-  return placed === count ? { ok: true, value } : undefined;
+  return placed === count && !forged ? { ok: true, value } : undefined;
 }
 
 /**

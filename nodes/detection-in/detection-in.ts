@@ -2,6 +2,7 @@
  * detection-in: the HTTP endpoint the events bridge POSTs detections to.
  * A thin adapter: the receiving logic is lib/receiver.ts.
  */
+import type { Server } from 'node:http';
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/events/receiver';
@@ -169,7 +170,7 @@ export = function register(RED: NodeAPI): void {
 
       const configured = settings.httpNodeMiddleware;
       const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
-      let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler);
+      let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler, (RED as unknown as { server?: Server }).server);
 
       node.on('close', (_removed: boolean, done: () => void) => {
         route?.remove();

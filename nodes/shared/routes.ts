@@ -11,8 +11,15 @@
  * body-parser honours) without reading them, so authentication still runs
  * before a byte of the body is read. Core `http in` solves the same problem
  * with its `rawBodyCapture` middleware.
+ *
+ * `Expect: 100-continue` on our paths is held back for the receiver, which
+ * invites the body once the credentials are right (lib/http/continue.ts).
+ * Node sends 100 Continue itself unless the server has a `checkContinue`
+ * listener; ours does exactly what Node does for every other path, and is not
+ * added when another package already listens.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { deferContinue } from '../../lib/http/continue';
 
 type Next = (err?: unknown) => void;
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
@@ -99,6 +106,20 @@ function guardFor(root: ExpressApp): Set<string> {
   return guarded;
 }
 
+const continueServers = new WeakSet<Server>();
+
+function holdContinue(server: Server | undefined, root: ExpressApp): void {
+  if (!server || typeof server.listenerCount !== 'function' || continueServers.has(server)) return;
+  if (server.listenerCount('checkContinue') > 0) return;
+  continueServers.add(server);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const guarded = guardedPaths.get(root);
+    if (guarded && req.method === 'POST' && guarded.has(routeKey(pathnameOf(req.url)))) deferContinue(req);
+    else res.writeContinue();
+    server.emit('request', req, res);
+  });
+}
+
 export interface MountedRoute {
   /** The full path on the server, including httpNodeRoot. */
   fullPath: string;
@@ -107,11 +128,13 @@ export interface MountedRoute {
 
 /**
  * Mounts `handler` (after `middlewares`) for every method on `path` of the
- * httpNode app, and protects POST bodies on it from earlier body parsers.
+ * httpNode app, and protects POST bodies on it from earlier body parsers;
+ * `server` (RED.server) lets the receiver answer `Expect: 100-continue`.
  * `remove()` takes both away again, so a redeploy leaves no stale route.
  */
-export function mountRoute(app: ExpressApp, path: string, middlewares: Middleware[], handler: Middleware): MountedRoute {
+export function mountRoute(app: ExpressApp, path: string, middlewares: Middleware[], handler: Middleware, server?: Server): MountedRoute {
   const root = rootOf(app);
+  holdContinue(server, root);
   const fullPath = `${app.path()}${path}`.replace(/\/{2,}/g, '/');
   const key = routeKey(fullPath);
   const guarded = guardFor(root);

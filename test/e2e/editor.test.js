@@ -92,7 +92,8 @@ const CASES = {
         { fill: 'headerName', value: 'X-Api-Key' },
         { fill: 'headerValue', value: 'secret-value' },
         { fill: 'maxBodyMiB', value: '32' },
-        { select: 'invalidEvents', value: 'accept' },
+        { select: 'validation', value: 'strict' },
+        { fill: 'stallSeconds', value: '12.5' },
       ],
       check: async (page, nr) => {
         assert.equal(await page.locator('#detection-in-url').innerText(), `${nr.url}/e2e/cameras`, 'the WebHook address tip follows the path');
@@ -103,12 +104,13 @@ const CASES = {
           assert.ok(!(await page.locator(row).isVisible()), `${row} is hidden for auth "header"`);
         }
       },
-      expect: { path: '/e2e/cameras', auth: 'header', headerName: 'X-Api-Key', maxBodyMiB: 32, invalidEvents: 'accept' },
+      expect: { path: '/e2e/cameras', auth: 'header', headerName: 'X-Api-Key', maxBodyMiB: 32, validation: 'strict', stallSeconds: 12.5 },
       ports: 2,
     },
     invalid: [
       { steps: [{ fill: 'path', value: '' }], error: 'path', restore: [{ fill: 'path', value: '/e2e/cameras' }] },
       { steps: [{ fill: 'maxBodyMiB', value: '513' }], error: 'maxBodyMiB', restore: [{ fill: 'maxBodyMiB', value: '32' }] },
+      { steps: [{ fill: 'stallSeconds', value: '0' }], error: 'stallSeconds', restore: [{ fill: 'stallSeconds', value: '12.5' }] },
       { steps: [{ fill: 'headerName', value: 'bad header' }], error: 'headerName', restore: [{ fill: 'headerName', value: 'X-Api-Key' }] },
     ],
   },

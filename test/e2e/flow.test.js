@@ -32,7 +32,7 @@ function pipeline(probeFile) {
       auth: 'bearer',
       headerName: '',
       maxBodyMiB: 16,
-      invalidEvents: 'reject',
+      validation: 'lenient',
       credentials: { token: TOKEN },
       wires: [['e2edd'], []],
     },

@@ -23,7 +23,6 @@ function flow(config = {}) {
       auth: 'none',
       headerName: '',
       maxBodyMiB: 16,
-      invalidEvents: 'reject',
       wires: [['ok'], ['bad']],
       ...config,
     },
@@ -181,8 +180,8 @@ describe('detection-in node', function () {
     assert.equal(status.fill, 'yellow');
   });
 
-  it('sends schema-invalid events to output 2 with the errors, and answers 422', async () => {
-    const { ok, bad } = await start();
+  it('strict: sends schema-invalid events to output 2 with the errors, and answers 422', async () => {
+    const { ok, bad } = await start({ validation: 'strict' });
     let good = 0;
     ok.on('input', () => good++);
     const got = collect(bad, 1);
@@ -204,7 +203,7 @@ describe('detection-in node', function () {
     assert.equal(good, 0);
   });
 
-  it('accepts invalid events with 202 when set to, on output 2 only', async () => {
+  it('accepts invalid events with 202 when set to (here by a flow saved before validation modes), on output 2 only', async () => {
     const { ok, bad } = await start({ invalidEvents: 'accept' });
     let good = 0;
     ok.on('input', () => good++);
@@ -214,6 +213,49 @@ describe('detection-in node', function () {
     const [msg] = await got;
     assert.equal(msg.errors.length, 3);
     assert.equal(good, 0);
+  });
+
+  it('lenient by default, also for a flow saved with the old default "reject": warnings on the message, in the status, once per place in the log', async () => {
+    const { node, ok, bad } = await start({ invalidEvents: 'reject' }, undefined, translatedModule('detection-in'));
+    let refused = 0;
+    bad.on('input', () => refused++);
+    const got = collect(ok, 3);
+    const first = ev.fullLpr();
+    first.serverContext.Region = null;
+    first.payload.detectionImages[0].cropSizeName = 'Wide';
+    const second = ev.fullLpr();
+    second.payload.messageId = 'msg-lpr-0002';
+    second.serverContext.Region = null;
+    second.payload.detectionImages[3].cropSizeName = 'Wide';
+    second.payload.defaultPhoto = null;
+    for (const event of [first, second, ev.fullFace()]) assert.equal((await postJson(url, event)).status, 200);
+    const [m1, m2, m3] = await got;
+    assert.deepEqual(
+      m1.warnings.map((w) => w.path),
+      ['serverContext.Region', 'payload.detectionImages[0].cropSizeName'],
+    );
+    assert.deepEqual(
+      m2.warnings.map((w) => w.path),
+      ['serverContext.Region', 'payload.detectionImages[3].cropSizeName'],
+    );
+    assert.equal('warnings' in m3, false, 'a clean event has no warnings property');
+    assert.equal(refused, 0);
+    // The second event repeats both places (an index aside): nothing new for the log.
+    const warned = node.warn.getCalls().map((c) => c.args[0]);
+    assert.equal(warned.length, 2, warned.join('\n'));
+    assert.match(warned[0], /^event msg-lpr-0001 was delivered with a deviation from the spec at serverContext\.Region: /);
+    assert.match(warned[1], /payload\.detectionImages\[0\]\.cropSizeName/);
+    await until(
+      () => /· 3 in · 2 with warnings · 0 rejected$/.test((node.status.lastCall || { args: [{}] }).args[0].text),
+      3000,
+      'the status with warnings',
+    );
+  });
+
+  it('a stalled-body time that is not a number does not stop the node (the default applies)', async () => {
+    const { node } = await start({ stallSeconds: 'soon' });
+    assert.equal(node.error.called, false);
+    assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
   });
 
   describe('credentials', () => {
@@ -308,7 +350,6 @@ describe('detection-in node', function () {
         path: '/Hooks/Detections/',
         auth: 'none',
         maxBodyMiB: 16,
-        invalidEvents: 'reject',
         wires: [['ok'], []],
       },
     ];

@@ -74,6 +74,15 @@ describe('lib/json large bodies', () => {
     const value = { a: big(70000), b: fake, c: [fake, `${CUT_MARKER_VALUE}1`], d: big(70000, 'b') };
     const result = parseJsonBody(Buffer.from(JSON.stringify(value)));
     assert.deepEqual(result.value, value);
+    // a copy placed before the long string it names, alone: met first by the walk
+    for (const first of [
+      { b: `${CUT_MARKER_VALUE}0`, a: big(70000) },
+      { b: [`${CUT_MARKER_VALUE}0`], a: big(70000) },
+      { a: big(70000), b: `${CUT_MARKER_VALUE}0` },
+    ]) {
+      const text = JSON.stringify(first);
+      assert.deepEqual(parseJsonBody(Buffer.from(text)).value, JSON.parse(text));
+    }
   });
 
   it('draws its marker anew in each process, so a sender cannot know it', () => {

@@ -270,7 +270,9 @@ describe('lib/receiver over node:http', () => {
     // The body sent after all is drained, and the connection serves the next request.
     await client.write('x'.repeat(100));
     const body = JSON.stringify(ev.minimalLpr());
-    await client.write(`POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    await client.write(
+      `POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
     assert.equal((await client.answer()).status, 200);
     client.close();
   });
