@@ -18,7 +18,7 @@ import { problem, sendJson, sendProblem, type Problem, type ProblemKind } from '
 import { invalidUtf8Offset } from '../http/utf8';
 import { renderMessage, type Message, type Translate } from '../messages';
 import { checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
-import { createByteBudget, readBody } from './body';
+import { createByteBudget, declaredLength, readBody } from './body';
 import type { DetectionEvent, EventKind, SchemaError } from './schemas';
 import { validateEvent, type ValidationMode } from './validation';
 
@@ -143,8 +143,10 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       return;
     }
 
-    // read (inviting the body first when its 100 Continue was held back for this moment)
-    inviteBody(req, res);
+    // read (inviting the body first when its 100 Continue was held back for
+    // this moment, unless its declared size is already too large)
+    const declared = declaredLength(req);
+    if (declared === undefined || declared <= options.maxBodyBytes) inviteBody(req, res);
     const read = await readBody(req, { maxBytes: options.maxBodyBytes, stallMs, budget, clock });
     if (!read.ok) {
       switch (read.reason) {

@@ -237,7 +237,7 @@ describe(`e2e: every real event gets in, Node-RED ${nodeRedVersion()}`, function
     client.close();
   });
 
-  it('Expect: 100-continue: a wrong token gets 401 before the body is invited, a right one gets 100 Continue', async () => {
+  it('Expect: 100-continue: a wrong token or too large a size is answered before the body is invited, a right one gets 100 Continue', async () => {
     const body = JSON.stringify(ev.bigLpr(2 * MiB));
     const wrong = await rawClient(nr.url);
     await wrong.write(head('/q/guarded', Buffer.byteLength(body), 'Authorization: Bearer wrong-token\r\nExpect: 100-continue\r\n'));
@@ -252,6 +252,12 @@ describe(`e2e: every real event gets in, Node-RED ${nodeRedVersion()}`, function
     await right.write(body);
     assert.equal((await right.answer()).status, 200);
     right.close();
+
+    const tooLarge = await rawClient(nr.url);
+    await tooLarge.write(head('/q/guarded', 20 * MiB, `Authorization: Bearer ${TOKEN}\r\nExpect: 100-continue\r\n`));
+    const large = await tooLarge.answer();
+    assert.equal(large.status, 413, 'a declared size over the limit is refused before the body is invited');
+    await tooLarge.whenClosed();
 
     const core = await rawClient(nr.url);
     await core.write(head('/q/core', 2, 'Expect: 100-continue\r\n'));
