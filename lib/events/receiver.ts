@@ -39,6 +39,8 @@ export interface ReceiverOptions {
   stallMs?: number;
   /** Bytes all bodies being read may hold together; past it new bytes get 503. */
   maxPendingBytes?: number;
+  /** Retry-After of a 503 when the event could not be queued; default 1. */
+  retryAfterSeconds?: number;
   /** How much of an unwanted body is drained after an early answer. */
   linger?: LingerBounds;
   clock?: Clock;
@@ -55,10 +57,14 @@ export interface DeliveryMeta {
 
 export interface AcceptedDelivery {
   event: DetectionEvent;
+  /** The request body as received (absent when a middleware parsed it first). */
+  body?: Buffer;
   kind: EventKind;
   /** Deviations from the spec that did not stop the event (lenient mode). */
   warnings: SchemaError[];
   meta: DeliveryMeta;
+  /** Set by the enqueue hook: the id under which the event is kept until finished. */
+  deliveryId?: number;
 }
 
 export interface InvalidDelivery {
@@ -178,6 +184,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
 
     // check UTF-8, then parse
     let value: unknown;
+    const body = 'body' in read ? read.body : undefined;
     if ('parsed' in read) {
       value = read.parsed;
     } else {
@@ -212,11 +219,13 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     }
 
     // enqueue
-    const delivery: AcceptedDelivery = { event: checked.event, kind: checked.kind, warnings: checked.warnings, meta };
+    const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, warnings: checked.warnings, meta };
     try {
       await hooks.enqueue?.(delivery);
     } catch (err) {
-      reject(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), { 'Retry-After': '1' });
+      reject(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), {
+        'Retry-After': String(options.retryAfterSeconds ?? 1),
+      });
       return;
     }
 

@@ -4,6 +4,7 @@
  * a key such as plate + detector, dropped for N seconds after it passed.
  * The window itself is lib/dedupe.ts.
  */
+import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
 import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
 import { DedupeWindow } from '../../lib/events/dedupe';
@@ -193,6 +194,10 @@ export = function register(RED: NodeAPI): void {
       if (withDuplicatesOutput) {
         (msg as NodeMessageInFlow & { duplicateOf: unknown }).duplicateOf = { key: keyText, firstSeen: new Date(sighting.since).toISOString() };
         send([null, msg]);
+      } else {
+        // Dropped here on purpose: finished, so its receiver does not emit it again.
+        const token = (msg as { _delivery?: unknown })._delivery;
+        if (isDeliveryToken(token)) completeDelivery(token);
       }
     }
 

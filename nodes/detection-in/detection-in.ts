@@ -6,8 +6,12 @@ import type { Server } from 'node:http';
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/events/receiver';
+import type { DetectionEvent } from '../../lib/events/schemas';
 import { VALIDATION_MODES, type ValidationMode } from '../../lib/events/validation';
 import { createWarningGate } from '../../lib/events/warning-gate';
+import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
+import { completionAwaited } from '../../lib/delivery/registry';
+import { openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
 import { nodeText, translate, translator } from '../shared/i18n';
@@ -16,6 +20,11 @@ import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
 
 interface DetectionInDef extends NodeDef {
+  ackMode?: AckMode;
+  maxInFlight?: number | string;
+  maxInFlightMiB?: number | string;
+  journalMaxMiB?: number | string;
+  redeliverAfterSeconds?: number | string;
   path: string;
   auth: AuthMode;
   headerName: string;
@@ -32,6 +41,9 @@ interface DetectionInCredentials {
   token?: string;
   headerValue?: string;
 }
+
+/** How long a closing receiver waits for requests under way. */
+const CLOSE_WAIT_MS = 10_000;
 
 /** Largest limit the dialog accepts; well above any detection event. */
 const MAX_LIMIT_MIB = 512;
@@ -52,6 +64,11 @@ export = function register(RED: NodeAPI): void {
           maxBodyMiB: field(numberOption({ above: 0 }), DEFAULT_MAX_BODY_BYTES / MiB),
           validation: field(choiceOption(VALIDATION_MODES), 'lenient'),
           stallSeconds: field(numberOption({ above: 0 }), DEFAULT_STALL_MS / 1000),
+          ackMode: field(choiceOption(ACK_MODES), 'memory'),
+          maxInFlight: field(numberOption({ integer: true, min: 1 }), 1000),
+          maxInFlightMiB: field(numberOption({ above: 0 }), 256),
+          journalMaxMiB: field(numberOption({ above: 0 }), 512),
+          redeliverAfterSeconds: field(numberOption({ min: 0 }), 0),
         },
         // A flow saved before validation modes keeps "accept"; its "reject" was the
         // default then and becomes today's default, lenient.
@@ -99,13 +116,18 @@ export = function register(RED: NodeAPI): void {
       owners.set(key, node.id);
 
       const counts = { received: 0, warned: 0, rejected: 0, invalid: 0 };
+      let delivery: ReceiverDelivery | undefined;
       const showStatus = throttledStatus(node, () => {
         const problems = counts.rejected + counts.invalid;
         const params = { path, received: counts.received, warned: counts.warned, rejected: problems };
+        let text = t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);
+        const tracker = delivery?.tracker;
+        if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
+        if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
         return {
           fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
           shape: 'dot',
-          text: t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params),
+          text,
         };
       });
       const warningGate = createWarningGate();
@@ -116,29 +138,80 @@ export = function register(RED: NodeAPI): void {
         req: { ip: meta.ip, headers: meta.headers },
       });
 
+      let closing = false;
+      /** Sends an event on output 1 (again, when `redelivered`), tracked until finished. */
+      const emitEvent = (eventValue: unknown, stored: StoredMeta, id: number | undefined, redelivered: boolean): void => {
+        const tracker = delivery?.tracker;
+        if (closing) {
+          // The flow is being stopped: the next instance emits it.
+          if (id !== undefined) tracker?.park(id);
+          return;
+        }
+        const event = eventValue as DetectionEvent;
+        const { kind, warnings, ...meta } = stored;
+        if (redelivered) showStatus();
+        else {
+          counts.received++;
+          if (warnings.length > 0) counts.warned++;
+          showStatus();
+        }
+        const msg: Record<string, unknown> = {
+          payload: event,
+          topic: event.publishType,
+          kind,
+          messageId: event.payload?.messageId ?? undefined,
+          resent: event.payload?.resentEvent,
+          ...contract(meta),
+        };
+        if (redelivered) msg.redelivered = true;
+        if (id !== undefined) msg._delivery = { receiver: node.id, id };
+        if (warnings.length > 0) {
+          msg.warnings = warnings;
+          // Once per place per minute in the debug sidebar, not once per event.
+          for (const warning of warningGate.pass(warnings)) {
+            node.warn(t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }));
+          }
+        }
+        if (tracker) tracker.awaitCompletion = completionAwaited();
+        node.send([msg as NodeMessage, null]);
+        if (id !== undefined) tracker?.emitted(id);
+      };
+
+      let active = 0;
+      const ready = openDelivery(
+        RED,
+        node,
+        {
+          mode: options.ackMode,
+          maxEvents: options.maxInFlight,
+          maxBytes: options.maxInFlightMiB * MiB,
+          journalMaxBytes: options.journalMaxMiB * MiB,
+          redeliverAfterMs: options.redeliverAfterSeconds * 1000,
+        },
+        emitEvent,
+        t,
+      ).then(
+        (opened) => {
+          delivery = opened;
+          return opened;
+        },
+        (err: Error) => {
+          node.error(t('errors.delivery', { message: err.message }));
+          return undefined;
+        },
+      );
+
       const receive = createReceiver(
         { auth, maxBodyBytes, validation: options.validation, stallMs: options.stallSeconds * 1000, translate: translator(RED) },
         {
-          emit({ event, kind, warnings, meta }) {
-            counts.received++;
-            if (warnings.length > 0) counts.warned++;
-            showStatus();
-            const msg: Record<string, unknown> = {
-              payload: event,
-              topic: event.publishType,
-              kind,
-              messageId: event.payload.messageId ?? undefined,
-              resent: event.payload.resentEvent,
-              ...contract(meta),
-            };
-            if (warnings.length > 0) {
-              msg.warnings = warnings;
-              // Once per place per minute in the debug sidebar, not once per event.
-              for (const warning of warningGate.pass(warnings)) {
-                node.warn(t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }));
-              }
-            }
-            node.send([msg as NodeMessage, null]);
+          async enqueue(accepted) {
+            const opened = delivery ?? (await ready);
+            if (!opened || closing) throw new Error(t('errors.not-ready'));
+            const stored: StoredMeta = { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings };
+            accepted.deliveryId = await opened.tracker.take(stored, accepted.body, accepted.event);
+          },
+          emit({ event, kind, warnings, meta, deliveryId }) {
+            emitEvent(event, { ...meta, kind, warnings }, deliveryId, false);
           },
           onInvalid({ value, errors, meta }) {
             counts.invalid++;
@@ -162,22 +235,39 @@ export = function register(RED: NodeAPI): void {
 
       // Errors here are bugs, never user input: answer 500 and report, never crash.
       const handler: Middleware = (req, res) => {
-        receive(req, res).catch((err: Error) => {
-          node.error(t('errors.internal', { message: err.message }));
-          sendProblem(res, problem('internal', err.message), { close: true });
-        });
+        active++;
+        receive(req, res)
+          .catch((err: Error) => {
+            node.error(t('errors.internal', { message: err.message }));
+            sendProblem(res, problem('internal', err.message), { close: true });
+          })
+          .finally(() => active--);
       };
 
       const configured = settings.httpNodeMiddleware;
       const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
       let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler, (RED as unknown as { server?: Server }).server);
 
-      node.on('close', (_removed: boolean, done: () => void) => {
+      node.on('close', (removed: boolean, done: () => void) => {
+        // Take no new requests; let those under way finish (bounded), their events kept for the next instance.
+        closing = true;
         route?.remove();
         route = undefined;
         if (owners.get(key) === node.id) owners.delete(key);
         node.status({});
-        done();
+        const started = Date.now();
+        const finish = async (): Promise<void> => {
+          while (active > 0 && Date.now() - started < CLOSE_WAIT_MS) await new Promise((resolve) => setTimeout(resolve, 20));
+          const opened = delivery ?? (await ready);
+          await opened?.close(removed);
+        };
+        finish().then(
+          () => done(),
+          (err: Error) => {
+            node.error(t('errors.delivery', { message: err.message }));
+            done();
+          },
+        );
       });
     },
     {

@@ -1,0 +1,220 @@
+/**
+ * Events in flight for one receiver: taken (answered 200) and not yet
+ * finished. It decides when an event counts as safe (handed to the flow, or
+ * written to the journal), bounds how many may be in flight (past the bound
+ * the receiver answers 503 with Retry-After and the bridge keeps the event),
+ * and knows which events to emit again, flagged as redelivered: after a
+ * restart (from the journal), after a deploy, and after a time limit.
+ *
+ * Completion: with a `detection-done` node in the flows, an event is finished
+ * when one of them marks it; without one, as soon as it is emitted (today's
+ * behaviour). Nothing here imports Node-RED.
+ */
+import { systemClock, type Clock } from '../clock';
+import { Journal, type JournalProblem } from './journal';
+
+export type AckMode = 'memory' | 'disk';
+export const ACK_MODES: readonly AckMode[] = ['memory', 'disk'];
+
+export interface TrackerOptions {
+  mode: AckMode;
+  /** disk: the journal file. */
+  journalPath?: string;
+  /** disk: the journal's cap. */
+  journalMaxBytes?: number;
+  /** Events in flight at most (taken, not finished). */
+  maxEvents: number;
+  /** Bytes of events in flight at most (request body sizes). */
+  maxBytes: number;
+  /** Emit an event again when not finished this long after it was emitted; 0: never. */
+  redeliverAfterMs?: number;
+  clock?: Clock;
+}
+
+/** Why an event cannot be taken now; the receiver answers 503 with Retry-After. */
+export class BusyError extends Error {
+  readonly code = 'ERR_DELIVERY_BUSY';
+  constructor(
+    readonly reason: 'events' | 'bytes' | 'journal',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a message is rebuilt from, kept in memory or in the journal. */
+export interface DeliveryRecord<M> {
+  id: number;
+  meta: M;
+  /** memory mode: the parsed event, by reference. */
+  event?: unknown;
+  /** disk mode: the body as received. */
+  body?: Buffer;
+}
+
+interface InFlight<M> {
+  bytes: number;
+  meta: M;
+  event?: unknown;
+  /** When it was last emitted; undefined until it is. */
+  emittedAt?: number;
+}
+
+export class DeliveryTracker<M = unknown> {
+  private readonly inFlight = new Map<number, InFlight<M>>();
+  private bytes = 0;
+  private nextId = 1;
+  private journal: Journal | undefined;
+  private timer: unknown;
+  /** Whether completion waits for a detection-done node; false: finished once emitted. */
+  awaitCompletion = false;
+
+  private constructor(private readonly options: TrackerOptions) {}
+
+  get mode(): AckMode {
+    return this.options.mode;
+  }
+
+  /** Opens a tracker; in disk mode `recovered` are the journal's unfinished events, to emit again. */
+  static async open<M>(
+    options: TrackerOptions,
+  ): Promise<{ tracker: DeliveryTracker<M>; recovered: DeliveryRecord<M>[]; problems: JournalProblem[] }> {
+    const tracker = new DeliveryTracker<M>(options);
+    if (options.mode !== 'disk') return { tracker, recovered: [], problems: [] };
+    if (!options.journalPath) throw new Error('disk mode needs a journal path');
+    const { journal, entries, problems } = await Journal.open(options.journalPath, { maxBytes: options.journalMaxBytes ?? 256 * 1024 * 1024 });
+    tracker.journal = journal;
+    const recovered: DeliveryRecord<M>[] = [];
+    for (const entry of entries) {
+      // Emitted before the crash or stop, as far as anyone can tell: due for redelivery.
+      tracker.inFlight.set(entry.seq, { bytes: entry.body.length, meta: entry.meta as M, emittedAt: 0 });
+      tracker.bytes += entry.body.length;
+      tracker.nextId = Math.max(tracker.nextId, entry.seq + 1);
+      recovered.push({ id: entry.seq, meta: entry.meta as M, body: entry.body });
+    }
+    return { tracker, recovered, problems };
+  }
+
+  /** Events in flight, and their bytes. */
+  get pending(): { events: number; bytes: number } {
+    return { events: this.inFlight.size, bytes: this.bytes };
+  }
+
+  /** Size of the journal file (disk mode), else 0. */
+  get journalBytes(): number {
+    return this.journal?.bytes ?? 0;
+  }
+
+  /**
+   * Takes an event: resolves with its id once it is safe (in memory: at
+   * once; on disk: once its record is synced). Rejects with BusyError past a
+   * bound; the caller answers 503.
+   */
+  async take(meta: M, body: Buffer | undefined, event: unknown): Promise<number> {
+    const bytes = body?.length ?? 0;
+    if (this.inFlight.size >= this.options.maxEvents) {
+      throw new BusyError('events', `${this.inFlight.size} events are in flight, the limit of this receiver`);
+    }
+    if (this.bytes + bytes > this.options.maxBytes && this.inFlight.size > 0) {
+      throw new BusyError('bytes', `events in flight hold ${this.bytes} bytes, the limit is ${this.options.maxBytes}`);
+    }
+    // Counted before the write, so concurrent requests see the bound too.
+    this.bytes += bytes;
+    let id: number;
+    try {
+      if (this.journal) {
+        id = await this.journal.append(meta, body ?? Buffer.from(JSON.stringify(event)));
+      } else {
+        id = this.nextId++;
+      }
+    } catch (err) {
+      this.bytes -= bytes;
+      if ((err as { code?: string }).code === 'ERR_JOURNAL_FULL') throw new BusyError('journal', (err as Error).message);
+      throw err;
+    }
+    this.inFlight.set(id, { bytes, meta, event: this.journal ? undefined : event });
+    return id;
+  }
+
+  /** Hands over what another tracker (a previous instance, another mode) left unfinished. */
+  async adopt(records: DeliveryRecord<M>[]): Promise<void> {
+    for (const record of records) {
+      const body = record.body;
+      const id = await this.take(record.meta, body, record.event).catch(() => undefined);
+      if (id === undefined) continue;
+      const entry = this.inFlight.get(id);
+      if (entry) entry.emittedAt = 0;
+    }
+  }
+
+  /** The event was taken but could not go out (its receiver is stopping): due for redelivery. */
+  park(id: number): void {
+    const entry = this.inFlight.get(id);
+    if (entry) entry.emittedAt = 0;
+  }
+
+  /** The event went out on the receiver's output. */
+  emitted(id: number): void {
+    const entry = this.inFlight.get(id);
+    if (!entry) return;
+    if (!this.awaitCompletion) {
+      this.complete(id);
+      return;
+    }
+    entry.emittedAt = (this.options.clock ?? systemClock).now();
+    this.armRedelivery();
+  }
+
+  /** The flow finished the event. True if it was in flight. */
+  complete(id: number): boolean {
+    const entry = this.inFlight.get(id);
+    if (!entry) return false;
+    this.inFlight.delete(id);
+    this.bytes -= entry.bytes;
+    this.journal?.complete(id);
+    return true;
+  }
+
+  /**
+   * Events to emit again: every one taken but not finished that was emitted
+   * at or before `emittedBefore` (all of them when omitted), in the order taken.
+   */
+  async unfinished(emittedBefore = Infinity): Promise<DeliveryRecord<M>[]> {
+    const out: DeliveryRecord<M>[] = [];
+    for (const [id, entry] of [...this.inFlight.entries()].sort((a, b) => a[0] - b[0])) {
+      if (entry.emittedAt === undefined || entry.emittedAt > emittedBefore) continue;
+      if (this.journal) {
+        const stored = await this.journal.read(id);
+        if (stored) out.push({ id, meta: entry.meta, body: stored.body });
+      } else out.push({ id, meta: entry.meta, event: entry.event });
+    }
+    return out;
+  }
+
+  /** Events whose time limit passed (redeliverAfterMs since they were emitted). */
+  overdue(): Promise<DeliveryRecord<M>[]> {
+    const limit = this.options.redeliverAfterMs ?? 0;
+    if (limit <= 0) return Promise.resolve([]);
+    return this.unfinished((this.options.clock ?? systemClock).now() - limit);
+  }
+
+  /** Called when overdue events may exist; set by the owner. */
+  onOverdue: (() => void) | undefined;
+
+  private armRedelivery(): void {
+    const limit = this.options.redeliverAfterMs ?? 0;
+    if (limit <= 0 || this.timer !== undefined || !this.onOverdue) return;
+    const clock = this.options.clock ?? systemClock;
+    this.timer = clock.setTimeout(() => {
+      this.timer = undefined;
+      this.onOverdue?.();
+      if (this.inFlight.size > 0) this.armRedelivery();
+    }, limit);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer !== undefined) (this.options.clock ?? systemClock).clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.journal?.close();
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * detection-done: marks the event of a message finished, at the end of a
+ * flow. Until then its detection-in keeps the event and emits it again
+ * (msg.redelivered) after a restart, a deploy that stopped its flow, or the
+ * receiver's time limit. The message goes on unchanged.
+ */
+import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import { completeDelivery, isDeliveryToken, registerDoneNode } from '../../lib/delivery/registry';
+import { nodeText } from '../shared/i18n';
+import { throttledStatus } from '../shared/status';
+import { registerNode } from '../shared/register';
+
+export = function register(RED: NodeAPI): void {
+  registerNode<NodeDef>(RED, 'detection-done', (node) => {
+    const t = nodeText(RED, 'detection-done');
+    const unregister = registerDoneNode();
+    const counts = { done: 0, untracked: 0 };
+    const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: t('status.counts', counts) }));
+
+    node.on('input', (msg: NodeMessage, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {
+      const token = (msg as { _delivery?: unknown })._delivery;
+      // Another copy of the message (two wires) may have finished it already: still done.
+      if (isDeliveryToken(token)) {
+        completeDelivery(token);
+        counts.done++;
+      } else counts.untracked++;
+      showStatus();
+      send(msg);
+      done();
+    });
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      unregister();
+      done();
+    });
+  });
+};
