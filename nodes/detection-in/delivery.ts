@@ -58,20 +58,56 @@ export interface ReceiverDelivery {
  */
 export async function openDelivery(
   RED: NodeAPI,
-  node: { id: string; z?: string; warn(text: string): void },
+  node: { id: string; z?: string; warn(text: string): void; log(text: string): void },
   settings: DeliverySettings,
   emit: Emit,
   t: (key: string, params?: Record<string, string | number>) => string,
 ): Promise<ReceiverDelivery> {
+  // Redelivery waits until every flow has started (so detection-done is listening);
+  // a later deploy that stops any node of this receiver's tab makes it due again.
+  // Listening starts now: at Node-RED's start the flows are up before the journal is open.
+  let dueBefore: number | undefined = Date.now();
+  let flowsStarted = false;
+  let tracker: DeliveryTracker<StoredMeta> | undefined;
+  const redeliverDue = (): void => {
+    if (!flowsStarted || dueBefore === undefined || !tracker) return;
+    const before = dueBefore;
+    dueBefore = undefined;
+    tracker.awaitCompletion = completionAwaited();
+    void redeliver(tracker, before);
+  };
+  const onStopping = (event: FlowsEvent): void => {
+    flowsStarted = false;
+    if (event.type === 'full' || touchesTab(event, node.z)) dueBefore = Date.now();
+  };
+  const onStarted = (): void => {
+    flowsStarted = true;
+    redeliverDue();
+  };
+  const events = RED.events as unknown as {
+    on(name: string, fn: (e: FlowsEvent) => void): void;
+    removeListener(name: string, fn: (e: FlowsEvent) => void): void;
+  };
+  events.on('flows:stopping', onStopping);
+  events.on('flows:started', onStarted);
+  // Every deploy, and Node-RED's start, ends in flows:started after the nodes are built.
+
+  const redeliver = async (from: DeliveryTracker<StoredMeta>, emittedBefore: number): Promise<void> => {
+    for (const record of await from.unfinished(emittedBefore)) {
+      const event = eventOf(record);
+      if (event === undefined) continue;
+      emit(event, record.meta, record.id, true);
+    }
+  };
+
   const previous = trackerOf(node.id) as DeliveryTracker<StoredMeta> | undefined;
-  let tracker: DeliveryTracker<StoredMeta>;
   if (previous && previous.mode === settings.mode && settings.mode === 'memory') {
     tracker = previous;
   } else {
     // A disk journal is replayed by the new tracker itself; memory events are handed over.
     const handOver = previous && !(previous.mode === 'disk' && settings.mode === 'disk') ? await previous.unfinished() : [];
     if (previous) await previous.close();
-    const opened = await DeliveryTracker.open<StoredMeta>({
+    const fresh = await DeliveryTracker.open<StoredMeta>({
       mode: settings.mode,
       journalPath: journalPath(RED, node.id),
       journalMaxBytes: settings.journalMaxBytes,
@@ -79,23 +115,18 @@ export async function openDelivery(
       maxBytes: settings.maxBytes,
       redeliverAfterMs: settings.redeliverAfterMs,
     });
-    tracker = opened.tracker;
-    const torn = opened.problems.filter((p) => p.kind === 'torn');
+    tracker = fresh.tracker;
+    if (settings.mode === 'disk') node.log(t('delivery.replayed', { count: fresh.recovered.length }));
+    const torn = fresh.problems.filter((p) => p.kind === 'torn');
     if (torn.length > 0) node.warn(t('delivery.torn', { offset: torn[0].offset }));
-    for (const p of opened.problems.filter((p) => p.kind !== 'torn')) node.warn(t('delivery.corrupt', { offset: p.offset }));
-    await tracker.adopt(handOver);
+    for (const p of fresh.problems.filter((p) => p.kind !== 'torn')) node.warn(t('delivery.corrupt', { offset: p.offset }));
+    await fresh.tracker.adopt(handOver);
   }
-  keepTracker(node.id, tracker as DeliveryTracker<unknown>);
+  const opened: DeliveryTracker<StoredMeta> = tracker;
+  keepTracker(node.id, opened as DeliveryTracker<unknown>);
 
-  const redeliver = async (emittedBefore: number): Promise<void> => {
-    for (const record of await tracker.unfinished(emittedBefore)) {
-      const event = eventOf(record);
-      if (event === undefined) continue;
-      emit(event, record.meta, record.id, true);
-    }
-  };
-  tracker.onOverdue = () => {
-    void tracker.overdue().then(async (records) => {
+  opened.onOverdue = () => {
+    void opened.overdue().then(async (records) => {
       for (const record of records) {
         const event = eventOf(record);
         if (event !== undefined) emit(event, record.meta, record.id, true);
@@ -103,36 +134,17 @@ export async function openDelivery(
     });
   };
 
-  // Redelivery waits until every flow has started (so detection-done is listening);
-  // a later deploy that stops any node of this receiver's tab makes it due again.
-  let dueBefore: number | undefined = Date.now();
-  const onStopping = (event: FlowsEvent): void => {
-    if (event.type === 'full' || touchesTab(event, node.z)) dueBefore = Date.now();
-  };
-  const onStarted = (): void => {
-    if (dueBefore === undefined) return;
-    const before = dueBefore;
-    dueBefore = undefined;
-    tracker.awaitCompletion = completionAwaited();
-    void redeliver(before);
-  };
-  const events = RED.events as unknown as {
-    on(name: string, fn: (e: FlowsEvent) => void): void;
-    off?(name: string, fn: (e: FlowsEvent) => void): void;
-    removeListener(name: string, fn: (e: FlowsEvent) => void): void;
-  };
-  events.on('flows:stopping', onStopping);
-  events.on('flows:started', onStarted);
+  redeliverDue();
 
   return {
-    tracker,
+    tracker: opened,
     async close(removed) {
       events.removeListener('flows:stopping', onStopping);
       events.removeListener('flows:started', onStarted);
-      tracker.onOverdue = undefined;
+      opened.onOverdue = undefined;
       if (removed) {
         dropTracker(node.id);
-        await tracker.close();
+        await opened.close();
       }
     },
   };
