@@ -172,6 +172,7 @@ export class DeliveryTracker<M = unknown> {
     this.inFlight.delete(id);
     this.bytes -= entry.bytes;
     this.journal?.complete(id);
+    this.onComplete?.();
     return true;
   }
 
@@ -197,6 +198,9 @@ export class DeliveryTracker<M = unknown> {
     if (limit <= 0) return Promise.resolve([]);
     return this.unfinished((this.options.clock ?? systemClock).now() - limit);
   }
+
+  /** Called after an event is finished (a status to redraw); set by the owner. */
+  onComplete: (() => void) | undefined;
 
   /** Called when overdue events may exist; set by the owner. */
   onOverdue: (() => void) | undefined;

@@ -6,13 +6,19 @@
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completeDelivery, isDeliveryToken, registerDoneNode } from '../../lib/delivery/registry';
+import { dialogOptions, field, flagOption } from '../../lib/options';
 import { nodeText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
 
+interface DetectionDoneDef extends NodeDef {
+  passOn?: boolean | string;
+}
+
 export = function register(RED: NodeAPI): void {
-  registerNode<NodeDef>(RED, 'detection-done', (node) => {
+  registerNode<DetectionDoneDef>(RED, 'detection-done', (node, config) => {
     const t = nodeText(RED, 'detection-done');
+    const { passOn } = dialogOptions({ passOn: field(flagOption(), false) }, config);
     const unregister = registerDoneNode();
     const counts = { done: 0, untracked: 0 };
     const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: t('status.counts', counts) }));
@@ -25,7 +31,7 @@ export = function register(RED: NodeAPI): void {
         counts.done++;
       } else counts.untracked++;
       showStatus();
-      send(msg);
+      if (passOn) send(msg);
       done();
     });
 

@@ -142,6 +142,7 @@ export async function openDelivery(
       events.removeListener('flows:stopping', onStopping);
       events.removeListener('flows:started', onStarted);
       opened.onOverdue = undefined;
+      opened.onComplete = undefined;
       if (removed) {
         dropTracker(node.id);
         await opened.close();

@@ -13,6 +13,7 @@ import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
 import { completionAwaited } from '../../lib/delivery/registry';
 import { openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { problem, sendProblem } from '../../lib/http/problem';
+import { discardRest } from '../../lib/http/linger';
 import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
 import { nodeText, translate, translator } from '../shared/i18n';
 import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
@@ -51,6 +52,22 @@ const MAX_LIMIT_MIB = 512;
 export = function register(RED: NodeAPI): void {
   /** routeKey → id of the node that owns it, for this runtime. */
   const owners = new Map<string, string>();
+  /** routeKey → the route of a receiver stopped by a deploy, answering 503 until its successor mounts. */
+  const standby = new Map<string, MountedRoute>();
+  // A path whose receiver did not come back (deleted, or moved to another path) is let
+  // go once the flows have started; listened for only while a route is on standby.
+  let cleanupArmed = false;
+  const armStandbyCleanup = (): void => {
+    if (cleanupArmed) return;
+    cleanupArmed = true;
+    (RED.events as unknown as { once(name: string, fn: () => void): void }).once('flows:started', () => {
+      cleanupArmed = false;
+      for (const [key, route] of standby) {
+        if (!owners.has(key)) route.remove();
+        standby.delete(key);
+      }
+    });
+  };
 
   registerNode<DetectionInDef>(
     RED,
@@ -193,6 +210,7 @@ export = function register(RED: NodeAPI): void {
       ).then(
         (opened) => {
           delivery = opened;
+          opened.tracker.onComplete = showStatus;
           return opened;
         },
         (err: Error) => {
@@ -235,6 +253,12 @@ export = function register(RED: NodeAPI): void {
 
       // Errors here are bugs, never user input: answer 500 and report, never crash.
       const handler: Middleware = (req, res) => {
+        if (closing) {
+          // Between two deploys: the bridge keeps the event and retries.
+          sendProblem(res, problem('unavailable', t('errors.deploying')), { headers: { 'Retry-After': '1' } });
+          discardRest(req);
+          return;
+        }
         active++;
         receive(req, res)
           .catch((err: Error) => {
@@ -246,12 +270,18 @@ export = function register(RED: NodeAPI): void {
 
       const configured = settings.httpNodeMiddleware;
       const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
+      standby.get(key)?.remove();
+      standby.delete(key);
       let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler, (RED as unknown as { server?: Server }).server);
 
       node.on('close', (removed: boolean, done: () => void) => {
         // Take no new requests; let those under way finish (bounded), their events kept for the next instance.
         closing = true;
-        route?.remove();
+        if (removed || !route) route?.remove();
+        else {
+          standby.set(key, route);
+          armStandbyCleanup();
+        }
         route = undefined;
         if (owners.get(key) === node.id) owners.delete(key);
         node.status({});

@@ -55,7 +55,7 @@ function durableFlow(dir) {
     fn('dur-line1', 'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;', 'dur-arrived'),
     fileNode('dur-arrived', path.join(dir, 'arrived.jsonl'), 'dur-gate'),
     fn('dur-gate', "return String(msg.messageId).startsWith('hold-') && !msg.redelivered ? null : msg;", 'dur-done'),
-    { id: 'dur-done', type: 'detection-done', z: TAB, name: '', wires: [['dur-finished']] },
+    { id: 'dur-done', type: 'detection-done', z: TAB, name: '', passOn: true, outputs: 1, wires: [['dur-finished']] },
     fileNode('dur-finished', path.join(dir, 'finished.jsonl')),
   ];
 }
@@ -130,5 +130,26 @@ describe(`e2e: nothing lost across SIGKILL, disk journal, Node-RED ${nodeRedVers
     assert.deepEqual([...new Set(lines(finished).map((l) => l.messageId))].sort(), [...sent].sort(), 'every event sent reached the end of the flow');
     assert.equal(lines(finished).length, sent.length, 'each once');
     assert.deepEqual(nr.errorLines(), []);
+  });
+
+  it('runs the durable-receive example as imported: the plate alert, then done, nothing left pending', async () => {
+    const example = await nr.example('durable-receive');
+    const tab = 'e2edurableexam01';
+    await nr.deploy([{ id: tab, type: 'tab', label: 'durable-receive' }, ...example.map((n) => ({ ...n, z: tab }))], { '/durable/detections': 405 });
+    const comms = await nr.openComms();
+    try {
+      const doneDebug = example.find((n) => n.type === 'debug' && n.name === 'done');
+      const receiver = example.find((n) => n.type === 'detection-in');
+      const event = ev.fullLpr();
+      event.payload.messageId = 'example-plate-1';
+      assert.equal((await postJson(`${nr.url}/durable/detections`, event)).status, 200);
+      await until(() => comms.debug(doneDebug.id).length === 1, 10000, 'the alert after detection done');
+      assert.equal(comms.debug(doneDebug.id)[0].msg, 'plate XYZ987 at Car Park Gate 2');
+      // redrawn once the event is done: it was in, and nothing is pending
+      await until(() => /· 1 in · .*· 0 pending · journal [\d.]+ MB$/.test((comms.status(receiver.id) || {}).text || ''), 10000, 'nothing pending');
+      assert.deepEqual(nr.errorLines(), []);
+    } finally {
+      comms.close();
+    }
   });
 });

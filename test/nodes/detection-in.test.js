@@ -317,7 +317,7 @@ describe('detection-in node', function () {
     });
   });
 
-  it('removes its route when the flow stops, and never doubles it on redeploy', async () => {
+  it('moves its route with its path, never doubles it on redeploy, and answers 503 while the flows are stopped', async () => {
     await start();
     assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
     // Redeploy the same flow twice (full deploy restarts every node).
@@ -335,9 +335,14 @@ describe('detection-in node', function () {
     await helper.setFlows(flow({ path: '/hooks/other' }), 'full');
     assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
     assert.equal((await postJson(`${base}/hooks/other`, ev.minimalLpr())).status, 200);
-    // Stop everything.
+    // Stop the flows (as the editor's "stop flows" does): the path answers 503, so the bridge keeps its events.
     await helper._redNodes.stopFlows();
-    assert.equal((await postJson(`${base}/hooks/other`, ev.minimalLpr())).status, 404);
+    const stopped = await postJson(`${base}/hooks/other`, ev.minimalLpr());
+    assert.equal(stopped.status, 503);
+    assert.equal(stopped.headers['retry-after'], '1');
+    // Started again: served again, by one route.
+    await helper._redNodes.startFlows();
+    await until(async () => (await postJson(`${base}/hooks/other`, ev.minimalLpr())).status === 200, 5000, 'the path served again');
   });
 
   it('refuses a second node on the same path', async () => {
