@@ -36,7 +36,9 @@ export = function register(RED: NodeAPI): void {
     });
 
     node.on('close', (_removed: boolean, done: () => void) => {
-      unregister();
+      // Counted until the flows are up again: a receiver still running while this node is
+      // already stopped must not take its events as finished once emitted.
+      (RED.events as unknown as { once(name: string, fn: () => void): void }).once('flows:started', unregister);
       done();
     });
   });

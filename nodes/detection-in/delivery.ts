@@ -66,19 +66,20 @@ export async function openDelivery(
   // Redelivery waits until every flow has started (so detection-done is listening);
   // a later deploy that stops any node of this receiver's tab makes it due again.
   // Listening starts now: at Node-RED's start the flows are up before the journal is open.
-  let dueBefore: number | undefined = Date.now();
+  // Everything emitted before the flows are up again may have gone into a node being
+  // stopped: all of it is due (repeats of what got through anyway are flagged).
+  let due = true;
   let flowsStarted = false;
   let tracker: DeliveryTracker<StoredMeta> | undefined;
   const redeliverDue = (): void => {
-    if (!flowsStarted || dueBefore === undefined || !tracker) return;
-    const before = dueBefore;
-    dueBefore = undefined;
+    if (!flowsStarted || !due || !tracker) return;
+    due = false;
     tracker.awaitCompletion = completionAwaited();
-    void redeliver(tracker, before);
+    void redeliver(tracker, Date.now());
   };
   const onStopping = (event: FlowsEvent): void => {
     flowsStarted = false;
-    if (event.type === 'full' || touchesTab(event, node.z)) dueBefore = Date.now();
+    if (event.type === 'full' || touchesTab(event, node.z)) due = true;
   };
   const onStarted = (): void => {
     flowsStarted = true;

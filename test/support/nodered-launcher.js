@@ -129,6 +129,11 @@ class NodeRedChild {
     for (const [path, status] of Object.entries(ready)) await this.answers(path, status, timeoutMs);
   }
 
+  /** Deploys with a deployment type ('full', 'nodes', 'flows') and returns the answer, without waiting for endpoints. */
+  deployAs(flow, type) {
+    return postJson(`${this.url}/flows`, flow, { 'Node-RED-Deployment-Type': type });
+  }
+
   /** Resolves once GET `path` answers `status` (an endpoint is up once a deploy has
    *  started its flow); fails when Node-RED exits or `timeoutMs` passes first. */
   async answers(path, status, timeoutMs = 15000) {
