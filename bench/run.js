@@ -6,7 +6,10 @@
  * Where the package stands, side by side, in one run (issue 6):
  *   receiver  detection-in against core http in → switch → http response in
  *             the same Node-RED, and a bare node:http + JSON.parse floor, on
- *             plate (~880 KB), face (~370 KB) and small bodies
+ *             plate (~880 KB), face (~370 KB) and small bodies; detection-in
+ *             answering once on disk (journal) against answering from memory,
+ *             and against this machine's sequential write-and-sync limit for
+ *             the same bytes
  *   burst     64 connections posting 1 MB plate events at detection-in:
  *             peak RSS, and every 200 comes out at the end of the flow
  *   dedupe    DedupeWindow checks/s and heap bytes per key at 100k and 1M keys

@@ -11,7 +11,35 @@ const { runLoad, Latencies } = require('../support/load');
 const { body } = require('../support/bodies');
 const { httpJson, delay, ROOT } = require('../support/nodered');
 
-const TARGETS = ['receiver', 'core', 'core-ack', 'floor'];
+const fs = require('node:fs');
+
+const TARGETS = ['receiver', 'durable', 'core', 'core-ack', 'floor'];
+
+/**
+ * This machine's own limit for the journal: the same bytes appended to a file
+ * on the same file system, `batch` bodies per write and fdatasync (as the
+ * journal's group commit does with `batch` requests under way), for `seconds`.
+ * Answers bodies per second.
+ */
+function syncedWriteLimit(dir, bodyBytes, batch, seconds) {
+  const file = path.join(dir, `bench-sync-${process.pid}.bin`);
+  const fd = fs.openSync(file, 'w');
+  const body = Buffer.alloc(bodyBytes, 0x41);
+  const buffers = Array.from({ length: batch }, () => body);
+  let bodies = 0;
+  const start = performance.now();
+  try {
+    while (performance.now() - start < seconds * 1000) {
+      fs.writevSync(fd, buffers);
+      fs.fdatasyncSync(fd);
+      bodies += batch;
+    }
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+  return +((bodies / (performance.now() - start)) * 1000).toFixed(1);
+}
 
 /** Checks the package's JSON parsing gives JSON.parse's value for a bench body. */
 function checkParse(template) {
@@ -29,6 +57,7 @@ async function runReceiver(ctx) {
   const { nr, floorUrl, token, sampler, config, log } = ctx;
   const urls = {
     receiver: { url: `${nr.url}/bench/detections`, headers: { authorization: `Bearer ${token}` }, process: 'node-red' },
+    durable: { url: `${nr.url}/bench/durable`, headers: { authorization: `Bearer ${token}` }, process: 'node-red' },
     core: { url: `${nr.url}/bench/core`, headers: {}, process: 'node-red' },
     'core-ack': { url: `${nr.url}/bench/core-ack`, headers: {}, process: 'node-red' },
     floor: { url: floorUrl, headers: {}, process: 'floor' },
@@ -53,7 +82,7 @@ async function runReceiver(ctx) {
         idPrefix: `${spec.kind[0]}${target[0]}`,
       });
       sampler.mark(null);
-      if (target === 'receiver') receiverOk += r.ok;
+      if (target === 'receiver' || target === 'durable') receiverOk += r.ok;
       const s = stats[target];
       for (const [k, v] of Object.entries(r.statuses)) s.statuses[k] = (s.statuses[k] || 0) + v;
       for (const [k, v] of Object.entries(r.errors)) s.errors[k] = (s.errors[k] || 0) + v;
@@ -95,6 +124,7 @@ async function runReceiver(ctx) {
       };
     }
     const r = targets.receiver;
+    const diskLimitRps = syncedWriteLimit(nr.userDir, template.bytes, config.connections, Math.max(1, spec.seconds));
     kinds.push({
       kind: spec.kind,
       label: spec.label,
@@ -103,7 +133,10 @@ async function runReceiver(ctx) {
       rounds: spec.rounds,
       secondsPerRound: spec.seconds,
       targets,
+      diskLimitRps,
       ratios: {
+        durableToReceiverRps: ratio(targets.durable.rps, r.rps),
+        durableToDiskLimitRps: ratio(targets.durable.rps, diskLimitRps),
         receiverToCoreRps: ratio(r.rps, targets.core.rps),
         receiverToFloorRps: ratio(r.rps, targets.floor.rps),
         receiverToCoreAckRps: ratio(r.rps, targets['core-ack'].rps),

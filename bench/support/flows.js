@@ -4,7 +4,10 @@
  *
  * receiver  POST /bench/detections: detection-in (Bearer token, schema check)
  *           → detection-dedupe → detection-switch → "count" (a function that
- *           counts messages at the end of the flow in flow context)
+ *           counts messages at the end of the flow in flow context) →
+ *           detection-done
+ * durable   POST /bench/durable: the same with the receiver answering once
+ *           the event is in its journal on disk
  * core      POST /bench/core: http in → switch (on payload.publishType) →
  *           http response, the flow a user would build from core nodes (the
  *           http response node answers msg.payload: the event, re-serialised)
@@ -83,7 +86,25 @@ function flows({ token, coreUrl }) {
       outputs: 3,
       wires: [['benchcnt'], ['benchcnt'], ['benchcnt']],
     },
-    fn('benchcnt', 'count', "flow.set('count', (flow.get('count') || 0) + 1);\nreturn null;", [[]]),
+    fn('benchcnt', 'count', "flow.set('count', (flow.get('count') || 0) + 1);\nreturn msg;", [['benchdone']]),
+    // finished at the end of the flow: both receivers hold each event until here
+    { id: 'benchdone', type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] },
+    // the same receiver answering 200 once the event is in its journal on disk
+    {
+      id: 'benchdur',
+      type: 'detection-in',
+      z: TAB,
+      name: '',
+      path: '/bench/durable',
+      auth: 'bearer',
+      headerName: '',
+      maxBodyMiB: 16,
+      validation: 'lenient',
+      ackMode: 'disk',
+      journalMaxMiB: 2048,
+      credentials: { token },
+      wires: [['benchddp'], []],
+    },
   ];
 
   const core = [

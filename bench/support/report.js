@@ -33,6 +33,8 @@ function targets(results) {
       '≤ 0.5',
       lpr.ratios.receiverToCoreP99 !== null && lpr.ratios.receiverToCoreP99 <= 0.5,
     );
+    add('disk journal ÷ memory, requests/s (LPR)', lpr.ratios.durableToReceiverRps, '≥ 0.5', lpr.ratios.durableToReceiverRps >= 0.5);
+    add('disk journal ÷ write-and-sync limit (LPR)', lpr.ratios.durableToDiskLimitRps, '≥ 0.8', lpr.ratios.durableToDiskLimitRps >= 0.8);
   }
   if (results.dedupe) {
     for (const s of results.dedupe.sizes) add(`dedupe checks/s at ${num(s.keys)} keys`, s.checksPerSecond, '≥ 1,000,000', s.checksPerSecond >= 1e6);
@@ -67,6 +69,9 @@ function render(results) {
       }
       rows.push(['', 'receiver ÷ core', x(k.ratios.receiverToCoreRps), '', x(k.ratios.receiverToCoreP99), '']);
       rows.push(['', 'receiver ÷ floor', x(k.ratios.receiverToFloorRps), '', '', '']);
+      rows.push(['', 'write-and-sync limit', num(k.diskLimitRps, 1), '', '', '']);
+      rows.push(['', 'durable ÷ receiver', x(k.ratios.durableToReceiverRps), '', '', '']);
+      rows.push(['', 'durable ÷ limit', x(k.ratios.durableToDiskLimitRps), '', '', '']);
     }
     const k0 = results.receiver.kinds[0];
     parts.push(
@@ -74,7 +79,9 @@ function render(results) {
         table(['body', 'target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB'], rows, ['l', 'l']),
     );
     parts.push(
-      'receiver: detection-in (Bearer, schema check) → dedupe → switch; core: http in → switch → http response (answers the event back);\n' +
+      'receiver: detection-in (Bearer, schema check) → dedupe → switch → detection-done; durable: the same answering once the event is in its journal on disk;\n' +
+        "write-and-sync limit: the same bytes appended and fdatasync-ed, one sync per batch of as many bodies as connections, on the journal's file system;\n" +
+        'core: http in → switch → http response (answers the event back);\n' +
         'core-ack: the same with a small answer; floor: bare node:http + JSON.parse in its own process. RSS of receiver and core: the same Node-RED process.',
     );
   }
