@@ -42,6 +42,12 @@ export class BusyError extends Error {
   }
 }
 
+/** An event being taken: see DeliveryTracker.stage. */
+export interface StagedDelivery<M> {
+  commit(meta: M, event: unknown): Promise<number>;
+  abandon(): void;
+}
+
 /** What a message is rebuilt from, kept in memory or in the journal. */
 export interface DeliveryRecord<M> {
   id: number;
@@ -66,6 +72,8 @@ export class DeliveryTracker<M = unknown> {
   private nextId = 1;
   private journal: Journal | undefined;
   private timer: unknown;
+  /** Events staged (body read, being checked), not yet committed or abandoned. */
+  private staged = 0;
   /** Whether completion waits for a detection-done node; false: finished once emitted. */
   awaitCompletion = false;
 
@@ -106,34 +114,64 @@ export class DeliveryTracker<M = unknown> {
   }
 
   /**
-   * Takes an event: resolves with its id once it is safe (in memory: at
-   * once; on disk: once its record is synced). Rejects with BusyError past a
-   * bound; the caller answers 503.
+   * Starts taking an event as soon as its body is read: the bounds are checked
+   * now (BusyError past one), and in disk mode the body is appended to the
+   * journal while the caller parses and validates it, so the sync overlaps
+   * that work. `commit` resolves with the event's id once it is safe (memory:
+   * at once; disk: once its record is synced); `abandon` gives it up (a
+   * refused body: its record, if written, is marked finished).
    */
-  async take(meta: M, body: Buffer | undefined, event: unknown): Promise<number> {
+  stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
     const bytes = body?.length ?? 0;
-    if (this.inFlight.size >= this.options.maxEvents) {
-      throw new BusyError('events', `${this.inFlight.size} events are in flight, the limit of this receiver`);
+    if (this.inFlight.size + this.staged >= this.options.maxEvents) {
+      throw new BusyError('events', `${this.inFlight.size + this.staged} events are in flight, the limit of this receiver`);
     }
-    if (this.bytes + bytes > this.options.maxBytes && this.inFlight.size > 0) {
+    if (this.bytes + bytes > this.options.maxBytes && this.inFlight.size + this.staged > 0) {
       throw new BusyError('bytes', `events in flight hold ${this.bytes} bytes, the limit is ${this.options.maxBytes}`);
     }
-    // Counted before the write, so concurrent requests see the bound too.
+    // Counted now, so concurrent requests see the bounds too.
     this.bytes += bytes;
-    let id: number;
-    try {
-      if (this.journal) {
-        id = await this.journal.append(meta, body ?? Buffer.from(JSON.stringify(event)));
-      } else {
-        id = this.nextId++;
-      }
-    } catch (err) {
-      this.bytes -= bytes;
-      if ((err as { code?: string }).code === 'ERR_JOURNAL_FULL') throw new BusyError('journal', (err as Error).message);
-      throw err;
-    }
-    this.inFlight.set(id, { bytes, meta, event: this.journal ? undefined : event });
-    return id;
+    this.staged++;
+    const journal = this.journal;
+    const appended = journal && body ? journal.append(journalMeta, body) : undefined;
+    appended?.catch(() => undefined); // seen by commit or abandon
+    let settled = false;
+    const release = (): void => {
+      settled = true;
+      this.staged--;
+    };
+    return {
+      commit: async (meta, event) => {
+        if (settled) throw new Error('already settled');
+        release();
+        let id: number;
+        try {
+          if (appended) id = await appended;
+          else if (journal) id = await journal.append(journalMeta, Buffer.from(JSON.stringify(event)));
+          else id = this.nextId++;
+        } catch (err) {
+          this.bytes -= bytes;
+          if ((err as { code?: string }).code === 'ERR_JOURNAL_FULL') throw new BusyError('journal', (err as Error).message);
+          throw err;
+        }
+        this.inFlight.set(id, { bytes, meta, event: journal ? undefined : event });
+        return id;
+      },
+      abandon: () => {
+        if (settled) return;
+        release();
+        this.bytes -= bytes;
+        appended?.then(
+          (seq) => journal?.complete(seq),
+          () => undefined,
+        );
+      },
+    };
+  }
+
+  /** Takes an event in one step: `stage` and `commit`. */
+  async take(meta: M, body: Buffer | undefined, event: unknown): Promise<number> {
+    return this.stage(meta, body).commit(meta, event);
   }
 
   /** Hands over what another tracker (a previous instance, another mode) left unfinished. */

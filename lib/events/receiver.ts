@@ -74,7 +74,18 @@ export interface InvalidDelivery {
   meta: DeliveryMeta;
 }
 
+/** An event being taken while its body is checked (see ReceiverHooks.stage). */
+export interface StagedEnqueue {
+  commit(delivery: AcceptedDelivery): Promise<void>;
+  abandon(): void;
+}
+
 export interface ReceiverHooks {
+  /** Called once the body is read, before it is parsed: lets a durable store start
+   *  writing it while it is checked. Returns undefined to use `enqueue` instead; a
+   *  throw answers 503 with Retry-After. The receiver then calls exactly one of
+   *  `commit` (the event is accepted; the 200 waits for it) or `abandon`. */
+  stage?(body: Buffer, meta: DeliveryMeta): StagedEnqueue | undefined;
   /** Called before the acknowledgement. Today an in-memory hand-off; a durable
    *  journal can make it asynchronous (the 200 then waits for it). A throw or
    *  rejection answers 503 so the bridge retries. */
@@ -184,6 +195,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
 
     // check UTF-8, then parse
     let value: unknown;
+    let staged: StagedEnqueue | undefined;
     const body = 'body' in read ? read.body : undefined;
     if ('parsed' in read) {
       value = read.parsed;
@@ -194,8 +206,17 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
         reject(answer('invalidUtf8', { key: 'answer.utf8', params: { position: badByte, byte } }, { position: badByte }));
         return;
       }
+      try {
+        staged = hooks.stage?.(read.body, meta);
+      } catch (err) {
+        reject(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), {
+          'Retry-After': String(options.retryAfterSeconds ?? 1),
+        });
+        return;
+      }
       const parsed = parseJsonBody(read.body);
       if (!parsed.ok) {
+        staged?.abandon();
         reject(answer('malformedJson', parsed.message, parsed.location ? { ...parsed.location } : undefined));
         return;
       }
@@ -205,6 +226,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     // validate
     const checked = validateEvent(value, options.validation);
     if (!checked.ok) {
+      staged?.abandon();
       if (options.validation === 'accept') {
         sendJson(res, 202, { status: 'accepted-invalid', errors: checked.errors });
       } else {
@@ -221,7 +243,8 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     // enqueue
     const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, warnings: checked.warnings, meta };
     try {
-      await hooks.enqueue?.(delivery);
+      if (staged) await staged.commit(delivery);
+      else await hooks.enqueue?.(delivery);
     } catch (err) {
       reject(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), {
         'Retry-After': String(options.retryAfterSeconds ?? 1),

@@ -11,11 +11,14 @@ import { DeliveryTracker, type AckMode, type DeliveryRecord } from '../../lib/de
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import type { DeliveryMeta } from '../../lib/events/receiver';
 import { parseJsonBody } from '../../lib/http/json';
+import { validateEvent } from '../../lib/events/validation';
 
-/** What the journal keeps beside the body, to rebuild the message. */
+/** What a message is rebuilt from besides the event. The journal holds only the
+ *  request's part (written before the body is checked); kind and warnings are
+ *  worked out again from the body when it is replayed after a restart. */
 export interface StoredMeta extends DeliveryMeta {
-  kind: EventKind;
-  warnings: SchemaError[];
+  kind?: EventKind;
+  warnings?: SchemaError[];
 }
 
 export interface DeliverySettings {
@@ -26,7 +29,7 @@ export interface DeliverySettings {
   redeliverAfterMs: number;
 }
 
-type Emit = (event: unknown, meta: StoredMeta, id: number, redelivered: boolean) => void;
+type Emit = (event: unknown, meta: Required<StoredMeta>, id: number, redelivered: boolean) => void;
 
 interface FlowsEvent {
   type?: string;
@@ -39,11 +42,20 @@ export function journalPath(RED: NodeAPI, nodeId: string): string {
   return join(userDir, 'detection-bridge', `journal-${nodeId.replace(/[^\w.-]/g, '_')}.log`);
 }
 
-/** The event of a stored record: by reference in memory mode, parsed from the journal's bytes on disk. */
-function eventOf(record: DeliveryRecord<StoredMeta>): unknown {
-  if (record.event !== undefined) return record.event;
-  const parsed = parseJsonBody(record.body ?? Buffer.alloc(0));
-  return parsed.ok ? parsed.value : undefined;
+/** Event and message metadata of a stored record: by reference in memory mode,
+ *  parsed (and checked again for kind and warnings) from the journal's bytes on disk. */
+function restore(record: DeliveryRecord<StoredMeta>): { event: unknown; meta: Required<StoredMeta> } | undefined {
+  let event = record.event;
+  if (event === undefined) {
+    const parsed = parseJsonBody(record.body ?? Buffer.alloc(0));
+    if (!parsed.ok) return undefined;
+    event = parsed.value;
+  }
+  const { kind, warnings } = record.meta;
+  if (kind !== undefined && warnings !== undefined) return { event, meta: { ...record.meta, kind, warnings } };
+  const checked = validateEvent(event, 'lenient');
+  if (!checked.ok) return undefined;
+  return { event, meta: { ...record.meta, kind: checked.kind, warnings: checked.warnings } };
 }
 
 export interface ReceiverDelivery {
@@ -95,9 +107,9 @@ export async function openDelivery(
 
   const redeliver = async (from: DeliveryTracker<StoredMeta>, emittedBefore: number): Promise<void> => {
     for (const record of await from.unfinished(emittedBefore)) {
-      const event = eventOf(record);
-      if (event === undefined) continue;
-      emit(event, record.meta, record.id, true);
+      const restored = restore(record);
+      if (restored) emit(restored.event, restored.meta, record.id, true);
+      else from.complete(record.id);
     }
   };
 
@@ -129,8 +141,8 @@ export async function openDelivery(
   opened.onOverdue = () => {
     void opened.overdue().then(async (records) => {
       for (const record of records) {
-        const event = eventOf(record);
-        if (event !== undefined) emit(event, record.meta, record.id, true);
+        const restored = restore(record);
+        if (restored) emit(restored.event, restored.meta, record.id, true);
       }
     });
   };

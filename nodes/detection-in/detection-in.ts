@@ -157,7 +157,7 @@ export = function register(RED: NodeAPI): void {
 
       let closing = false;
       /** Sends an event on output 1 (again, when `redelivered`), tracked until finished. */
-      const emitEvent = (eventValue: unknown, stored: StoredMeta, id: number | undefined, redelivered: boolean): void => {
+      const emitEvent = (eventValue: unknown, stored: Required<StoredMeta>, id: number | undefined, redelivered: boolean): void => {
         const tracker = delivery?.tracker;
         if (closing) {
           // The flow is being stopped: the next instance emits it.
@@ -222,6 +222,18 @@ export = function register(RED: NodeAPI): void {
       const receive = createReceiver(
         { auth, maxBodyBytes, validation: options.validation, stallMs: options.stallSeconds * 1000, translate: translator(RED) },
         {
+          stage(body, meta) {
+            // Not open yet (Node-RED starting): enqueue waits for it instead.
+            if (!delivery) return undefined;
+            if (closing) throw new Error(t('errors.not-ready'));
+            const staged = delivery.tracker.stage(meta, body);
+            return {
+              async commit(accepted) {
+                accepted.deliveryId = await staged.commit({ ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings }, accepted.event);
+              },
+              abandon: staged.abandon,
+            };
+          },
           async enqueue(accepted) {
             const opened = delivery ?? (await ready);
             if (!opened || closing) throw new Error(t('errors.not-ready'));
