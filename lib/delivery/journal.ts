@@ -265,6 +265,9 @@ export class Journal {
 
   /** The group commit: everything queued goes out in one write and one sync. */
   private async flush(): Promise<void> {
+    // Wait one turn of the event loop first, so appends issued together (the
+    // requests answered by the last sync, say) share this write and sync.
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       while (this.queue.length > 0 && this.fh) {
         const batch = this.queue;
