@@ -121,14 +121,23 @@ export class DeliveryTracker<M = unknown> {
    * at once; disk: once its record is synced); `abandon` gives it up (a
    * refused body: its record, if written, is marked finished).
    */
-  stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
-    const bytes = body?.length ?? 0;
+  /**
+   * Throws BusyError when an event of `bytes` (its declared size, if known)
+   * would not fit now: called before its body is read, so a burst past the
+   * bounds is refused without reading megabytes first.
+   */
+  checkRoom(bytes = 0): void {
     if (this.inFlight.size + this.staged >= this.options.maxEvents) {
       throw new BusyError('events', `${this.inFlight.size + this.staged} events are in flight, the limit of this receiver`);
     }
     if (this.bytes + bytes > this.options.maxBytes && this.inFlight.size + this.staged > 0) {
       throw new BusyError('bytes', `events in flight hold ${this.bytes} bytes, the limit is ${this.options.maxBytes}`);
     }
+  }
+
+  stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
+    const bytes = body?.length ?? 0;
+    this.checkRoom(bytes);
     // Counted now, so concurrent requests see the bounds too.
     this.bytes += bytes;
     this.staged++;

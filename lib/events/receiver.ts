@@ -81,6 +81,10 @@ export interface StagedEnqueue {
 }
 
 export interface ReceiverHooks {
+  /** Called before the body is read, with its declared size when known: a throw
+   *  answers 503 with Retry-After at once (a store that is full refuses a burst
+   *  without reading it). */
+  admit?(declaredBytes: number | undefined): void;
   /** Called once the body is read, before it is parsed: lets a durable store start
    *  writing it while it is checked. Returns undefined to use `enqueue` instead; a
    *  throw answers 503 with Retry-After. The receiver then calls exactly one of
@@ -160,9 +164,19 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       return;
     }
 
+    // room for it? (before a byte of the body is read)
+    const declared = declaredLength(req);
+    try {
+      hooks.admit?.(declared);
+    } catch (err) {
+      rejectEarly(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), {
+        'Retry-After': String(options.retryAfterSeconds ?? 1),
+      });
+      return;
+    }
+
     // read (inviting the body first when its 100 Continue was held back for
     // this moment, unless its declared size is already too large)
-    const declared = declaredLength(req);
     if (declared === undefined || declared <= options.maxBodyBytes) inviteBody(req, res);
     const read = await readBody(req, { maxBytes: options.maxBodyBytes, stallMs, budget, clock });
     if (!read.ok) {

@@ -222,6 +222,9 @@ export = function register(RED: NodeAPI): void {
       const receive = createReceiver(
         { auth, maxBodyBytes, validation: options.validation, stallMs: options.stallSeconds * 1000, translate: translator(RED) },
         {
+          admit(declaredBytes) {
+            delivery?.tracker.checkRoom(declaredBytes);
+          },
           stage(body, meta) {
             // Not open yet (Node-RED starting): enqueue waits for it instead.
             if (!delivery) return undefined;
