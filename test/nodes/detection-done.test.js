@@ -100,6 +100,20 @@ describe('detection-done node', function () {
     assert.ok(fs.existsSync(path.join(userDir, 'detection-bridge', `journal-${receiverId}.log`)));
   });
 
+  it('emits an event again, flagged, once it is not finished within "Redeliver after", until it is finished', async () => {
+    const { held, done } = await start({ redeliverAfterSeconds: 0.2 });
+    const got = collect(held, 2, 10000);
+    assert.equal((await postJson(url, lpr('slow'))).status, 200);
+    const [first, again] = await got;
+    assert.equal(first.redelivered, undefined);
+    assert.equal(again.messageId, 'slow');
+    assert.equal(again.redelivered, true);
+    done.receive(again);
+    // finished: nothing pending any more, so nothing left to emit again
+    const receiver = helper.getNode(receiverId);
+    await until(() => / · 0 pending$/.test((receiver.status.lastCall || { args: [{}] }).args[0].text || ''), 5000, 'nothing pending');
+  });
+
   for (const ackMode of ['memory', 'disk']) {
     it(`${ackMode}: a deploy emits again, flagged, what it interrupted, and nothing finished`, async () => {
       const { held, done } = await start({ ackMode });
