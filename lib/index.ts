@@ -40,6 +40,10 @@ export { buildSampleEvent, sampleModelPath, type SampleOptions } from './events/
 export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './events/sample-client';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './events/image';
 
+// Keeping events until a flow has finished them.
+export { Journal, JournalFullError, type JournalEntry, type JournalOptions, type JournalProblem } from './delivery/journal';
+export { DeliveryTracker, BusyError, ACK_MODES, type AckMode, type DeliveryRecord, type StagedDelivery, type TrackerOptions } from './delivery/tracker';
+
 // The platform v2 API: sign-in, any call, batched pushes.
 export { PlatformClient, statusError, type PlatformClientOptions, type PlatformRequestOptions, type PlatformResponse } from './platform/client';
 export { posBatchPath } from './platform/url';
