@@ -8,6 +8,8 @@ import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
 import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
 import { DedupeWindow } from '../../lib/events/dedupe';
+import { KeyLog } from '../../lib/events/key-log';
+import { join } from 'node:path';
 import { eventHash } from '../../lib/events/event-hash';
 import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/options';
 import { flowError, nodeText, translate } from '../shared/i18n';
@@ -39,7 +41,14 @@ const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 const WindowLimits = z.object({ ttl: numberOption({ above: 0 }), maxKeys: numberOption({ min: 1 }) });
 /** Context key under which a persisted window is kept. */
 const CONTEXT_KEY = 'detection-dedupe-window';
+/** The `store` value that persists to an append-only key log on disk instead of a context store. */
+const KEY_LOG_STORE = 'detection-bridge:key-log';
 const SAVE_DELAY_MS = 2000;
+
+function keyLogPath(RED: NodeAPI, nodeId: string): string {
+  const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
+  return join(userDir, 'detection-bridge', `dedupe-${nodeId.replace(/[^\w.-]/g, '_')}.keys`);
+}
 
 export = function register(RED: NodeAPI): void {
   registerNode<DedupeDef>(RED, 'detection-dedupe', (node, config) => {
@@ -102,17 +111,26 @@ export = function register(RED: NodeAPI): void {
       });
     }
 
-    // Persistence: load the saved window before handling the first message.
+    // Persistence: load the saved window before handling the first message. Either
+    // a context store (the window saved whole, every 2 s at most, then as often as
+    // the store flushes) or the key log (each key on disk before its message goes on).
     const store = config.store || undefined;
+    const useKeyLog = options.persist && store === KEY_LOG_STORE;
     const context = node.context();
+    let keyLog: KeyLog | undefined;
     let saveTimer: NodeJS.Timeout | undefined;
     const save = (): Promise<void> =>
-      new Promise((resolve) => {
-        context.set(CONTEXT_KEY, { v: 1, ttlMs, entries: window.snapshot() }, store as string, (err?: Error) => {
-          if (err) node.error(t('errors.persist', { message: err.message }));
-          resolve();
-        });
-      });
+      useKeyLog
+        ? Promise.resolve(keyLog?.compact(window.snapshot())).then(
+            () => undefined,
+            (err: Error) => node.error(t('errors.persist', { message: err.message })),
+          )
+        : new Promise((resolve) => {
+            context.set(CONTEXT_KEY, { v: 1, ttlMs, entries: window.snapshot() }, store as string, (err?: Error) => {
+              if (err) node.error(t('errors.persist', { message: err.message }));
+              resolve();
+            });
+          });
     const scheduleSave = (): void => {
       if (!options.persist || saveTimer) return;
       saveTimer = setTimeout(() => {
@@ -120,16 +138,37 @@ export = function register(RED: NodeAPI): void {
         void save();
       }, SAVE_DELAY_MS);
     };
-    const ready: Promise<void> = options.persist
-      ? new Promise((resolve) => {
-          context.get(CONTEXT_KEY, store as string, (err: Error | undefined, saved: unknown) => {
-            if (err) node.error(t('errors.persist', { message: err.message }));
-            else if (saved && typeof saved === 'object') window.restore((saved as { entries?: unknown }).entries);
-            showStatus();
-            resolve();
+    const ready: Promise<void> = !options.persist
+      ? Promise.resolve()
+      : useKeyLog
+        ? KeyLog.open(keyLogPath(RED, node.id)).then(
+            (opened) => {
+              keyLog = opened.log;
+              window.restore(opened.entries);
+              if (opened.torn) node.warn(t('warn.key-log-torn'));
+              showStatus();
+            },
+            (err: Error) => node.error(t('errors.persist', { message: err.message })),
+          )
+        : new Promise((resolve) => {
+            context.get(CONTEXT_KEY, store as string, (err: Error | undefined, saved: unknown) => {
+              if (err) node.error(t('errors.persist', { message: err.message }));
+              else if (saved && typeof saved === 'object') window.restore((saved as { entries?: unknown }).entries);
+              showStatus();
+              resolve();
+            });
           });
-        })
-      : Promise.resolve();
+    /** With the key log, a message goes on once its key is on disk; sends keep their order. */
+    let lastSend: Promise<void> = Promise.resolve();
+    const sendAfter = (written: Promise<void> | undefined, send: () => void): Promise<void> | undefined => {
+      if (!useKeyLog) {
+        send();
+        return undefined;
+      }
+      const sent = lastSend.then(() => written).then(send);
+      lastSend = sent.catch(() => undefined);
+      return sent;
+    };
     node.status({ fill: 'grey', shape: 'ring', text: t('status.counts', { passed: 0, dropped: 0, keys: 0 }) });
 
     let warnedNoKey = false;
@@ -138,9 +177,14 @@ export = function register(RED: NodeAPI): void {
     // the message before it), though key evaluation and loading are asynchronous.
     let queue: Promise<void> = Promise.resolve();
     node.on('input', (msg: NodeMessageInFlow, send: (m: Array<NodeMessage | null>) => void, done: (err?: Error) => void) => {
+      // The next message is checked while this one's key is still being written:
+      // keys written together share one sync, and sends keep their order.
       queue = queue.then(() =>
         handle(msg, send).then(
-          () => done(),
+          (sending) => {
+            if (!sending) done();
+            else sending.then(() => done(), (err: Error) => done(err));
+          },
           (err: unknown) => done(keyError(err)),
         ),
       );
@@ -151,7 +195,8 @@ export = function register(RED: NodeAPI): void {
       return err instanceof Error ? err : new Error(`${t('errors.key')}: ${flowError(RED, err).message}`);
     }
 
-    async function handle(msg: NodeMessageInFlow, send: (m: Array<NodeMessage | null>) => void): Promise<void> {
+    /** Checks a message against the window; returns the send still under way (key log) or undefined. */
+    async function handle(msg: NodeMessageInFlow, send: (m: Array<NodeMessage | null>) => void): Promise<Promise<void> | undefined> {
       await ready;
       if (Object.prototype.hasOwnProperty.call(msg, 'reset')) {
         window.clear();
@@ -159,14 +204,14 @@ export = function register(RED: NodeAPI): void {
         counts.dropped = 0;
         showStatus();
         scheduleSave();
-        return;
+        return sendAfter(keyLog?.reset(), () => undefined);
       }
       let key = await keyOf(msg);
       if (key === undefined || key === null || key === '') {
         if (missingKey === 'drop') {
           counts.dropped++;
           showStatus();
-          return;
+          return undefined;
         }
         if (missingKey === 'pass') {
           if (!warnedNoKey) {
@@ -175,37 +220,42 @@ export = function register(RED: NodeAPI): void {
           }
           counts.passed++;
           showStatus();
-          send([msg, null]);
-          return;
+          return sendAfter(undefined, () => send([msg, null]));
         }
         key = `hash:${eventHash(msg.payload)}`;
       }
       const keyText = typeof key === 'string' ? key : JSON.stringify(key);
-      const sighting = window.check(keyText);
+      const now = Date.now();
+      const sighting = window.check(keyText, now);
       scheduleSave();
       if (!sighting.duplicate) {
         counts.passed++;
         showStatus();
-        send([msg, null]);
-        return;
+        return sendAfter(keyLog?.record(keyText, now), () => send([msg, null]));
       }
       counts.dropped++;
       showStatus();
+      // a sliding cooldown restarted the key's window: that is news for the log too
+      const written = mode === 'cooldown' && options.refresh ? keyLog?.record(keyText, now) : undefined;
       if (withDuplicatesOutput) {
         (msg as NodeMessageInFlow & { duplicateOf: unknown }).duplicateOf = { key: keyText, firstSeen: new Date(sighting.since).toISOString() };
-        send([null, msg]);
-      } else {
-        // Dropped here on purpose: finished, so its receiver does not emit it again.
-        const token = (msg as { _delivery?: unknown })._delivery;
-        if (isDeliveryToken(token)) completeDelivery(token);
+        return sendAfter(written, () => send([null, msg]));
       }
+      // Dropped here on purpose: finished, so its receiver does not emit it again.
+      const token = (msg as { _delivery?: unknown })._delivery;
+      if (isDeliveryToken(token)) completeDelivery(token);
+      return sendAfter(written, () => undefined);
     }
 
     node.on('close', (_removed: boolean, done: () => void) => {
       if (saveTimer) clearTimeout(saveTimer);
       saveTimer = undefined;
       // Wait for a load still under way, or an empty window would overwrite the saved one.
-      if (options.persist) void ready.then(save).then(done);
+      if (options.persist) void ready.then(save).then(async () => {
+        await lastSend;
+        await keyLog?.close();
+        done();
+      });
       else done();
     });
   });

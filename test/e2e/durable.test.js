@@ -132,6 +132,72 @@ describe(`e2e: nothing lost across SIGKILL, disk journal, Node-RED ${nodeRedVers
     assert.deepEqual(nr.errorLines(), []);
   });
 
+  it('dedupe with the key log: a key that passed just before a SIGKILL still drops the resent event after it', async () => {
+    const tab = 'e2edurabledd0001';
+    const seen = path.join(nr.userDir, 'dedupe-seen.jsonl');
+    await nr.deploy(
+      [
+        { id: tab, type: 'tab', label: 'dedupe' },
+        {
+          id: 'dd-in',
+          type: 'detection-in',
+          z: tab,
+          name: '',
+          path: '/d/dd',
+          auth: 'none',
+          headerName: '',
+          maxBodyMiB: 16,
+          validation: 'lenient',
+          ackMode: 'disk',
+          wires: [['dd-dedupe'], []],
+        },
+        {
+          id: 'dd-dedupe',
+          type: 'detection-dedupe',
+          z: tab,
+          name: '',
+          mode: 'id',
+          key: 'messageId',
+          keyType: 'msg',
+          missingKey: 'pass',
+          ttl: 1,
+          ttlUnits: 'h',
+          refresh: false,
+          maxKeys: 1000,
+          duplicatesOutput: false,
+          persist: true,
+          store: 'detection-bridge:key-log',
+          outputs: 1,
+          wires: [['dd-line']],
+        },
+        fn('dd-line', 'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;', 'dd-file'),
+        { ...fileNode('dd-file', seen, 'dd-done'), z: tab },
+        { id: 'dd-done', type: 'detection-done', z: tab, name: '', passOn: false, outputs: 0, wires: [] },
+      ].map((n) => (n.type === 'function' ? { ...n, z: tab } : n)),
+      { '/d/dd': 405 },
+    );
+    const post = async (id) => {
+      const event = ev.fullFace();
+      event.payload.messageId = id;
+      assert.equal((await postJson(`${nr.url}/d/dd`, event)).status, 200);
+    };
+    await post('dd-first');
+    await until(() => has(seen, 'dd-first', false), 10000, 'the first event through dedupe');
+    await nr.stop('SIGKILL');
+    await nr.start();
+    await nr.answers('/d/dd', 405);
+    // the bridge sends it again (it may not have seen the 200), then a new event
+    await post('dd-first');
+    await post('dd-second');
+    await until(() => has(seen, 'dd-second', false), 10000, 'the event after the resent one');
+    assert.deepEqual(
+      lines(seen).map((l) => l.messageId),
+      ['dd-first', 'dd-second'],
+      'the resent event was dropped: its key survived the crash',
+    );
+    assert.deepEqual(nr.errorLines(), []);
+  });
+
   it('runs the durable-receive example as imported: the plate alert, then done, nothing left pending', async () => {
     const example = await nr.example('durable-receive');
     const tab = 'e2edurableexam01';
