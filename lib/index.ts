@@ -42,7 +42,15 @@ export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage
 
 // Keeping events until a flow has finished them.
 export { Journal, JournalFullError, type JournalEntry, type JournalOptions, type JournalProblem } from './delivery/journal';
-export { DeliveryTracker, BusyError, ACK_MODES, type AckMode, type DeliveryRecord, type StagedDelivery, type TrackerOptions } from './delivery/tracker';
+export {
+  DeliveryTracker,
+  BusyError,
+  ACK_MODES,
+  type AckMode,
+  type DeliveryRecord,
+  type StagedDelivery,
+  type TrackerOptions,
+} from './delivery/tracker';
 
 // The platform v2 API: sign-in, any call, batched pushes.
 export { PlatformClient, statusError, type PlatformClientOptions, type PlatformRequestOptions, type PlatformResponse } from './platform/client';

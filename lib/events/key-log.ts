@@ -38,7 +38,7 @@ export class KeyLog {
     let entries: WindowSnapshot = [];
     let end = 0;
     let torn = false;
-    for (let start = 0; start < bytes.length; ) {
+    for (let start = 0; start < bytes.length;) {
       const newline = bytes.indexOf(0x0a, start);
       if (newline < 0) {
         torn = true;

@@ -183,7 +183,11 @@ export = function register(RED: NodeAPI): void {
         handle(msg, send).then(
           (sending) => {
             if (!sending) done();
-            else sending.then(() => done(), (err: Error) => done(err));
+            else
+              sending.then(
+                () => done(),
+                (err: Error) => done(err),
+              );
           },
           (err: unknown) => done(keyError(err)),
         ),
@@ -228,10 +232,13 @@ export = function register(RED: NodeAPI): void {
       const now = Date.now();
       const sighting = window.check(keyText, now);
       scheduleSave();
-      if (!sighting.duplicate) {
+      // An event detection-in emits again (after a crash or a deploy) may not have been
+      // finished past this node: let it through, flagged, rather than lose it.
+      const redelivered = (msg as { redelivered?: unknown }).redelivered === true;
+      if (!sighting.duplicate || redelivered) {
         counts.passed++;
         showStatus();
-        return sendAfter(keyLog?.record(keyText, now), () => send([msg, null]));
+        return sendAfter(sighting.duplicate ? undefined : keyLog?.record(keyText, now), () => send([msg, null]));
       }
       counts.dropped++;
       showStatus();
@@ -251,11 +258,12 @@ export = function register(RED: NodeAPI): void {
       if (saveTimer) clearTimeout(saveTimer);
       saveTimer = undefined;
       // Wait for a load still under way, or an empty window would overwrite the saved one.
-      if (options.persist) void ready.then(save).then(async () => {
-        await lastSend;
-        await keyLog?.close();
-        done();
-      });
+      if (options.persist)
+        void ready.then(save).then(async () => {
+          await lastSend;
+          await keyLog?.close();
+          done();
+        });
       else done();
     });
   });

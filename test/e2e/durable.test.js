@@ -190,10 +190,13 @@ describe(`e2e: nothing lost across SIGKILL, disk journal, Node-RED ${nodeRedVers
     await post('dd-first');
     await post('dd-second');
     await until(() => has(seen, 'dd-second', false), 10000, 'the event after the resent one');
+    // (the journal may emit dd-first again, flagged redelivered: dedupe lets those through)
     assert.deepEqual(
-      lines(seen).map((l) => l.messageId),
+      lines(seen)
+        .filter((l) => !l.redelivered)
+        .map((l) => l.messageId),
       ['dd-first', 'dd-second'],
-      'the resent event was dropped: its key survived the crash',
+      "the bridge's resend was dropped: its key survived the crash",
     );
     assert.deepEqual(nr.errorLines(), []);
   });

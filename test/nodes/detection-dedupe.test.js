@@ -96,6 +96,57 @@ describe('detection-dedupe node', () => {
     assert.equal(passed[1].kind, 'face');
   });
 
+  it('lets a message detection-in emits again (msg.redelivered) through, and still drops a plain resend', async () => {
+    const { node, first, finished } = await start();
+    const passed = countInputs(first);
+    const event = ev.fullLpr();
+    node.receive(delivery(event));
+    node.receive({ ...delivery(event), redelivered: true });
+    node.receive(delivery(resent(event)));
+    await finished();
+    assert.deepEqual(
+      passed.map((m) => m.redelivered === true),
+      [false, true],
+    );
+  });
+
+  it('with the key log: keys kept on disk across a reload, messages in order', async () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const path = require('node:path');
+    const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dedupe-keylog-'));
+    helper.settings({ userDir });
+    try {
+      let { node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' });
+      let passed = countInputs(first);
+      const events = ['a', 'b', 'c', 'd'].map((id) => {
+        const e = ev.fullLpr();
+        e.payload.messageId = id;
+        return e;
+      });
+      for (const e of events.slice(0, 3)) node.receive(delivery(e));
+      await finished();
+      assert.deepEqual(
+        passed.map((m) => m.messageId),
+        ['a', 'b', 'c'],
+      );
+      assert.ok(fs.existsSync(path.join(userDir, 'detection-bridge', 'dedupe-dd.keys')));
+      await helper.unload();
+      ({ node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' }));
+      passed = countInputs(first);
+      for (const e of [events[1], events[3], events[0]]) node.receive(delivery(resent(e)));
+      await finished();
+      assert.deepEqual(
+        passed.map((m) => m.messageId),
+        ['d'],
+        'only the new key passes after the reload',
+      );
+    } finally {
+      helper.settings({});
+      fs.rmSync(userDir, { recursive: true, force: true });
+    }
+  });
+
   it('finds the id inside the event when msg.messageId is missing', async () => {
     const { node, first, finished } = await start();
     const passed = countInputs(first);
