@@ -114,6 +114,31 @@ describe('detection-done node', function () {
     await until(() => / · 0 pending$/.test((receiver.status.lastCall || { args: [{}] }).args[0].text || ''), 5000, 'nothing pending');
   });
 
+  it('disk mode: a journal cut off in the middle of a record replays every whole one and warns once', async () => {
+    // an earlier run left three events unfinished, the last one half written
+    const { Journal } = require('../../dist/lib/delivery/journal');
+    const file = path.join(userDir, 'detection-bridge', `journal-${receiverId}.log`);
+    const { journal } = await Journal.open(file, { maxBytes: 1e8 });
+    for (const id of ['j1', 'j2', 'j3'])
+      await journal.append({ ip: '127.0.0.1', headers: {}, receivedAt: new Date().toISOString() }, Buffer.from(JSON.stringify(lpr(id))));
+    await journal.close();
+    fs.truncateSync(file, fs.statSync(file).size - 100);
+    const base = await loadWithHttp([detectionIn, detectionDone], flow({ ackMode: 'disk' }));
+    url = `${base}/hooks/done`;
+    const again = await collect(helper.getNode('held'), 2);
+    assert.deepEqual(
+      again.map((m) => [m.messageId, m.redelivered, m.kind]),
+      [
+        ['j1', true, 'lpr'],
+        ['j2', true, 'lpr'],
+      ],
+    );
+    const receiver = helper.getNode(receiverId);
+    const warned = receiver.warn.getCalls().map((c) => c.args[0]);
+    assert.equal(warned.length, 1, warned.join('\n'));
+    assert.match(warned[0], /cut off at byte \d+ \(a crash while writing\)/);
+  });
+
   for (const ackMode of ['memory', 'disk']) {
     it(`${ackMode}: a deploy emits again, flagged, what it interrupted, and nothing finished`, async () => {
       const { held, done } = await start({ ackMode });
