@@ -123,6 +123,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
   const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
   const budget = createByteBudget(options.maxPendingBytes ?? Math.max(DEFAULT_PENDING_BYTES, 4 * options.maxBodyBytes));
   const linger = options.linger ?? DEFAULT_LINGER;
+  const retryAfter = String(options.retryAfterSeconds ?? 1);
 
   const answer = (kind: ProblemKind, detail: Message, extra?: Record<string, unknown>): Problem =>
     problem(kind, renderMessage(detail, options.translate), extra);
@@ -144,6 +145,13 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       reject(rejection, headers);
       if (invited) discardRest(req, linger, clock);
     };
+    /** 503 with Retry-After: the event cannot be kept now; the bridge keeps it and retries. */
+    const unavailable = (detail: Message, early: boolean): void => {
+      const headers = { 'Retry-After': retryAfter };
+      if (early) rejectEarly(answer('unavailable', detail), headers);
+      else reject(answer('unavailable', detail), headers);
+    };
+    const notQueued = (err: unknown): Message => ({ key: 'answer.unavailable', params: { message: (err as Error).message } });
 
     if (req.method !== 'POST') {
       rejectEarly(answer('methodNotAllowed', { key: 'answer.method', params: { method: String(req.method) } }), { Allow: 'POST' });
@@ -169,9 +177,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     try {
       hooks.admit?.(declared);
     } catch (err) {
-      rejectEarly(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), {
-        'Retry-After': String(options.retryAfterSeconds ?? 1),
-      });
+      unavailable(notQueued(err), true);
       return;
     }
 
@@ -191,7 +197,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
           break;
         }
         case 'busy':
-          rejectEarly(answer('unavailable', { key: 'answer.busy', params: { limit: size(budget.limit) } }), { 'Retry-After': '1' });
+          unavailable({ key: 'answer.busy', params: { limit: size(budget.limit) } }, true);
           break;
         case 'stalled':
           // The sender has stopped: nothing to linger for.
@@ -223,9 +229,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       try {
         staged = hooks.stage?.(read.body, meta);
       } catch (err) {
-        reject(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), {
-          'Retry-After': String(options.retryAfterSeconds ?? 1),
-        });
+        unavailable(notQueued(err), false);
         return;
       }
       const parsed = parseJsonBody(read.body);
@@ -260,9 +264,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       if (staged) await staged.commit(delivery);
       else await hooks.enqueue?.(delivery);
     } catch (err) {
-      reject(answer('unavailable', { key: 'answer.unavailable', params: { message: (err as Error).message } }), {
-        'Retry-After': String(options.retryAfterSeconds ?? 1),
-      });
+      unavailable(notQueued(err), false);
       return;
     }
 

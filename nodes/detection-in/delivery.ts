@@ -105,13 +105,16 @@ export async function openDelivery(
   events.on('flows:started', onStarted);
   // Every deploy, and Node-RED's start, ends in flows:started after the nodes are built.
 
-  const redeliver = async (from: DeliveryTracker<StoredMeta>, emittedBefore: number): Promise<void> => {
-    for (const record of await from.unfinished(emittedBefore)) {
+  /** Emits stored events again; one that cannot be read back any more is finished, not retried for ever. */
+  const emitAgain = (from: DeliveryTracker<StoredMeta>, records: DeliveryRecord<StoredMeta>[]): void => {
+    for (const record of records) {
       const restored = restore(record);
       if (restored) emit(restored.event, restored.meta, record.id, true);
       else from.complete(record.id);
     }
   };
+  const redeliver = async (from: DeliveryTracker<StoredMeta>, emittedBefore: number): Promise<void> =>
+    emitAgain(from, await from.unfinished(emittedBefore));
 
   const previous = trackerOf(node.id) as DeliveryTracker<StoredMeta> | undefined;
   if (previous && previous.mode === settings.mode && settings.mode === 'memory') {
@@ -139,12 +142,7 @@ export async function openDelivery(
   keepTracker(node.id, opened as DeliveryTracker<unknown>);
 
   opened.onOverdue = () => {
-    void opened.overdue().then(async (records) => {
-      for (const record of records) {
-        const restored = restore(record);
-        if (restored) emit(restored.event, restored.meta, record.id, true);
-      }
-    });
+    void opened.overdue().then((records) => emitAgain(opened, records));
   };
 
   redeliverDue();
