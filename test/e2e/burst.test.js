@@ -10,11 +10,9 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
-const { ROOT, nodeRedVersion, until } = require('../support');
-const { NodeRedProcess, readProbeLines } = require('../support/nodered-process');
+const { nodeRedVersion, until } = require('../support');
+const { NodeRedProcess, readProbeLines, functionNode, fileNode, runSimulator } = require('../support/nodered-process');
 
-const SIM = path.join(ROOT, 'dist', 'bin', 'detection-bridge-sim.js');
 const TAB = 'e2eburstflowtab1';
 const MiB = 1024 * 1024;
 const IN_FLIGHT_MIB = 32;
@@ -58,33 +56,13 @@ function burstFlow(probeFile) {
       outputs: 1,
       wires: [['b-probe']],
     },
-    {
-      id: 'b-probe',
-      type: 'function',
-      z: TAB,
-      name: '',
-      outputs: 1,
-      timeout: 0,
-      noerr: 0,
-      initialize: '',
-      finalize: '',
-      libs: [],
-      func: 'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;',
-      wires: [['b-file']],
-    },
-    {
-      id: 'b-file',
-      type: 'file',
-      z: TAB,
-      name: '',
-      filename: probeFile,
-      filenameType: 'str',
-      appendNewline: true,
-      createDir: true,
-      overwriteFile: 'false',
-      encoding: 'utf8',
-      wires: [['b-done']],
-    },
+    functionNode(
+      'b-probe',
+      TAB,
+      'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;',
+      'b-file',
+    ),
+    fileNode('b-file', TAB, probeFile, 'b-done'),
     { id: 'b-done', type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] },
   ];
 }
@@ -123,35 +101,30 @@ describe(`e2e: a burst against the in-flight bound, Node-RED ${nodeRedVersion()}
       peak = Math.max(peak, rssOf(pid));
     }, 50);
     const count = 500;
-    const result = await new Promise((resolve) =>
-      execFile(
-        process.execPath,
-        [
-          SIM,
-          'send',
-          '--url',
-          `${nr.url}/b/in`,
-          '--count',
-          String(count),
-          '--rate',
-          '0',
-          '--concurrency',
-          String(CONNECTIONS),
-          '--realistic-images',
-          '--mix',
-          '1',
-          '--resilient',
-          '--retry-delay',
-          '200',
-          '--timeout',
-          '30000',
-          '--summary-json',
-          summaryFile,
-          '--quiet',
-        ],
-        { timeout: 150000, maxBuffer: 16 * MiB },
-        (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }),
-      ),
+    const result = await runSimulator(
+      [
+        'send',
+        '--url',
+        `${nr.url}/b/in`,
+        '--count',
+        String(count),
+        '--rate',
+        '0',
+        '--concurrency',
+        String(CONNECTIONS),
+        '--realistic-images',
+        '--mix',
+        '1',
+        '--resilient',
+        '--retry-delay',
+        '200',
+        '--timeout',
+        '30000',
+        '--summary-json',
+        summaryFile,
+        '--quiet',
+      ],
+      150000,
     );
     assert.equal(result.code, 0, `simulator: ${result.stdout}\n${result.stderr}`);
     const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));

@@ -11,11 +11,9 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
-const { ROOT, nodeRedVersion, until } = require('../support');
-const { NodeRedProcess } = require('../support/nodered-process');
+const { nodeRedVersion, until } = require('../support');
+const { NodeRedProcess, functionNode, fileNode, runSimulator } = require('../support/nodered-process');
 
-const SIM = path.join(ROOT, 'dist', 'bin', 'detection-bridge-sim.js');
 const TAB = 'e2ecrashtab00001';
 const N = 2000;
 
@@ -66,33 +64,13 @@ function crashFlow(probeFile) {
       outputs: 1,
       wires: [['c-line']],
     },
-    {
-      id: 'c-line',
-      type: 'function',
-      z: TAB,
-      name: '',
-      outputs: 1,
-      timeout: 0,
-      noerr: 0,
-      initialize: '',
-      finalize: '',
-      libs: [],
-      func: 'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;',
-      wires: [['c-file']],
-    },
-    {
-      id: 'c-file',
-      type: 'file',
-      z: TAB,
-      name: '',
-      filename: probeFile,
-      filenameType: 'str',
-      appendNewline: true,
-      createDir: true,
-      overwriteFile: 'false',
-      encoding: 'utf8',
-      wires: [['c-done']],
-    },
+    functionNode(
+      'c-line',
+      TAB,
+      'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;',
+      'c-file',
+    ),
+    fileNode('c-file', TAB, probeFile, 'c-done'),
     { id: 'c-done', type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] },
   ];
 }
@@ -121,32 +99,27 @@ describe(`e2e: 2,000 events through two SIGKILLs, Node-RED ${nodeRedVersion()}`,
     const summaryFile = path.join(nr.userDir, 'crash-summary.json');
     await nr.deploy(crashFlow(probeFile), { '/c/in': 405 });
     const lines = () => readRecords(probeFile);
-    const run = new Promise((resolve) =>
-      execFile(
-        process.execPath,
-        [
-          SIM,
-          'send',
-          '--url',
-          `${nr.url}/c/in`,
-          '--count',
-          String(N),
-          '--rate',
-          '250',
-          '--concurrency',
-          '8',
-          '--resilient',
-          '--retry-delay',
-          '100',
-          '--timeout',
-          '5000',
-          '--summary-json',
-          summaryFile,
-          '--quiet',
-        ],
-        { timeout: 200000, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }),
-      ),
+    const run = runSimulator(
+      [
+        'send',
+        '--url',
+        `${nr.url}/c/in`,
+        '--count',
+        String(N),
+        '--rate',
+        '250',
+        '--concurrency',
+        '8',
+        '--resilient',
+        '--retry-delay',
+        '100',
+        '--timeout',
+        '5000',
+        '--summary-json',
+        summaryFile,
+        '--quiet',
+      ],
+      200000,
     );
     for (const share of [3, 1.5]) {
       await until(() => lines().length >= N / share, 60000, `${Math.round(N / share)} events through`);

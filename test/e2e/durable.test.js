@@ -9,30 +9,10 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { nodeRedVersion, postJson, until } = require('../support');
-const { NodeRedProcess, readProbeLines } = require('../support/nodered-process');
+const { NodeRedProcess, readProbeLines, functionNode, fileNode } = require('../support/nodered-process');
 const ev = require('../fixtures/events');
 
 const TAB = 'e2edurabletab001';
-
-function fileNode(id, filename, next) {
-  return {
-    id,
-    type: 'file',
-    z: TAB,
-    name: '',
-    filename,
-    filenameType: 'str',
-    appendNewline: true,
-    createDir: true,
-    overwriteFile: 'false',
-    encoding: 'utf8',
-    wires: [next ? [next] : []],
-  };
-}
-
-function fn(id, func, next) {
-  return { id, type: 'function', z: TAB, name: '', outputs: 1, timeout: 0, noerr: 0, initialize: '', finalize: '', libs: [], func, wires: [[next]] };
-}
 
 /** in → arrivals file → gate (holds `hold-` events unless redelivered) → done → finished file. */
 function durableFlow(dir) {
@@ -52,11 +32,16 @@ function durableFlow(dir) {
       wires: [['dur-line1'], []],
     },
     // the message goes on: the gate and detection-done need it whole
-    fn('dur-line1', 'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;', 'dur-arrived'),
-    fileNode('dur-arrived', path.join(dir, 'arrived.jsonl'), 'dur-gate'),
-    fn('dur-gate', "return String(msg.messageId).startsWith('hold-') && !msg.redelivered ? null : msg;", 'dur-done'),
+    functionNode(
+      'dur-line1',
+      TAB,
+      'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;',
+      'dur-arrived',
+    ),
+    fileNode('dur-arrived', TAB, path.join(dir, 'arrived.jsonl'), 'dur-gate'),
+    functionNode('dur-gate', TAB, "return String(msg.messageId).startsWith('hold-') && !msg.redelivered ? null : msg;", 'dur-done'),
     { id: 'dur-done', type: 'detection-done', z: TAB, name: '', passOn: true, outputs: 1, wires: [['dur-finished']] },
-    fileNode('dur-finished', path.join(dir, 'finished.jsonl')),
+    fileNode('dur-finished', TAB, path.join(dir, 'finished.jsonl')),
   ];
 }
 
@@ -170,10 +155,15 @@ describe(`e2e: nothing lost across SIGKILL, disk journal, Node-RED ${nodeRedVers
           outputs: 1,
           wires: [['dd-line']],
         },
-        fn('dd-line', 'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;', 'dd-file'),
-        { ...fileNode('dd-file', seen, 'dd-done'), z: tab },
+        functionNode(
+          'dd-line',
+          tab,
+          'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;',
+          'dd-file',
+        ),
+        fileNode('dd-file', tab, seen, 'dd-done'),
         { id: 'dd-done', type: 'detection-done', z: tab, name: '', passOn: false, outputs: 0, wires: [] },
-      ].map((n) => (n.type === 'function' ? { ...n, z: tab } : n)),
+      ],
       { '/d/dd': 405 },
     );
     const post = async (id) => {

@@ -11,7 +11,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { nodeRedVersion, request, rawClient, postJson, until } = require('../support');
-const { NodeRedProcess, readProbeLines } = require('../support/nodered-process');
+const { NodeRedProcess, readProbeLines, functionNode, fileNode } = require('../support/nodered-process');
 const { corpus, pollutingEvents } = require('../fixtures/hostile');
 const ev = require('../fixtures/events');
 
@@ -37,33 +37,13 @@ function hostileFlow(probeFile) {
     { id: TAB, type: 'tab', label: 'hostile' },
     receiver('h-strict', { path: '/h/strict', validation: 'strict', ackMode: 'disk' }),
     receiver('h-lenient', { path: '/h/lenient', validation: 'lenient', ackMode: 'memory' }),
-    {
-      id: 'h-probe',
-      type: 'function',
-      z: TAB,
-      name: '',
-      outputs: 1,
-      timeout: 0,
-      noerr: 0,
-      initialize: '',
-      finalize: '',
-      libs: [],
-      func: "msg.payload = JSON.stringify({ corpus: msg.req.headers['x-corpus-id'], messageId: msg.messageId, warnings: (msg.warnings || []).length, polluted: ({}).polluted, redelivered: msg.redelivered === true }); return msg;",
-      wires: [['h-file']],
-    },
-    {
-      id: 'h-file',
-      type: 'file',
-      z: TAB,
-      name: '',
-      filename: probeFile,
-      filenameType: 'str',
-      appendNewline: true,
-      createDir: true,
-      overwriteFile: 'false',
-      encoding: 'utf8',
-      wires: [['h-done']],
-    },
+    functionNode(
+      'h-probe',
+      TAB,
+      "msg.payload = JSON.stringify({ corpus: msg.req.headers['x-corpus-id'], messageId: msg.messageId, warnings: (msg.warnings || []).length, polluted: ({}).polluted, redelivered: msg.redelivered === true }); return msg;",
+      'h-file',
+    ),
+    fileNode('h-file', TAB, probeFile, 'h-done'),
     { id: 'h-done', type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] },
   ];
 }

@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { nodeRedVersion, request, rawClient, postJson, until } = require('../support');
-const { NodeRedProcess, probeFunction, readProbeLines } = require('../support/nodered-process');
+const { NodeRedProcess, probeFunction, readProbeLines, fileNode } = require('../support/nodered-process');
 const ev = require('../fixtures/events');
 
 const TAB = 'e2equirkstab0001';
@@ -57,19 +57,7 @@ function quirksFlow(probeFile) {
     // a core endpoint, to show other routes keep Node's own 100 Continue
     { id: 'core-in', type: 'http in', z: TAB, name: '', url: '/q/core', method: 'post', upload: false, swaggerDoc: '', wires: [['core-out']] },
     { id: 'core-out', type: 'http response', z: TAB, name: '', statusCode: '200', headers: {}, wires: [] },
-    {
-      id: 'e2equirksfile001',
-      type: 'file',
-      z: TAB,
-      name: '',
-      filename: probeFile,
-      filenameType: 'str',
-      appendNewline: true,
-      createDir: true,
-      overwriteFile: 'false',
-      encoding: 'utf8',
-      wires: [[]],
-    },
+    fileNode('e2equirksfile001', TAB, probeFile),
   ];
 }
 

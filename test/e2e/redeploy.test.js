@@ -9,11 +9,9 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
-const { ROOT, nodeRedVersion, until } = require('../support');
-const { NodeRedProcess, readProbeLines } = require('../support/nodered-process');
+const { nodeRedVersion, until } = require('../support');
+const { NodeRedProcess, readProbeLines, fileNode, runSimulator } = require('../support/nodered-process');
 
-const SIM = path.join(ROOT, 'dist', 'bin', 'detection-bridge-sim.js');
 const TAB = 'e2eredeploytab01';
 const N = 300;
 
@@ -47,27 +45,9 @@ function redeployFlow(ackMode, probeFile, probeName) {
       func: 'msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }); return msg;',
       wires: [['rd-file']],
     },
-    {
-      id: 'rd-file',
-      type: 'file',
-      z: TAB,
-      name: '',
-      filename: probeFile,
-      filenameType: 'str',
-      appendNewline: true,
-      createDir: true,
-      overwriteFile: 'false',
-      encoding: 'utf8',
-      wires: [['rd-done']],
-    },
+    fileNode('rd-file', TAB, probeFile, 'rd-done'),
     { id: 'rd-done', type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] },
   ];
-}
-
-function runSimulator(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [SIM, ...args], { timeout: 90000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
-  });
 }
 
 describe(`e2e: redeploy without loss, Node-RED ${nodeRedVersion()}`, function () {

@@ -10,14 +10,12 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
 const { ROOT, nodeRedVersion, request, postJson, until } = require('../support');
 const ev = require('../fixtures/events');
-const { NodeRedProcess, probeFunction, readProbeLines } = require('../support/nodered-process');
+const { NodeRedProcess, probeFunction, readProbeLines, runSimulator } = require('../support/nodered-process');
 
 const TOKEN = 'e2e-demo-token';
 const DEMO_IN = 'de30de30de300002';
-const SIM = path.join(ROOT, 'dist', 'bin', 'detection-bridge-sim.js');
 
 /** The demo flow on a tab, with a probe after both image pickers. */
 function demoFlow(probeFile) {
@@ -86,12 +84,6 @@ async function slowProxy(target) {
     return new Promise((resolve) => server.close(resolve));
   };
   return state;
-}
-
-function runSimulator(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [SIM, ...args], { timeout: 60000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
-  });
 }
 
 describe(`e2e: the bridge simulator against the demo flow in Node-RED ${nodeRedVersion()}`, function () {

@@ -52,6 +52,51 @@ function probeFunction(fields) {
   return `return { payload: JSON.stringify(${fields}) };`;
 }
 
+/** A core function node running `func`, wired to `next` (or to nothing). */
+function functionNode(id, z, func, next) {
+  return {
+    id,
+    type: 'function',
+    z,
+    name: '',
+    outputs: 1,
+    timeout: 0,
+    noerr: 0,
+    initialize: '',
+    finalize: '',
+    libs: [],
+    func,
+    wires: [next ? [next] : []],
+  };
+}
+
+/** A core file node appending msg.payload as a line to `filename`, then passing the message to `next`. */
+function fileNode(id, z, filename, next) {
+  return {
+    id,
+    type: 'file',
+    z,
+    name: '',
+    filename,
+    filenameType: 'str',
+    appendNewline: true,
+    createDir: true,
+    overwriteFile: 'false',
+    encoding: 'utf8',
+    wires: [next ? [next] : []],
+  };
+}
+
+/** Runs the simulator's command line (the built bin) and resolves with its exit code and output. */
+function runSimulator(args, timeoutMs = 90000) {
+  const sim = path.join(ROOT, 'dist', 'bin', 'detection-bridge-sim.js');
+  return new Promise((resolve) => {
+    execFile(process.execPath, [sim, ...args], { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stdout, stderr }),
+    );
+  });
+}
+
 class NodeRedProcess extends NodeRedChild {
   /**
    * Creates a user directory with the packed module installed.
@@ -139,4 +184,4 @@ function readProbeLines(file) {
     .map((l) => JSON.parse(l));
 }
 
-module.exports = { MODULE, NodeRedProcess, packModule, probeFunction, readProbeLines, run };
+module.exports = { MODULE, NodeRedProcess, packModule, probeFunction, readProbeLines, run, functionNode, fileNode, runSimulator };
