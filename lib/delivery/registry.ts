@@ -4,26 +4,26 @@
  * previous instance left unfinished, and `detection-done` nodes find the
  * tracker of the receiver a message came from.
  */
-import type { DeliveryTracker } from './tracker';
+import type { DeliveryId, EventDelivery } from './tracker';
 
 /** What a message carries to be marked finished: `msg._delivery`. */
 export interface DeliveryToken {
   receiver: string;
-  id: number;
+  id: DeliveryId;
 }
 
-const trackers = new Map<string, DeliveryTracker<unknown>>();
+const trackers = new Map<string, EventDelivery<unknown>>();
 let doneNodes = 0;
 
-export function trackerOf(receiver: string): DeliveryTracker<unknown> | undefined {
+export function trackerOf(receiver: string): EventDelivery<unknown> | undefined {
   return trackers.get(receiver);
 }
 
-export function keepTracker(receiver: string, tracker: DeliveryTracker<unknown>): void {
+export function keepTracker(receiver: string, tracker: EventDelivery<unknown>): void {
   trackers.set(receiver, tracker);
 }
 
-export function dropTracker(receiver: string): DeliveryTracker<unknown> | undefined {
+export function dropTracker(receiver: string): EventDelivery<unknown> | undefined {
   const tracker = trackers.get(receiver);
   trackers.delete(receiver);
   return tracker;
@@ -34,7 +34,7 @@ export function isDeliveryToken(value: unknown): value is DeliveryToken {
     value !== null &&
     typeof value === 'object' &&
     typeof (value as DeliveryToken).receiver === 'string' &&
-    Number.isInteger((value as DeliveryToken).id)
+    (Number.isInteger((value as DeliveryToken).id) || typeof (value as DeliveryToken).id === 'string')
   );
 }
 

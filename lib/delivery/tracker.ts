@@ -13,8 +13,11 @@
 import { systemClock, type Clock } from '../clock';
 import { Journal, type JournalProblem } from './journal';
 
-export type AckMode = 'memory' | 'disk';
-export const ACK_MODES: readonly AckMode[] = ['memory', 'disk'];
+export type AckMode = 'memory' | 'disk' | 'redis';
+export const ACK_MODES: readonly AckMode[] = ['memory', 'disk', 'redis'];
+
+/** An event's id: the journal's sequence number, or a Redis stream entry id. */
+export type DeliveryId = number | string;
 
 export interface TrackerOptions {
   mode: AckMode;
@@ -35,7 +38,7 @@ export interface TrackerOptions {
 export class BusyError extends Error {
   readonly code = 'ERR_DELIVERY_BUSY';
   constructor(
-    readonly reason: 'events' | 'bytes' | 'journal',
+    readonly reason: 'events' | 'bytes' | 'journal' | 'stream',
     message: string,
   ) {
     super(message);
@@ -44,18 +47,44 @@ export class BusyError extends Error {
 
 /** An event being taken: see DeliveryTracker.stage. */
 export interface StagedDelivery<M> {
-  commit(meta: M, event: unknown): Promise<number>;
+  commit(meta: M, event: unknown): Promise<DeliveryId>;
   abandon(): void;
 }
 
 /** What a message is rebuilt from, kept in memory or in the journal. */
 export interface DeliveryRecord<M> {
-  id: number;
+  id: DeliveryId;
   meta: M;
   /** memory mode: the parsed event, by reference. */
   event?: unknown;
-  /** disk mode: the body as received. */
+  /** disk and redis modes: the body as received. */
   body?: Buffer;
+}
+
+/**
+ * What a receiver needs of the store of its events in flight: DeliveryTracker
+ * (memory, disk) and RedisStreamDelivery (redis, lib/delivery/stream.ts).
+ */
+export interface EventDelivery<M> {
+  readonly mode: AckMode;
+  /** Whether completion waits for a detection-done node; false: finished once emitted. */
+  awaitCompletion: boolean;
+  /** Events in flight here, and their bytes. */
+  readonly pending: { events: number; bytes: number };
+  /** Size of the journal file (disk mode), else 0. */
+  readonly journalBytes: number;
+  checkRoom(bytes?: number): void;
+  stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M>;
+  take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId>;
+  adopt(records: DeliveryRecord<M>[]): Promise<void>;
+  park(id: DeliveryId): void;
+  emitted(id: DeliveryId): void;
+  complete(id: DeliveryId): boolean;
+  unfinished(emittedBefore?: number): Promise<DeliveryRecord<M>[]>;
+  overdue(): Promise<DeliveryRecord<M>[]>;
+  onComplete: (() => void) | undefined;
+  onOverdue: (() => void) | undefined;
+  close(): Promise<void>;
 }
 
 interface InFlight<M> {
@@ -66,7 +95,7 @@ interface InFlight<M> {
   emittedAt?: number;
 }
 
-export class DeliveryTracker<M = unknown> {
+export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   private readonly inFlight = new Map<number, InFlight<M>>();
   private bytes = 0;
   private nextId = 1;
@@ -179,7 +208,7 @@ export class DeliveryTracker<M = unknown> {
   }
 
   /** Takes an event in one step: `stage` and `commit`. */
-  async take(meta: M, body: Buffer | undefined, event: unknown): Promise<number> {
+  async take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId> {
     return this.stage(meta, body).commit(meta, event);
   }
 
@@ -189,19 +218,20 @@ export class DeliveryTracker<M = unknown> {
       const body = record.body;
       const id = await this.take(record.meta, body, record.event).catch(() => undefined);
       if (id === undefined) continue;
-      const entry = this.inFlight.get(id);
+      const entry = this.inFlight.get(id as number);
       if (entry) entry.emittedAt = 0;
     }
   }
 
   /** The event was taken but could not go out (its receiver is stopping): due for redelivery. */
-  park(id: number): void {
-    const entry = this.inFlight.get(id);
+  park(id: DeliveryId): void {
+    const entry = this.inFlight.get(id as number);
     if (entry) entry.emittedAt = 0;
   }
 
   /** The event went out on the receiver's output. */
-  emitted(id: number): void {
+  emitted(id: DeliveryId): void {
+    if (typeof id !== 'number') return;
     const entry = this.inFlight.get(id);
     if (!entry) return;
     if (!this.awaitCompletion) {
@@ -213,7 +243,8 @@ export class DeliveryTracker<M = unknown> {
   }
 
   /** The flow finished the event. True if it was in flight. */
-  complete(id: number): boolean {
+  complete(id: DeliveryId): boolean {
+    if (typeof id !== 'number') return false;
     const entry = this.inFlight.get(id);
     if (!entry) return false;
     this.inFlight.delete(id);

@@ -64,7 +64,7 @@ export interface AcceptedDelivery {
   warnings: SchemaError[];
   meta: DeliveryMeta;
   /** Set by the enqueue hook: the id under which the event is kept until finished. */
-  deliveryId?: number;
+  deliveryId?: number | string;
 }
 
 export interface InvalidDelivery {

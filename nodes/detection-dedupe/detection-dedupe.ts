@@ -16,9 +16,14 @@ import { flowError, nodeText, translate } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
+import { redisOf, redisStatus } from '../shared/redis';
+import { RedisSeenKeys } from '../../lib/events/shared-window';
+import type { Sighting } from '../../lib/events/dedupe';
 
 const MODES = ['id', 'cooldown'] as const;
 const MISSING_KEY = ['pass', 'drop', 'hash'] as const;
+const SCOPES = ['local', 'redis'] as const;
+const UNREACHABLE = ['pass', 'drop'] as const;
 type Mode = (typeof MODES)[number];
 type MissingKey = (typeof MISSING_KEY)[number];
 
@@ -34,6 +39,14 @@ interface DedupeDef extends NodeDef {
   duplicatesOutput: boolean;
   persist: boolean;
   store: string;
+  /** Where the window is kept: this Node-RED ('local') or Redis, shared by every instance ('redis'). */
+  scope?: (typeof SCOPES)[number];
+  /** scope redis: the detection-redis configuration node. */
+  redis?: string;
+  /** scope redis: what a message does while Redis is unreachable. */
+  whenUnreachable?: (typeof UNREACHABLE)[number];
+  /** scope redis: the window's name in Redis; instances with the same name share it (default: the node's id). */
+  sharedName?: string;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -61,6 +74,8 @@ export = function register(RED: NodeAPI): void {
         refresh: field(flagOption(), false),
         duplicatesOutput: field(flagOption(), false),
         persist: field(flagOption(), false),
+        scope: field(choiceOption(SCOPES), 'local'),
+        whenUnreachable: field(choiceOption(UNREACHABLE), 'pass'),
       },
       config,
     );
@@ -73,6 +88,21 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const ttlMs = limits.value.ttl * UNIT_MS[options.ttlUnits];
+    // Shared through Redis: the check and the set are one atomic command there.
+    let shared: RedisSeenKeys | undefined;
+    if (options.scope === 'redis') {
+      const connection = redisOf(RED, config.redis);
+      if (!connection) {
+        node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
+        node.error(t('errors.redis-missing'));
+        return;
+      }
+      shared = new RedisSeenKeys(connection, {
+        name: (config.sharedName ?? '').trim() || node.id,
+        ttlMs,
+        refreshOnRepeat: mode === 'cooldown' && options.refresh,
+      });
+    }
     const window = new DedupeWindow({
       ttlMs,
       maxKeys: Math.floor(limits.value.maxKeys),
@@ -94,11 +124,20 @@ export = function register(RED: NodeAPI): void {
     }
 
     const counts = { passed: 0, dropped: 0 };
-    const showStatus = throttledStatus(node, () => ({
-      fill: 'green',
-      shape: 'dot',
-      text: t('status.counts', { passed: counts.passed, dropped: counts.dropped, keys: window.size }),
-    }));
+    const connection = shared ? redisOf(RED, config.redis) : undefined;
+    const showStatus = throttledStatus(node, () => {
+      if (connection) {
+        const state = redisStatus(RED, connection.state);
+        return { ...state, text: `${t('status.shared', { passed: counts.passed, dropped: counts.dropped })} · ${state.text}` };
+      }
+      return { fill: 'green', shape: 'dot', text: t('status.counts', { passed: counts.passed, dropped: counts.dropped, keys: window.size }) };
+    });
+    // One warning per outage: a duplicate alert beats a lost one, but the user should know.
+    let warnedUnreachable = false;
+    const unwatch = connection?.use((state) => {
+      if (state === 'connected') warnedUnreachable = false;
+      showStatus();
+    });
 
     /** Resolves the key of a message; undefined when it has none. */
     function keyOf(msg: NodeMessageInFlow): Promise<unknown> {
@@ -115,7 +154,8 @@ export = function register(RED: NodeAPI): void {
     // a context store (the window saved whole, every 2 s at most, then as often as
     // the store flushes) or the key log (each key on disk before its message goes on).
     const store = config.store || undefined;
-    const useKeyLog = options.persist && store === KEY_LOG_STORE;
+    const persist = options.persist && !shared;
+    const useKeyLog = persist && store === KEY_LOG_STORE;
     const context = node.context();
     let keyLog: KeyLog | undefined;
     let saveTimer: NodeJS.Timeout | undefined;
@@ -132,13 +172,13 @@ export = function register(RED: NodeAPI): void {
             });
           });
     const scheduleSave = (): void => {
-      if (!options.persist || saveTimer) return;
+      if (!persist || saveTimer) return;
       saveTimer = setTimeout(() => {
         saveTimer = undefined;
         void save();
       }, SAVE_DELAY_MS);
     };
-    const ready: Promise<void> = !options.persist
+    const ready: Promise<void> = !persist
       ? Promise.resolve()
       : useKeyLog
         ? KeyLog.open(keyLogPath(RED, node.id)).then(
@@ -158,10 +198,12 @@ export = function register(RED: NodeAPI): void {
               resolve();
             });
           });
-    /** With the key log, a message goes on once its key is on disk; sends keep their order. */
+    /** With the key log, a message goes on once its key is on disk; with Redis, once its check is
+     *  answered. Either way the next message is checked meanwhile, and sends keep their order. */
     let lastSend: Promise<void> = Promise.resolve();
-    const sendAfter = (written: Promise<void> | undefined, send: () => void): Promise<void> | undefined => {
-      if (!useKeyLog) {
+    const ordered = useKeyLog || shared !== undefined;
+    const sendAfter = (written: Promise<unknown> | undefined, send: () => void): Promise<void> | undefined => {
+      if (!ordered) {
         send();
         return undefined;
       }
@@ -169,7 +211,7 @@ export = function register(RED: NodeAPI): void {
       lastSend = sent.catch(() => undefined);
       return sent;
     };
-    node.status({ fill: 'grey', shape: 'ring', text: t('status.counts', { passed: 0, dropped: 0, keys: 0 }) });
+    if (!shared) node.status({ fill: 'grey', shape: 'ring', text: t('status.counts', { passed: 0, dropped: 0, keys: 0 }) });
 
     let warnedNoKey = false;
 
@@ -208,7 +250,7 @@ export = function register(RED: NodeAPI): void {
         counts.dropped = 0;
         showStatus();
         scheduleSave();
-        return sendAfter(keyLog?.reset(), () => undefined);
+        return sendAfter(shared ? shared.clear() : keyLog?.reset(), () => undefined);
       }
       let key = await keyOf(msg);
       if (key === undefined || key === null || key === '') {
@@ -230,14 +272,51 @@ export = function register(RED: NodeAPI): void {
       }
       const keyText = typeof key === 'string' ? key : JSON.stringify(key);
       const now = Date.now();
+      if (shared) {
+        // Sent now, answered with the next ones: one round trip per burst, not per message.
+        const checked = shared.check(keyText, now).catch((err: Error) => err);
+        const decided = lastSend.then(() => checked).then((result) => void decide(msg, send, keyText, result, now));
+        lastSend = decided.catch(() => undefined);
+        return decided;
+      }
       const sighting = window.check(keyText, now);
       scheduleSave();
+      return decide(msg, send, keyText, sighting, now);
+    }
+
+    /** Passes, diverts or drops a message by its sighting (or the Redis failure in its place). */
+    function decide(
+      msg: NodeMessageInFlow,
+      send: (m: Array<NodeMessage | null>) => void,
+      keyText: string,
+      sighting: Sighting | Error,
+      now: number,
+    ): Promise<void> | undefined {
+      if (sighting instanceof Error) {
+        if (!warnedUnreachable) {
+          warnedUnreachable = true;
+          node.warn(t(options.whenUnreachable === 'drop' ? 'warn.redis-drop' : 'warn.redis-pass', { message: sighting.message }));
+        }
+        if (options.whenUnreachable === 'drop') {
+          counts.dropped++;
+          showStatus();
+          return undefined;
+        }
+        counts.passed++;
+        showStatus();
+        send([msg, null]);
+        return undefined;
+      }
       // An event detection-in emits again (after a crash or a deploy) may not have been
       // finished past this node: let it through, flagged, rather than lose it.
       const redelivered = (msg as { redelivered?: unknown }).redelivered === true;
       if (!sighting.duplicate || redelivered) {
         counts.passed++;
         showStatus();
+        if (shared) {
+          send([msg, null]);
+          return undefined;
+        }
         return sendAfter(sighting.duplicate ? undefined : keyLog?.record(keyText, now), () => send([msg, null]));
       }
       counts.dropped++;
@@ -246,19 +325,24 @@ export = function register(RED: NodeAPI): void {
       const written = mode === 'cooldown' && options.refresh ? keyLog?.record(keyText, now) : undefined;
       if (withDuplicatesOutput) {
         (msg as NodeMessageInFlow & { duplicateOf: unknown }).duplicateOf = { key: keyText, firstSeen: new Date(sighting.since).toISOString() };
+        if (shared) {
+          send([null, msg]);
+          return undefined;
+        }
         return sendAfter(written, () => send([null, msg]));
       }
       // Dropped here on purpose: finished, so its receiver does not emit it again.
       const token = (msg as { _delivery?: unknown })._delivery;
       if (isDeliveryToken(token)) completeDelivery(token);
-      return sendAfter(written, () => undefined);
+      return shared ? undefined : sendAfter(written, () => undefined);
     }
 
     node.on('close', (_removed: boolean, done: () => void) => {
+      unwatch?.();
       if (saveTimer) clearTimeout(saveTimer);
       saveTimer = undefined;
       // Wait for a load still under way, or an empty window would overwrite the saved one.
-      if (options.persist)
+      if (persist)
         void ready.then(save).then(async () => {
           await lastSend;
           await keyLog?.close();

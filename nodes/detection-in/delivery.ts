@@ -7,7 +7,9 @@
 import { join } from 'node:path';
 import type { NodeAPI } from 'node-red';
 import { completionAwaited, dropTracker, keepTracker, trackerOf } from '../../lib/delivery/registry';
-import { DeliveryTracker, type AckMode, type DeliveryRecord } from '../../lib/delivery/tracker';
+import { DeliveryTracker, type AckMode, type DeliveryId, type DeliveryRecord, type EventDelivery } from '../../lib/delivery/tracker';
+import { RedisStreamDelivery } from '../../lib/delivery/stream';
+import type { RedisConnection } from '../../lib/redis/connection';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import type { DeliveryMeta } from '../../lib/events/receiver';
 import { parseJsonBody } from '../../lib/http/json';
@@ -27,9 +29,17 @@ export interface DeliverySettings {
   maxBytes: number;
   journalMaxBytes: number;
   redeliverAfterMs: number;
+  /** redis mode: the shared connection, the stream's name and caps, and when to claim. */
+  redis?: {
+    connection: RedisConnection;
+    name: string;
+    streamMaxEvents: number;
+    streamMaxBytes: number;
+    claimAfterMs: number;
+  };
 }
 
-type Emit = (event: unknown, meta: Required<StoredMeta>, id: number, redelivered: boolean) => void;
+type Emit = (event: unknown, meta: Required<StoredMeta>, id: DeliveryId, redelivered: boolean) => void;
 
 interface FlowsEvent {
   type?: string;
@@ -59,7 +69,7 @@ function restore(record: DeliveryRecord<StoredMeta>): { event: unknown; meta: Re
 }
 
 export interface ReceiverDelivery {
-  tracker: DeliveryTracker<StoredMeta>;
+  tracker: EventDelivery<StoredMeta>;
   /** Stops: the tracker is kept for the next instance unless the node was removed. */
   close(removed: boolean): Promise<void>;
 }
@@ -82,7 +92,7 @@ export async function openDelivery(
   // stopped: all of it is due (repeats of what got through anyway are flagged).
   let due = true;
   let flowsStarted = false;
-  let tracker: DeliveryTracker<StoredMeta> | undefined;
+  let tracker: EventDelivery<StoredMeta> | undefined;
   const redeliverDue = (): void => {
     if (!flowsStarted || !due || !tracker) return;
     due = false;
@@ -106,19 +116,37 @@ export async function openDelivery(
   // Every deploy, and Node-RED's start, ends in flows:started after the nodes are built.
 
   /** Emits stored events again; one that cannot be read back any more is finished, not retried for ever. */
-  const emitAgain = (from: DeliveryTracker<StoredMeta>, records: DeliveryRecord<StoredMeta>[]): void => {
+  const emitAgain = (from: EventDelivery<StoredMeta>, records: DeliveryRecord<StoredMeta>[]): void => {
     for (const record of records) {
       const restored = restore(record);
       if (restored) emit(restored.event, restored.meta, record.id, true);
       else from.complete(record.id);
     }
   };
-  const redeliver = async (from: DeliveryTracker<StoredMeta>, emittedBefore: number): Promise<void> =>
+  const redeliver = async (from: EventDelivery<StoredMeta>, emittedBefore: number): Promise<void> =>
     emitAgain(from, await from.unfinished(emittedBefore));
 
-  const previous = trackerOf(node.id) as DeliveryTracker<StoredMeta> | undefined;
+  const previous = trackerOf(node.id) as EventDelivery<StoredMeta> | undefined;
   if (previous && previous.mode === settings.mode && settings.mode === 'memory') {
     tracker = previous;
+  } else if (settings.mode === 'redis') {
+    if (!settings.redis) throw new Error('redis mode needs a Redis configuration');
+    // What this instance left pending (by its name) is read back from the stream;
+    // events held by a memory or disk tracker before are added to it.
+    const handOver = previous && previous.mode !== 'redis' ? await previous.unfinished() : [];
+    if (previous) await previous.close();
+    const fresh = await RedisStreamDelivery.open<StoredMeta>({
+      connection: settings.redis.connection,
+      name: settings.redis.name,
+      maxEvents: settings.maxEvents,
+      maxBytes: settings.maxBytes,
+      streamMaxEvents: settings.redis.streamMaxEvents,
+      streamMaxBytes: settings.redis.streamMaxBytes,
+      claimAfterMs: settings.redis.claimAfterMs,
+    });
+    tracker = fresh.delivery;
+    if (fresh.recovered.length > 0) node.log(t('delivery.recovered', { count: fresh.recovered.length }));
+    await fresh.delivery.adopt(handOver);
   } else {
     // A disk journal is replayed by the new tracker itself; memory events are handed over.
     const handOver = previous && !(previous.mode === 'disk' && settings.mode === 'disk') ? await previous.unfinished() : [];
@@ -138,8 +166,8 @@ export async function openDelivery(
     for (const p of fresh.problems.filter((p) => p.kind !== 'torn')) node.warn(t('delivery.corrupt', { offset: p.offset }));
     await fresh.tracker.adopt(handOver);
   }
-  const opened: DeliveryTracker<StoredMeta> = tracker;
-  keepTracker(node.id, opened as DeliveryTracker<unknown>);
+  const opened: EventDelivery<StoredMeta> = tracker;
+  keepTracker(node.id, opened as EventDelivery<unknown>);
 
   opened.onOverdue = () => {
     void opened.overdue().then((records) => emitAgain(opened, records));
@@ -154,8 +182,9 @@ export async function openDelivery(
       events.removeListener('flows:started', onStarted);
       opened.onOverdue = undefined;
       opened.onComplete = undefined;
-      if (removed) {
-        dropTracker(node.id);
+      // A Redis stream's entries stay in Redis: the next instance reads them back.
+      if (removed || opened.mode === 'redis') {
+        if (removed) dropTracker(node.id);
         await opened.close();
       }
     },

@@ -11,7 +11,8 @@ import { VALIDATION_MODES, type ValidationMode } from '../../lib/events/validati
 import { createWarningGate } from '../../lib/events/warning-gate';
 import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
 import { completionAwaited } from '../../lib/delivery/registry';
-import { openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
+import { openDelivery, type DeliverySettings, type ReceiverDelivery, type StoredMeta } from './delivery';
+import { redisOf, redisStatus } from '../shared/redis';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { discardRest } from '../../lib/http/linger';
 import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
@@ -26,6 +27,11 @@ interface DetectionInDef extends NodeDef {
   maxInFlightMiB?: number | string;
   journalMaxMiB?: number | string;
   redeliverAfterSeconds?: number | string;
+  /** redis mode: the detection-redis configuration node, the stream's caps, when to claim. */
+  redis?: string;
+  streamMaxEvents?: number | string;
+  streamMaxMiB?: number | string;
+  claimAfterSeconds?: number | string;
   path: string;
   auth: AuthMode;
   headerName: string;
@@ -86,6 +92,9 @@ export = function register(RED: NodeAPI): void {
           maxInFlightMiB: field(numberOption({ above: 0 }), 256),
           journalMaxMiB: field(numberOption({ above: 0 }), 512),
           redeliverAfterSeconds: field(numberOption({ min: 0 }), 0),
+          streamMaxEvents: field(numberOption({ integer: true, min: 1 }), 10_000),
+          streamMaxMiB: field(numberOption({ above: 0 }), 512),
+          claimAfterSeconds: field(numberOption({ above: 0 }), 60),
         },
         // A flow saved before validation modes keeps "accept"; its "reject" was the
         // default then and becomes today's default, lenient.
@@ -132,6 +141,24 @@ export = function register(RED: NodeAPI): void {
       }
       owners.set(key, node.id);
 
+      // redis mode: the shared connection of the chosen configuration node.
+      let redis: DeliverySettings['redis'];
+      if (options.ackMode === 'redis') {
+        const connection = redisOf(RED, config.redis);
+        if (!connection) {
+          fail(t('errors.redis-missing'));
+          owners.delete(key);
+          return;
+        }
+        redis = {
+          connection,
+          name: path,
+          streamMaxEvents: options.streamMaxEvents,
+          streamMaxBytes: options.streamMaxMiB * MiB,
+          claimAfterMs: options.claimAfterSeconds * 1000,
+        };
+      }
+
       const counts = { received: 0, warned: 0, rejected: 0, invalid: 0 };
       let delivery: ReceiverDelivery | undefined;
       const showStatus = throttledStatus(node, () => {
@@ -141,12 +168,17 @@ export = function register(RED: NodeAPI): void {
         const tracker = delivery?.tracker;
         if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
         if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
+        if (redis) {
+          const shown = redisStatus(RED, redis.connection.state);
+          return { fill: shown.fill, shape: shown.shape, text: `${text} · ${shown.text}` };
+        }
         return {
           fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
           shape: 'dot',
           text,
         };
       });
+      const unwatchRedis = redis?.connection.use(() => showStatus());
       const warningGate = createWarningGate();
       node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
 
@@ -157,7 +189,7 @@ export = function register(RED: NodeAPI): void {
 
       let closing = false;
       /** Sends an event on output 1 (again, when `redelivered`), tracked until finished. */
-      const emitEvent = (eventValue: unknown, stored: Required<StoredMeta>, id: number | undefined, redelivered: boolean): void => {
+      const emitEvent = (eventValue: unknown, stored: Required<StoredMeta>, id: number | string | undefined, redelivered: boolean): void => {
         const tracker = delivery?.tracker;
         if (closing) {
           // The flow is being stopped: the next instance emits it.
@@ -204,6 +236,7 @@ export = function register(RED: NodeAPI): void {
           maxBytes: options.maxInFlightMiB * MiB,
           journalMaxBytes: options.journalMaxMiB * MiB,
           redeliverAfterMs: options.redeliverAfterSeconds * 1000,
+          redis,
         },
         emitEvent,
         t,
@@ -292,6 +325,7 @@ export = function register(RED: NodeAPI): void {
       node.on('close', (removed: boolean, done: () => void) => {
         // Take no new requests; let those under way finish (bounded), their events kept for the next instance.
         closing = true;
+        unwatchRedis?.();
         if (removed || !route) route?.remove();
         else {
           standby.set(key, route);

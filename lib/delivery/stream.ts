@@ -1,0 +1,407 @@
+/**
+ * "Acknowledge after: written to Redis": the events of one receiver path in a
+ * Redis Stream shared by every Node-RED instance that serves that path.
+ *
+ * - Taking an event: one script adds the body (the bytes as received) and its
+ *   metadata with XADD and makes this instance its consumer (XCLAIM FORCE),
+ *   so it is in the group's pending list from the first moment; past the
+ *   stream's cap (entries or bytes) nothing is added and the receiver answers
+ *   503 with Retry-After. Only then is the event answered 200.
+ * - Finishing it (detection-done, or at once when the flows have none): XACK
+ *   and XDEL in one script, and the byte count goes down.
+ * - Entries pending longer than `claimAfterMs` (their instance died, or its
+ *   flow is stuck) are claimed by a live instance with XAUTOCLAIM and emitted
+ *   again, flagged as redelivered. An instance that restarts under the same
+ *   name finds its own pending entries at once.
+ *
+ * The event itself stays in this process by reference while its flow runs;
+ * bodies are read back from Redis only for entries claimed or recovered.
+ * Redis unreachable: every new event is refused with 503 (the bridge keeps
+ * it); completions that could not be written are retried once it is back.
+ */
+import { systemClock, type Clock } from '../clock';
+import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis/connection';
+import { BusyError, type DeliveryId, type DeliveryRecord, type EventDelivery, type StagedDelivery } from './tracker';
+
+export interface StreamDeliveryOptions {
+  connection: RedisConnection;
+  /** Names the stream: every instance serving this path shares it. */
+  name: string;
+  /** Events held by this instance at most (taken here or claimed, not finished). */
+  maxEvents: number;
+  /** Bytes of events held by this instance at most. */
+  maxBytes: number;
+  /** Entries in the stream at most (all instances). */
+  streamMaxEvents: number;
+  /** Bytes of bodies in the stream at most (all instances). */
+  streamMaxBytes: number;
+  /** Claim an entry left pending this long (by any instance, this one included). */
+  claimAfterMs: number;
+  /** How often to look for such entries; default a quarter of claimAfterMs, 100 ms to 5 s. */
+  claimEveryMs?: number;
+  clock?: Clock;
+}
+
+/** The consumer group of every receiver stream. */
+export const STREAM_GROUP = 'detection-in';
+/** Entries fetched per command when claiming or recovering. */
+const READ_COUNT = 50;
+/** Completions kept for a retry while Redis is unreachable, at most. */
+const MAX_UNACKED = 100_000;
+
+const ADD = luaScript(`
+local len = redis.call('XLEN', KEYS[1])
+local held = tonumber(redis.call('GET', KEYS[2]) or '0')
+if len == 0 then held = 0 end
+local size = string.len(ARGV[5])
+if len >= tonumber(ARGV[3]) then return {'events', len} end
+if len > 0 and held + size > tonumber(ARGV[4]) then return {'bytes', held} end
+local id = redis.call('XADD', KEYS[1], '*', 'body', ARGV[5], 'meta', ARGV[6])
+local claimed = redis.pcall('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
+if type(claimed) == 'table' and claimed.err then
+  redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0')
+  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
+end
+redis.call('SET', KEYS[2], held + size)
+return id
+`);
+
+/** ARGV[3]: the body's size, or -1 when this instance does not know it (read from the entry). */
+const DONE = luaScript(`
+redis.pcall('XACK', KEYS[1], ARGV[1], ARGV[2])
+local size = tonumber(ARGV[3])
+if size < 0 then
+  size = 0
+  local entry = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2])
+  if #entry == 0 then return 0 end
+  local fields = entry[1][2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'body' then size = string.len(fields[i + 1]) end
+  end
+end
+if redis.call('XDEL', KEYS[1], ARGV[2]) == 0 then return 0 end
+local held = tonumber(redis.call('GET', KEYS[2]) or '0') - size
+if held < 0 or redis.call('XLEN', KEYS[1]) == 0 then held = 0 end
+redis.call('SET', KEYS[2], held)
+return 1
+`);
+
+interface Held<M> {
+  bytes: number;
+  meta: M;
+  /** Taken here: the parsed event, by reference. */
+  event?: unknown;
+  /** Claimed or recovered: the body read back from Redis. */
+  body?: Buffer;
+  emittedAt?: number;
+}
+
+/** A stream entry as node-redis returns it with Buffer replies: [id, [field, value, …]] or nil. */
+type RawEntry = [Buffer, Buffer[] | null] | null;
+
+export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
+  readonly mode = 'redis' as const;
+  awaitCompletion = false;
+  onComplete: (() => void) | undefined;
+  onOverdue: (() => void) | undefined;
+  /** Entries claimed from the pending list so far (from any instance). */
+  claimed = 0;
+
+  private readonly held = new Map<string, Held<M>>();
+  private bytes = 0;
+  private staged = 0;
+  private readonly streamKey: string;
+  private readonly bytesKey: string;
+  private readonly clock: Clock;
+  private timer: unknown;
+  private closed = false;
+  private claiming = false;
+  /** Completions not written yet (Redis unreachable): id → body size or -1. */
+  private readonly unacked = new Map<string, number>();
+  private readonly stopWatching: () => void;
+
+  private constructor(private readonly options: StreamDeliveryOptions) {
+    this.streamKey = options.connection.key('stream', options.name);
+    this.bytesKey = `${this.streamKey}:bytes`;
+    this.clock = options.clock ?? systemClock;
+    this.stopWatching = options.connection.use((state) => {
+      if (state === 'connected') void this.flushUnacked();
+    });
+  }
+
+  /**
+   * Opens the stream of `name`; `recovered` are the entries this instance
+   * (by its name) left pending before a restart or a deploy, to emit again.
+   * Redis unreachable now: opens anyway, with nothing recovered (they are
+   * claimed later, by the time limit).
+   */
+  static async open<M>(options: StreamDeliveryOptions): Promise<{ delivery: RedisStreamDelivery<M>; recovered: DeliveryRecord<M>[] }> {
+    const delivery = new RedisStreamDelivery<M>(options);
+    let recovered: DeliveryRecord<M>[] = [];
+    if (options.connection.ready) recovered = await delivery.recoverOwn().catch(() => []);
+    delivery.schedule();
+    return { delivery, recovered };
+  }
+
+  get pending(): { events: number; bytes: number } {
+    return { events: this.held.size, bytes: this.bytes };
+  }
+
+  get journalBytes(): number {
+    return 0;
+  }
+
+  /** The stream's key in Redis. */
+  get key(): string {
+    return this.streamKey;
+  }
+
+  checkRoom(bytes = 0): void {
+    this.options.connection.assertReady();
+    if (this.held.size + this.staged >= this.options.maxEvents) {
+      throw new BusyError('events', `${this.held.size + this.staged} events are in flight, the limit of this receiver`);
+    }
+    if (this.bytes + bytes > this.options.maxBytes && this.held.size + this.staged > 0) {
+      throw new BusyError('bytes', `events in flight hold ${this.bytes} bytes, the limit is ${this.options.maxBytes}`);
+    }
+  }
+
+  stage(_journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
+    const bytes = body?.length ?? 0;
+    this.checkRoom(bytes);
+    this.bytes += bytes;
+    this.staged++;
+    let settled = false;
+    const release = (): void => {
+      settled = true;
+      this.staged--;
+    };
+    return {
+      commit: async (meta, event) => {
+        if (settled) throw new Error('already settled');
+        release();
+        try {
+          const id = await this.add(body ?? Buffer.from(JSON.stringify(event)), meta);
+          this.held.set(id, { bytes, meta, event });
+          return id;
+        } catch (err) {
+          this.bytes -= bytes;
+          throw err;
+        }
+      },
+      abandon: () => {
+        if (settled) return;
+        release();
+        this.bytes -= bytes;
+      },
+    };
+  }
+
+  take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId> {
+    return this.stage(meta, body).commit(meta, event);
+  }
+
+  async adopt(records: DeliveryRecord<M>[]): Promise<void> {
+    for (const record of records) {
+      const id = await this.take(record.meta, record.body, record.event).catch(() => undefined);
+      const entry = id === undefined ? undefined : this.held.get(String(id));
+      if (entry) entry.emittedAt = 0;
+    }
+  }
+
+  park(id: DeliveryId): void {
+    const entry = this.held.get(String(id));
+    if (entry) entry.emittedAt = 0;
+  }
+
+  emitted(id: DeliveryId): void {
+    const entry = this.held.get(String(id));
+    if (!entry) return;
+    if (!this.awaitCompletion) {
+      this.complete(id);
+      return;
+    }
+    entry.emittedAt = this.clock.now();
+  }
+
+  /** Finishes the event: acknowledged and removed from the stream (retried later if Redis is unreachable). */
+  complete(id: DeliveryId): boolean {
+    const key = String(id);
+    const entry = this.held.get(key);
+    if (entry) {
+      this.held.delete(key);
+      this.bytes -= entry.bytes;
+    }
+    void this.remove(key, entry ? entry.bytes : -1);
+    this.onComplete?.();
+    return entry !== undefined;
+  }
+
+  async unfinished(emittedBefore = Infinity): Promise<DeliveryRecord<M>[]> {
+    const out: DeliveryRecord<M>[] = [];
+    for (const [id, entry] of this.held) {
+      if (entry.emittedAt === undefined || entry.emittedAt > emittedBefore) continue;
+      out.push({ id, meta: entry.meta, event: entry.event, body: entry.body });
+    }
+    return out;
+  }
+
+  /**
+   * Entries left pending longer than claimAfterMs, by any instance: claimed
+   * for this one (XAUTOCLAIM), to emit again. Entries deleted meanwhile are
+   * dropped from the pending list by Redis itself.
+   */
+  async overdue(): Promise<DeliveryRecord<M>[]> {
+    const connection = this.options.connection;
+    if (!connection.ready || this.closed || this.claiming) return [];
+    this.claiming = true;
+    const out: DeliveryRecord<M>[] = [];
+    try {
+      await this.claimInto(out);
+    } catch {
+      // Redis went away mid-pass: what was claimed is emitted; the rest waits for the next pass.
+    } finally {
+      this.claiming = false;
+    }
+    this.claimed += out.length;
+    return out;
+  }
+
+  private async claimInto(out: DeliveryRecord<M>[]): Promise<void> {
+    const connection = this.options.connection;
+    let cursor = '0-0';
+    // One pass over the pending list, bounded by what this instance may hold.
+    do {
+      const room = this.options.maxEvents - this.held.size - this.staged;
+      if (room <= 0) break;
+      const reply = (await connection.client.sendCommand(
+        [
+          'XAUTOCLAIM',
+          this.streamKey,
+          STREAM_GROUP,
+          connection.instance,
+          String(this.options.claimAfterMs),
+          cursor,
+          'COUNT',
+          String(Math.min(READ_COUNT, room)),
+        ],
+        { typeMapping: BUFFER_REPLIES },
+      )) as [Buffer, RawEntry[], Buffer[]];
+      cursor = reply[0].toString();
+      for (const raw of reply[1]) {
+        const record = this.hold(raw);
+        if (record) out.push(record);
+      }
+    } while (cursor !== '0-0' && !this.closed);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.stopWatching();
+  }
+
+  /** Adds an entry and makes this instance its consumer; BusyError past the stream's cap. */
+  private async add(body: Buffer, meta: M): Promise<string> {
+    const connection = this.options.connection;
+    connection.assertReady();
+    const reply = await runScript<string | [string, number]>(
+      connection.client,
+      ADD,
+      [this.streamKey, this.bytesKey],
+      [STREAM_GROUP, connection.instance, String(this.options.streamMaxEvents), String(this.options.streamMaxBytes), body, JSON.stringify(meta)],
+    );
+    if (typeof reply === 'string') return reply;
+    const [reason, value] = reply;
+    if (reason === 'events') throw new BusyError('stream', `the Redis stream holds ${value} events, its limit`);
+    throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
+  }
+
+  private async remove(id: string, size: number): Promise<void> {
+    const connection = this.options.connection;
+    try {
+      connection.assertReady();
+      await runScript<number>(connection.client, DONE, [this.streamKey, this.bytesKey], [STREAM_GROUP, id, String(size)]);
+      this.unacked.delete(id);
+    } catch {
+      // Until written, the entry stays pending: claimed and emitted again if Redis loses this retry too.
+      if (this.unacked.size < MAX_UNACKED) this.unacked.set(id, size);
+    }
+  }
+
+  private async flushUnacked(): Promise<void> {
+    for (const [id, size] of [...this.unacked]) {
+      if (!this.options.connection.ready) return;
+      await this.remove(id, size);
+    }
+  }
+
+  /** This instance's own pending entries (XREADGROUP of its history), held for redelivery. */
+  private async recoverOwn(): Promise<DeliveryRecord<M>[]> {
+    const connection = this.options.connection;
+    const out: DeliveryRecord<M>[] = [];
+    let after = '0';
+    for (;;) {
+      let reply: Array<[Buffer, RawEntry[]]> | null;
+      try {
+        reply = (await connection.client.sendCommand(
+          ['XREADGROUP', 'GROUP', STREAM_GROUP, connection.instance, 'COUNT', String(READ_COUNT), 'STREAMS', this.streamKey, after],
+          { typeMapping: BUFFER_REPLIES },
+        )) as Array<[Buffer, RawEntry[]]> | null;
+      } catch (err) {
+        // No stream or no group yet: nothing of ours is pending.
+        if (/NOGROUP/.test(String((err as Error).message))) return out;
+        throw err;
+      }
+      const entries = reply?.[0]?.[1] ?? [];
+      if (entries.length === 0) return out;
+      for (const raw of entries) {
+        if (!raw) continue;
+        after = raw[0].toString();
+        const record = this.hold(raw);
+        if (record) out.push(record);
+        // Deleted since (finished, its acknowledgement lost): drop it from the pending list.
+        else void connection.client.sendCommand(['XACK', this.streamKey, STREAM_GROUP, after]).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Holds an entry read back from Redis; undefined when it was deleted meanwhile. */
+  private hold(raw: RawEntry): DeliveryRecord<M> | undefined {
+    if (!raw || !raw[1]) return undefined;
+    const id = raw[0].toString();
+    let body: Buffer | undefined;
+    let meta: M | undefined;
+    const fields = raw[1];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const name = fields[i].toString();
+      if (name === 'body') body = fields[i + 1];
+      else if (name === 'meta') {
+        try {
+          meta = JSON.parse(fields[i + 1].toString()) as M;
+        } catch {
+          meta = undefined;
+        }
+      }
+    }
+    if (!body) return undefined;
+    meta ??= {} as M;
+    const previous = this.held.get(id);
+    if (previous) this.bytes -= previous.bytes;
+    this.held.set(id, { bytes: body.length, meta, body, event: previous?.event, emittedAt: 0 });
+    this.bytes += body.length;
+    return { id, meta, body, event: previous?.event };
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    const every = this.options.claimEveryMs ?? Math.min(5000, Math.max(100, this.options.claimAfterMs / 4));
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      if (this.closed) return;
+      this.onOverdue?.();
+      this.schedule();
+    }, every);
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * One connection to a Redis server, shared by every node that uses the same
+ * configuration node: node-redis's client with a reconnect loop, commands
+ * that fail at once while the server is unreachable (so a receiver answers
+ * 503 rather than holding a request, and a dedupe follows its policy rather
+ * than waiting), and a state the using nodes show under themselves.
+ */
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createClient, RESP_TYPES, type RedisClientType } from 'redis';
+import { z } from 'zod';
+import { flagOption, numberOption } from '../options';
+
+export type ConnectionState = 'connecting' | 'connected' | 'unreachable' | 'closed';
+
+/** What a configuration node holds; credentials come separately. */
+export const RedisSettings = z.object({
+  url: z
+    .string()
+    .trim()
+    .refine((url) => /^rediss?:\/\/[^\s/]+/i.test(url), { message: 'options.redis-url' }),
+  database: numberOption({ integer: true, min: 0, max: 1000 }).optional(),
+  tls: flagOption().optional(),
+  /** With TLS: accept a certificate that does not check out (self-signed, another name). */
+  tlsInsecure: flagOption().optional(),
+  /** With TLS: PEM text of the certificate authority to trust besides the system's. */
+  ca: z.string().optional(),
+  /** Prepended to every key, so several sites or flows share one Redis. */
+  prefix: z.string().max(200).optional(),
+  /** This Node-RED instance's name among those that share a stream (its consumer name). */
+  instance: z.string().trim().max(200).optional(),
+});
+export type RedisSettings = z.infer<typeof RedisSettings>;
+
+export interface RedisCredentials {
+  user?: string;
+  password?: string;
+}
+
+export interface ConnectionOptions extends RedisSettings {
+  credentials?: RedisCredentials;
+  /** How long one command may take before it fails (ms). */
+  commandTimeoutMs?: number;
+  /** Longest wait between two reconnect attempts (ms). */
+  maxReconnectDelayMs?: number;
+}
+
+/** Key prefix when the configuration gives none. */
+export const DEFAULT_PREFIX = 'detection-bridge:';
+
+/** Replies of bulk strings as Buffers: bodies read back from a stream stay bytes. */
+export const BUFFER_REPLIES = { [RESP_TYPES.BLOB_STRING]: Buffer } as const;
+
+/** The error of a command refused because Redis cannot be reached now. */
+export class RedisUnavailableError extends Error {
+  readonly code = 'ERR_REDIS_UNAVAILABLE';
+}
+
+export class RedisConnection extends EventEmitter {
+  readonly client: RedisClientType;
+  readonly prefix: string;
+  readonly instance: string;
+  private current: ConnectionState = 'connecting';
+  private lastError: Error | undefined;
+
+  constructor(options: ConnectionOptions, defaultInstance: string) {
+    super();
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.instance = options.instance || defaultInstance;
+    const maxDelay = options.maxReconnectDelayMs ?? 5000;
+    const tls = options.tls || /^rediss:/i.test(options.url);
+    this.client = createClient({
+      url: options.url,
+      username: options.credentials?.user || undefined,
+      password: options.credentials?.password || undefined,
+      database: options.database,
+      disableOfflineQueue: true,
+      commandOptions: { timeout: options.commandTimeoutMs ?? 5000 },
+      socket: {
+        connectTimeout: 5000,
+        ...(tls ? { tls: true as const, rejectUnauthorized: !options.tlsInsecure, ca: options.ca?.trim() || undefined } : {}),
+        // Retry for ever: a Redis that comes back is used again without a redeploy.
+        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 10), maxDelay),
+      },
+    }) as RedisClientType;
+    this.client.on('ready', () => this.setState('connected'));
+    this.client.on('error', (err: Error) => {
+      // node-redis reports every failed attempt here; without a listener it would throw.
+      this.lastError = err;
+      if (this.current !== 'closed') this.setState('unreachable');
+    });
+    this.client.on('reconnecting', () => {
+      if (this.current === 'connected') this.setState('unreachable');
+    });
+    this.client.on('end', () => this.setState('closed'));
+  }
+
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  /** Why it is unreachable, for a status or a problem answer. */
+  get error(): Error | undefined {
+    return this.lastError;
+  }
+
+  get ready(): boolean {
+    return this.current === 'connected' && this.client.isReady;
+  }
+
+  /** Starts connecting (once); failures go to the reconnect loop, never to the caller. */
+  open(): void {
+    if (this.client.isOpen || this.current === 'closed') return;
+    this.client.connect().catch((err: Error) => {
+      this.lastError = err;
+    });
+  }
+
+  /** Throws RedisUnavailableError when commands cannot be sent now. */
+  assertReady(): void {
+    if (!this.ready) throw new RedisUnavailableError(`Redis is unreachable${this.lastError ? `: ${this.lastError.message}` : ''}`);
+  }
+
+  /** Counts a using node; the state is passed to `listener` now and on every change. */
+  use(listener: (state: ConnectionState) => void): () => void {
+    this.on('state', listener);
+    listener(this.current);
+    return () => this.off('state', listener);
+  }
+
+  /** A key under this connection's prefix. */
+  key(...parts: string[]): string {
+    return this.prefix + parts.join(':');
+  }
+
+  async close(): Promise<void> {
+    if (this.current === 'closed') return;
+    this.setState('closed');
+    if (!this.client.isOpen) {
+      // Still trying to connect: stop the loop.
+      this.client.destroy();
+      return;
+    }
+    try {
+      await this.client.close();
+    } catch {
+      this.client.destroy();
+    }
+  }
+
+  private setState(state: ConnectionState): void {
+    if (this.current === state || (this.current === 'closed' && state !== 'closed')) return;
+    this.current = state;
+    if (state === 'connected') this.lastError = undefined;
+    this.emit('state', state);
+  }
+}
+
+/**
+ * Runs a Lua script by its SHA1 (sent once per connection), falling back to
+ * sending it whole when the server does not know it (first use, or after a
+ * restart of Redis).
+ */
+export async function runScript<T>(
+  client: RedisClientType,
+  script: { source: string; sha1: string },
+  keys: string[],
+  args: Array<string | Buffer>,
+  typeMapping?: typeof BUFFER_REPLIES,
+): Promise<T> {
+  const tail = [String(keys.length), ...keys, ...args];
+  const options = typeMapping ? { typeMapping } : undefined;
+  try {
+    return (await client.sendCommand(['EVALSHA', script.sha1, ...tail], options)) as T;
+  } catch (err) {
+    if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
+    return (await client.sendCommand(['EVAL', script.source, ...tail], options)) as T;
+  }
+}
+
+/** A Lua script with its SHA1, for runScript. */
+export function luaScript(source: string): { source: string; sha1: string } {
+  return { source, sha1: createHash('sha1').update(source).digest('hex') };
+}

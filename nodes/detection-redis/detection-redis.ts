@@ -1,0 +1,64 @@
+/**
+ * detection-redis: configuration node for a Redis server shared by several
+ * Node-RED instances. Owns one connection (lib/redis/connection.ts) used by
+ * every node that names it: a dedupe window shared through Redis, a receiver
+ * that acknowledges once an event is written to a Redis stream.
+ */
+import { hostname } from 'node:os';
+import type { NodeAPI, NodeDef } from 'node-red';
+import { RedisConnection, RedisSettings, type RedisCredentials } from '../../lib/redis/connection';
+import { parseOptions } from '../../lib/options';
+import { nodeText, translate } from '../shared/i18n';
+import { registerNode } from '../shared/register';
+import type { RedisConfigNode } from '../shared/redis';
+
+interface DetectionRedisDef extends NodeDef {
+  url: string;
+  database?: number | string;
+  tls?: boolean | string;
+  tlsInsecure?: boolean | string;
+  ca?: string;
+  prefix?: string;
+  instance?: string;
+}
+
+export = function register(RED: NodeAPI): void {
+  registerNode<DetectionRedisDef, RedisCredentials, RedisConfigNode>(
+    RED,
+    'detection-redis',
+    (node, config) => {
+      const t = nodeText(RED, 'detection-redis');
+      node.connection = undefined;
+      const parsed = parseOptions(RedisSettings, {
+        url: config.url,
+        database: config.database === '' ? undefined : config.database,
+        tls: config.tls,
+        tlsInsecure: config.tlsInsecure,
+        ca: config.ca || undefined,
+        prefix: config.prefix ?? undefined,
+        instance: config.instance || undefined,
+      });
+      if (!parsed.ok) {
+        const [problem] = parsed.problems;
+        node.error(t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }));
+        return;
+      }
+      // Instances that share a stream need different names; the host and port tell them apart.
+      const port = (RED.settings as unknown as { uiPort?: number }).uiPort ?? 1880;
+      const connection = new RedisConnection({ ...parsed.value, credentials: node.credentials }, `${hostname()}:${port}`);
+      node.connection = connection;
+      let lastLogged: string | undefined;
+      connection.on('state', (state: string) => {
+        if (state === 'unreachable' && lastLogged !== 'unreachable') node.warn(t('warn.unreachable', { message: connection.error?.message ?? '' }));
+        if (state === 'connected' && lastLogged === 'unreachable') node.log(t('log.reconnected'));
+        lastLogged = state;
+      });
+      connection.open();
+      node.on('close', (_removed: boolean, done: () => void) => {
+        node.connection = undefined;
+        connection.close().then(done, done);
+      });
+    },
+    { credentials: { user: { type: 'text' }, password: { type: 'password' } } },
+  );
+};

@@ -1,0 +1,27 @@
+/**
+ * What nodes using a detection-redis configuration node see of it: its
+ * shared connection, and the status text of the connection's state
+ * (`redis: connected`, `redis: unreachable, retrying`).
+ */
+import type { Node, NodeAPI, NodeStatus } from 'node-red';
+import type { ConnectionState, RedisConnection } from '../../lib/redis/connection';
+
+export interface RedisConfigNode extends Node {
+  /** The connection, or undefined when the configuration cannot run (its own status says why). */
+  connection: RedisConnection | undefined;
+}
+
+/** The connection of the detection-redis node `id`: undefined when none is deployed or it cannot run. */
+export function redisOf(RED: NodeAPI, id: string | undefined): RedisConnection | undefined {
+  if (!id) return undefined;
+  const config = RED.nodes.getNode(id) as RedisConfigNode | null;
+  return config?.connection;
+}
+
+/** The connection's state as a using node shows it. */
+export function redisStatus(RED: NodeAPI, state: ConnectionState): Required<Pick<NodeStatus, 'fill' | 'shape' | 'text'>> {
+  const text = RED._(`redis.state.${state}`);
+  if (state === 'connected') return { fill: 'green', shape: 'dot', text };
+  if (state === 'connecting') return { fill: 'yellow', shape: 'ring', text };
+  return { fill: 'red', shape: 'ring', text };
+}

@@ -1,0 +1,118 @@
+'use strict';
+/**
+ * A real redis-server (Debian's package) for one test file: started on
+ * 127.0.0.1 on a free port, with no persistence and its files in a temp
+ * directory, stopped (and restarted on the same port) by the test itself.
+ *
+ * `redisAvailable()` says whether the binary is here: .ci/run installs it;
+ * a developer machine without it skips these tests with a message saying so.
+ */
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const BINARY = process.env.REDIS_SERVER || 'redis-server';
+
+function redisAvailable() {
+  try {
+    execFileSync(BINARY, ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+class RedisServer {
+  /** `persist`: an append-only file in its directory, synced on every write, so a restart keeps the data. */
+  constructor(port, dir, { persist = false } = {}) {
+    this.port = port;
+    this.dir = dir;
+    this.persist = persist;
+    this.url = `redis://127.0.0.1:${port}`;
+    this.child = undefined;
+  }
+
+  static async start(options) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-redis-'));
+    const server = new RedisServer(await freePort(), dir, options);
+    await server.resume();
+    return server;
+  }
+
+  /** Starts (again) on the same port: empty, unless started with `persist`. */
+  async resume() {
+    if (this.child) return;
+    const durability = this.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', this.dir, '--loglevel', 'warning'];
+    const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.exited = exited;
+    // Ready once it answers PING on its port.
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
+      if (await this.ping().catch(() => false)) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Stops the server (SIGTERM) and waits for it to exit. */
+  async stop() {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await child.exited;
+  }
+
+  /** Stops and removes its directory. */
+  async close() {
+    await this.stop();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Whether it answers PING now (a plain RESP exchange over a socket). */
+  ping() {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(this.port, '127.0.0.1');
+      socket.setTimeout(1000);
+      socket.once('connect', () => socket.write('PING\r\n'));
+      socket.once('data', (d) => {
+        socket.destroy();
+        resolve(String(d).startsWith('+PONG'));
+      });
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', reject);
+    });
+  }
+}
+
+/** A node-redis client for the test's own checks (the package's dependency). */
+async function redisClient(url) {
+  const { createClient } = require('redis');
+  const client = createClient({ url });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+module.exports = { RedisServer, redisAvailable, redisClient, freePort };
