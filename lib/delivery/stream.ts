@@ -197,7 +197,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     };
   }
 
-  take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId> {
+  async take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId> {
     return this.stage(meta, body).commit(meta, event);
   }
 
@@ -343,18 +343,18 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const out: DeliveryRecord<M>[] = [];
     let after = '0';
     for (;;) {
-      let reply: Array<[Buffer, RawEntry[]]> | null;
+      let reply: unknown;
       try {
-        reply = (await connection.client.sendCommand(
+        reply = await connection.client.sendCommand(
           ['XREADGROUP', 'GROUP', STREAM_GROUP, connection.instance, 'COUNT', String(READ_COUNT), 'STREAMS', this.streamKey, after],
           { typeMapping: BUFFER_REPLIES },
-        )) as Array<[Buffer, RawEntry[]]> | null;
+        );
       } catch (err) {
         // No stream or no group yet: nothing of ours is pending.
         if (/NOGROUP/.test(String((err as Error).message))) return out;
         throw err;
       }
-      const entries = reply?.[0]?.[1] ?? [];
+      const entries = entriesOf(reply);
       if (entries.length === 0) return out;
       for (const raw of entries) {
         if (!raw) continue;
@@ -404,4 +404,12 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       this.schedule();
     }, every);
   }
+}
+
+/** The entries of the one stream in an XREADGROUP reply: a map under RESP3, [[name, entries]] under RESP2. */
+function entriesOf(reply: unknown): RawEntry[] {
+  if (!reply) return [];
+  if (Array.isArray(reply)) return ((reply[0] as [unknown, RawEntry[]] | undefined)?.[1] ?? []) as RawEntry[];
+  if (reply instanceof Map) return ([...reply.values()][0] ?? []) as RawEntry[];
+  return (Object.values(reply as Record<string, RawEntry[]>)[0] ?? []) as RawEntry[];
 }
