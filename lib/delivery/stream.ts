@@ -104,6 +104,9 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   awaitCompletion = false;
   onComplete: (() => void) | undefined;
   onOverdue: (() => void) | undefined;
+  /** Called when this instance's own pending entries were read back after open (Redis was not
+   *  reachable then): they are held, due for redelivery; set by the owner. */
+  onRecovered: (() => void) | undefined;
   /** Entries claimed from the pending list so far (from any instance). */
   claimed = 0;
 
@@ -115,17 +118,31 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private readonly clock: Clock;
   private timer: unknown;
   private closed = false;
+  private opened = false;
   private claiming = false;
   /** Completions not written yet (Redis unreachable): id → body size or -1. */
   private readonly unacked = new Map<string, number>();
   private readonly stopWatching: () => void;
+  /** Whether this instance's own pending entries have been read back. */
+  private recovered = false;
 
   private constructor(private readonly options: StreamDeliveryOptions) {
     this.streamKey = options.connection.key('stream', options.name);
     this.bytesKey = `${this.streamKey}:bytes`;
     this.clock = options.clock ?? systemClock;
     this.stopWatching = options.connection.use((state) => {
-      if (state === 'connected') void this.flushUnacked();
+      if (state !== 'connected') return;
+      void this.flushUnacked();
+      // Opened while Redis was out of reach (Node-RED starting): read back what is ours now.
+      if (!this.recovered && this.opened && !this.closed) {
+        this.recovered = true;
+        this.recoverOwn().then(
+          (records) => {
+            if (records.length > 0) this.onRecovered?.();
+          },
+          () => (this.recovered = false),
+        );
+      }
     });
   }
 
@@ -138,7 +155,14 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   static async open<M>(options: StreamDeliveryOptions): Promise<{ delivery: RedisStreamDelivery<M>; recovered: DeliveryRecord<M>[] }> {
     const delivery = new RedisStreamDelivery<M>(options);
     let recovered: DeliveryRecord<M>[] = [];
-    if (options.connection.ready) recovered = await delivery.recoverOwn().catch(() => []);
+    if (options.connection.ready) {
+      delivery.recovered = true;
+      recovered = await delivery.recoverOwn().catch(() => {
+        delivery.recovered = false;
+        return [];
+      });
+    }
+    delivery.opened = true;
     delivery.schedule();
     return { delivery, recovered };
   }

@@ -146,6 +146,11 @@ export async function openDelivery(
     });
     tracker = fresh.delivery;
     if (fresh.recovered.length > 0) node.log(t('delivery.recovered', { count: fresh.recovered.length }));
+    // Read back later (Redis was out of reach at the start): emitted once the flows are up.
+    fresh.delivery.onRecovered = () => {
+      due = true;
+      redeliverDue();
+    };
     await fresh.delivery.adopt(handOver);
   } else {
     // A disk journal is replayed by the new tracker itself; memory events are handed over.
@@ -182,6 +187,7 @@ export async function openDelivery(
       events.removeListener('flows:started', onStarted);
       opened.onOverdue = undefined;
       opened.onComplete = undefined;
+      if (opened instanceof RedisStreamDelivery) opened.onRecovered = undefined;
       // A Redis stream's entries stay in Redis: the next instance reads them back.
       if (removed || opened.mode === 'redis') {
         if (removed) dropTracker(node.id);

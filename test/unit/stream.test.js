@@ -191,6 +191,39 @@ describe('lib/delivery RedisStreamDelivery (redis-server)', function () {
     );
   });
 
+  it('reads its own pending events back once Redis is reachable, when it was not at the start', async () => {
+    const own = await RedisServer.start({ persist: true });
+    try {
+      const first = new RedisConnection({ url: own.url, prefix: 'unit:', maxReconnectDelayMs: 200 }, 'late');
+      open.push(first);
+      first.open();
+      await stateOf(first, 'connected');
+      const { delivery: before } = await delivery(first, { name: '/late' });
+      before.awaitCompletion = true;
+      const kept = await before.take({ kind: 'lpr' }, body(5), {});
+      before.emitted(kept);
+      await before.close();
+      await first.close();
+      await own.stop();
+
+      // Node-RED starts while Redis is down: nothing to read back yet.
+      const again = new RedisConnection({ url: own.url, prefix: 'unit:', maxReconnectDelayMs: 200 }, 'late');
+      open.push(again);
+      again.open();
+      const { delivery: after, recovered } = await delivery(again, { name: '/late' });
+      assert.deepEqual(recovered, []);
+      const readBack = new Promise((resolve) => (after.onRecovered = resolve));
+      await own.resume();
+      await readBack;
+      assert.deepEqual(
+        (await after.unfinished()).map((r) => [r.id, r.body.toString()]),
+        [[kept, body(5).toString()]],
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses events at once while Redis is unreachable and writes completions it missed once it is back', async () => {
     const own = await RedisServer.start({ persist: true });
     try {
