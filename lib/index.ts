@@ -34,6 +34,7 @@ export {
   type RequestHandler,
 } from './events/receiver';
 export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './events/dedupe';
+export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './events/shared-window';
 export { eventHash } from './events/event-hash';
 export { routeOf, type Route } from './events/route';
 export { buildSampleEvent, sampleModelPath, type SampleOptions } from './events/sample';
@@ -47,10 +48,23 @@ export {
   BusyError,
   ACK_MODES,
   type AckMode,
+  type DeliveryId,
   type DeliveryRecord,
+  type EventDelivery,
   type StagedDelivery,
   type TrackerOptions,
 } from './delivery/tracker';
+
+export { RedisStreamDelivery, STREAM_GROUP, type StreamDeliveryOptions } from './delivery/stream';
+export {
+  RedisConnection,
+  RedisSettings,
+  RedisUnavailableError,
+  DEFAULT_PREFIX,
+  type ConnectionOptions,
+  type ConnectionState,
+  type RedisCredentials,
+} from './redis/connection';
 
 // The platform v2 API: sign-in, any call, batched pushes.
 export { PlatformClient, statusError, type PlatformClientOptions, type PlatformRequestOptions, type PlatformResponse } from './platform/client';
