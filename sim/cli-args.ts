@@ -47,7 +47,9 @@ images, serverContext null). Any other /api/v1/ path without
 send: POSTs events with a fresh messageId each; success only on a 2xx answer.
 A replay carries "resentEvent": true and the same messageId. A slow answer
 hits --timeout and is retried, so a slow receiver sees the event twice.
-  --url URL             the receiver, http:// or https:// (required)
+  --url URL             the receiver, http:// or https:// (required); repeat it for several
+                        instances behind one address: attempts go to them in turn, round
+                        robin (event n first to the n-th URL), so a retry goes to the next one
   --count N             events to send (default ${DELIVERY_DEFAULTS.count})
   --forever             send until stopped with Ctrl-C (SIGINT) or SIGTERM; not with --count
   --rate R              new events per second (default ${DELIVERY_DEFAULTS.rate}; 0 = no pacing, as fast
@@ -103,7 +105,7 @@ export const SERVE_OPTIONS: Options = {
 
 export const SEND_OPTIONS: Options = {
   ...HELP,
-  url: { type: 'string' },
+  url: { type: 'string', multiple: true },
   count: { type: 'string' },
   forever: { type: 'boolean' },
   rate: { type: 'string' },
@@ -125,7 +127,7 @@ export const SEND_OPTIONS: Options = {
   quiet: { type: 'boolean' },
 };
 
-export type Values = Record<string, string | boolean | undefined>;
+export type Values = Record<string, string | string[] | boolean | undefined>;
 
 export function parse(args: string[], options: Options): Values {
   try {
@@ -203,13 +205,9 @@ export function authFromArgs(values: Values, env: NodeJS.ProcessEnv = process.en
   }
 }
 
-/** Delivery options from the `send` command line. */
-export function deliveryOptionsFromArgs(
-  values: Values,
-  env: NodeJS.ProcessEnv = process.env,
-): DeliveryOptions & { summaryJson?: string; quiet: boolean } {
-  const rawUrl = str(values, 'url');
-  if (!rawUrl) throw new UsageError('--url is required: the receiver, e.g. --url http://127.0.0.1:1880/detections');
+/** One --url value, checked: an absolute http(s) URL without credentials. */
+function urlFromArg(rawUrl: string): string {
+  if (rawUrl === '') throw new UsageError('--url: the value is empty');
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -218,13 +216,24 @@ export function deliveryOptionsFromArgs(
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: expected http:// or https://, got ${url.protocol}//`);
   if (url.username || url.password) throw new UsageError('--url: put credentials in --user/--password (or --token, --header-*), not in the URL');
+  return url.href;
+}
+
+/** Delivery options from the `send` command line. */
+export function deliveryOptionsFromArgs(
+  values: Values,
+  env: NodeJS.ProcessEnv = process.env,
+): DeliveryOptions & { summaryJson?: string; quiet: boolean } {
+  const given = values.url === undefined ? [] : ([] as unknown[]).concat(values.url).map(String);
+  if (given.length === 0) throw new UsageError('--url is required: the receiver, e.g. --url http://127.0.0.1:1880/detections');
+  const urls = given.map(urlFromArg);
   const forever = values.forever === true;
   if (forever && values.count !== undefined) throw new UsageError('--count and --forever conflict: choose one');
   const resilient = values.resilient === true;
   if (resilient && values.retries !== undefined)
     throw new UsageError('--retries and --resilient conflict: a resilient delivery retries until it gets a 200');
   return {
-    url: url.href,
+    url: urls.length === 1 ? urls[0] : urls,
     count: num(values, 'count', DELIVERY_NUMBER_RULES.count),
     forever,
     rate: num(values, 'rate', DELIVERY_NUMBER_RULES.rate),

@@ -67,7 +67,7 @@ async function send(args: string[], io: Io): Promise<number> {
   const total = options.forever ? 'events until stopped' : `${count} ${count === 1 ? 'event' : 'events'}`;
   const rate = options.rate ?? DELIVERY_DEFAULTS.rate;
   log(
-    `${PROG}: ${total} to ${options.url} at ${rate === 0 ? 'no set rate' : `${rate}/s`}, ` +
+    `${PROG}: ${total} to ${Array.isArray(options.url) ? `${options.url.join(', ')} (round robin)` : options.url} at ${rate === 0 ? 'no set rate' : `${rate}/s`}, ` +
       `${Math.round((options.mix ?? DELIVERY_DEFAULTS.mix) * 100)}% plates, auth ${options.auth?.mode ?? 'none'}` +
       `${options.resilient ? ', resilient' : ''}${options.realisticImages ? ', realistic images' : ''}${options.insecure ? ', insecure TLS' : ''}`,
   );

@@ -40,8 +40,11 @@ const DELIVERY_NUMBERS = z.object(
 );
 
 export interface DeliveryOptions {
-  /** The receiver: an http(s) URL without credentials. */
-  url: string | URL;
+  /** The receiver: an http(s) URL without credentials. Several (an array): the
+   *  receivers behind a load balancer, taken in turn, round robin: event n's
+   *  first attempt goes to URL n (modulo their number) and each retry to the
+   *  URL after the one its previous attempt went to. */
+  url: string | URL | ReadonlyArray<string | URL>;
   /** Events to send. Default 10; ignored when `forever`. */
   count?: number;
   /** Send until `signal` aborts (or `stop()`). */
@@ -92,7 +95,10 @@ export class SimOptionError extends Error {
 }
 
 export interface Resolved {
+  /** The first receiver. */
   url: URL;
+  /** Every receiver, in the order given (one unless round robin). */
+  urls: URL[];
   count: number;
   forever: boolean;
   rate: number;
@@ -110,16 +116,10 @@ export interface Resolved {
 
 /** Checks and completes the options; throws SimOptionError. */
 export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
-  let url: URL;
-  try {
-    url = new URL(String(options.url ?? ''));
-  } catch {
-    throw new SimOptionError('url', `"${String(options.url ?? '')}" is not an absolute URL such as http://127.0.0.1:1880/detections`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new SimOptionError('url', `expected an http:// or https:// URL, got ${url.protocol}`);
-  if (url.username || url.password) throw new SimOptionError('url', 'put credentials in the auth options, not in the URL');
-  if (url.hash) throw new SimOptionError('url', 'a receiver URL has no #fragment');
+  const given = options.url;
+  const list: ReadonlyArray<string | URL> = Array.isArray(given) ? given : [given as string | URL];
+  if (list.length === 0) throw new SimOptionError('url', 'at least one receiver URL is needed');
+  const urls = list.map(resolveUrl);
   const auth: AuthConfig = options.auth ?? { mode: 'none' };
   const authProblem = authConfigProblem(auth);
   if (authProblem) throw new SimOptionError('auth', renderMessage(authProblem));
@@ -128,13 +128,29 @@ export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
   return {
     ...DELIVERY_DEFAULTS,
     ...definedOnly(numbers.value),
-    url,
+    url: urls[0],
+    urls,
     forever: !!options.forever,
     auth,
     realisticImages: !!options.realisticImages,
     resilient: !!options.resilient,
     insecure: !!options.insecure,
   };
+}
+
+/** One receiver URL, checked. */
+function resolveUrl(given: string | URL | undefined): URL {
+  let url: URL;
+  try {
+    url = new URL(String(given ?? ''));
+  } catch {
+    throw new SimOptionError('url', `"${String(given ?? '')}" is not an absolute URL such as http://127.0.0.1:1880/detections`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SimOptionError('url', `expected an http:// or https:// URL, got ${url.protocol}`);
+  if (url.username || url.password) throw new SimOptionError('url', 'put credentials in the auth options, not in the URL');
+  if (url.hash) throw new SimOptionError('url', 'a receiver URL has no #fragment');
+  return url;
 }
 
 function pickNumbers(options: DeliveryOptions): Record<string, unknown> {

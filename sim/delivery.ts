@@ -10,6 +10,8 @@
  * - `resilient`: retry until a 200 (about once per second, as the bridge's
  *   documentation says; the delay is configurable);
  *   otherwise a fixed number of retries with exponential backoff, then failed;
+ * - several receiver URLs (instances behind a load balancer): attempts go to
+ *   them in turn, round robin, so a retry goes to the next instance;
  * - a replay carries `resentEvent: true` and the same `messageId`;
  * - a slow answer hits the request timeout and is retried, so a slow
  *   receiver sees the event twice (and should dedupe on messageId);
@@ -37,6 +39,8 @@ export interface AttemptReport {
   messageId: string;
   /** 1 for the first delivery, 2 for the first replay, … */
   attempt: number;
+  /** The receiver this attempt went to (with several, the one its turn chose). */
+  url: string;
   /** The `resentEvent` the attempt carried. */
   resent: boolean;
   /** The HTTP status, when the receiver answered. */
@@ -148,7 +152,7 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
     const durationMs = end - this.started;
     const c = this.counters;
     return {
-      url: this.o.url.href,
+      url: this.o.urls.map((u) => u.href).join(', '),
       mode: this.o.resilient ? 'resilient' : 'retries',
       retries: this.o.resilient ? null : this.o.retries,
       sent: c.sent,
@@ -248,10 +252,11 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
       const resent = attempt > 1;
       if (resent) this.counters.retried++;
       this.counters.attempts++;
-      const result = await this.attempt(pending, resent, dispatcher);
+      const url = this.receiverFor(pending.seq, attempt);
+      const result = await this.attempt(pending, resent, dispatcher, url);
       if (result.status !== undefined) this.statusCodes[result.status] = (this.statusCodes[result.status] ?? 0) + 1;
       if (result.error !== undefined) this.errors[result.error] = (this.errors[result.error] ?? 0) + 1;
-      const base = { seq: pending.seq, kind: pending.kind, messageId: pending.messageId, attempt, resent, ...result };
+      const base = { seq: pending.seq, kind: pending.kind, messageId: pending.messageId, attempt, url: url.href, resent, ...result };
       const status = result.status;
       const ok = status !== undefined && (this.o.resilient ? status === 200 : status >= 200 && status <= 299);
       if (ok) {
@@ -280,7 +285,14 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
     }
   }
 
-  private async attempt(pending: Pending, resent: boolean, dispatcher: Dispatcher): Promise<AttemptResult> {
+  /** Round robin over the receivers: event `seq`'s first attempt goes to the
+   *  seq-th, each retry to the one after its previous attempt's. */
+  private receiverFor(seq: number, attempt: number): URL {
+    const urls = this.o.urls;
+    return urls[(seq - 1 + attempt - 1) % urls.length];
+  }
+
+  private async attempt(pending: Pending, resent: boolean, dispatcher: Dispatcher, url: URL): Promise<AttemptResult> {
     const stop = this.controller.signal;
     const body = this.body(pending, resent);
     this.counters.bytesSent += body.length;
@@ -297,7 +309,7 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
     const signal = cut.signal;
     const started = performance.now();
     try {
-      const res = await request(this.o.url, {
+      const res = await request(url, {
         method: 'POST',
         headers: this.headers,
         body,

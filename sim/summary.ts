@@ -17,7 +17,7 @@ export interface LatencySummary {
 }
 
 export interface DeliverySummary {
-  /** The receiver URL. */
+  /** The receiver URL (several, round robin: comma-separated). */
   url: string;
   /** `resilient`: retry until a 200; `retries`: a fixed number of retries with exponential backoff. */
   mode: 'resilient' | 'retries';

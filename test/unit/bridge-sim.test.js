@@ -564,6 +564,52 @@ describe('bridge simulator', function () {
       assert.ok(receiver.maxInFlight <= 2, `max in flight ${receiver.maxInFlight}`);
     });
 
+    it('several URLs: attempts go to them in turn, round robin, and a retry goes to the next one', async function () {
+      const down = await startReceiver({ answer: () => 503 });
+      receiver = await startReceiver();
+      try {
+        const reports = [];
+        const summary = await sim.runDelivery({
+          url: [down.url, receiver.url],
+          count: 4,
+          rate: 0,
+          concurrency: 1,
+          resilient: true,
+          retryDelayMs: 10,
+          onAttempt: (r) => reports.push(r),
+        });
+        assert.equal(summary.acknowledged, 4);
+        assert.equal(summary.url, `${down.url}, ${receiver.url}`);
+        // Events 1 and 3 go first to the instance that refuses, then to the next one; 2 and 4 start there.
+        assert.deepEqual(
+          reports.map((r) => [r.seq, r.attempt, r.url === down.url ? 'down' : 'up', r.outcome]),
+          [
+            [1, 1, 'down', 'retry'],
+            [1, 2, 'up', 'acknowledged'],
+            [2, 1, 'up', 'acknowledged'],
+            [3, 1, 'down', 'retry'],
+            [3, 2, 'up', 'acknowledged'],
+            [4, 1, 'up', 'acknowledged'],
+          ],
+        );
+        assert.deepEqual(
+          down.requests.map((r) => r.json.payload.resentEvent),
+          [false, false],
+        );
+        assert.deepEqual(
+          receiver.requests.map((r) => r.json.payload.resentEvent),
+          [true, false, true, false],
+          'the retry at the next instance is a replay',
+        );
+        assert.deepEqual(summary.statusCodes, { 200: 4, 503: 2 });
+        const single = await sim.runDelivery({ url: receiver.url, count: 1, rate: 0, onAttempt: (r) => reports.push(r) });
+        assert.equal(single.url, receiver.url, 'one URL: the summary as before');
+        assert.equal(reports.at(-1).url, receiver.url);
+      } finally {
+        await down.close();
+      }
+    });
+
     it('forever until the AbortSignal stops it', async function () {
       receiver = await startReceiver();
       const controller = new AbortController();
@@ -596,6 +642,8 @@ describe('bridge simulator', function () {
         [{ url: 'http://127.0.0.1/', count: 0 }, 'count'],
         [{ url: 'http://127.0.0.1/', concurrency: 1.5 }, 'concurrency'],
         [{ url: 'http://127.0.0.1/', auth: { mode: 'basic', user: 'u' } }, 'auth'],
+        [{ url: [] }, 'url'],
+        [{ url: ['http://127.0.0.1/a', 'ftp://x/'] }, 'url'],
       ];
       for (const [options, option] of bad) {
         assert.throws(
@@ -673,6 +721,7 @@ describe('bridge simulator', function () {
         '--help',
       ];
       for (const option of options) assert.ok(res.stdout.includes(option), `help mentions ${option}`);
+      assert.match(res.stdout, /--url URL[^\n]*repeat it[\s\S]*round\s+robin/, 'help says --url may be repeated, round robin');
       const sendHelp = await runCli(['send', '--help']);
       assert.equal(sendHelp.code, 0);
       assert.equal(sendHelp.stdout, res.stdout);
@@ -691,6 +740,7 @@ describe('bridge simulator', function () {
         [['send', '--url', 'http://127.0.0.1:9/x', '--auth', 'bearer'], /--auth bearer needs --token/],
         [['send', '--url', 'http://127.0.0.1:9/x', '--count', '3', '--forever'], /--count and --forever conflict/],
         [['send'], /--url is required/],
+        [['send', '--url', 'http://127.0.0.1:9/x', '--url', 'ftp://x/'], /--url: expected http:\/\/ or https:\/\//],
         [['serve', '--port', '70000'], /--port: must be at most 65535/],
         [['serve', '--url', 'http://x'], /--url/],
         [['frobnicate'], /unknown command "frobnicate"/],
@@ -736,6 +786,21 @@ describe('bridge simulator', function () {
       assert.deepEqual(summary.statusCodes, { 200: 5 });
       assert.equal(receiver.requests.length, 5);
       assert.ok(receiver.requests.every((r) => r.headers.authorization === 'Bearer tok'));
+    });
+
+    it('send with --url repeated spreads the events over the receivers in turn', async function () {
+      receiver = await startReceiver();
+      const other = await startReceiver();
+      try {
+        const res = await runCli(['send', '--url', receiver.url, '--url', other.url, '--count', '4', '--rate', '0', '--concurrency', '1']);
+        assert.equal(res.code, 0, res.stderr);
+        assert.match(res.stderr, /round robin/);
+        assert.match(res.stdout, /acknowledged\s+4/);
+        assert.equal(receiver.requests.length, 2);
+        assert.equal(other.requests.length, 2);
+      } finally {
+        await other.close();
+      }
     });
 
     it('send exits 1 when events failed', async function () {
