@@ -7,12 +7,14 @@
  * example on tabs of their own, starts the events-bridge sample endpoints and
  * the mock platform v2 core, starts Node-RED (the dev dependency) on
  * 127.0.0.1, and runs the events-bridge simulator against the demo flow.
+ * Where Debian's redis-server is installed, a Redis for the several-instances
+ * example is started too (its files in .demo/redis); otherwise that tab is left out.
  * Ctrl-C stops everything and prints the simulator's summary.
  */
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const { parseArgs } = require('node:util');
 
 const root = path.resolve(__dirname, '..');
@@ -21,6 +23,7 @@ const USAGE = `usage: npm start [-- options]
   --port N         Node-RED's port (env PORT; default 1880)
   --core-port N    port of the mock platform core and the bridge's sample endpoints
                    (env DEMO_CORE_PORT; default 5023)
+  --redis-port N   port of the demo's own redis-server, when installed (env DEMO_REDIS_PORT; default 5024)
   --rate R         simulated detections per second (env DEMO_RATE; default 1; 0 = no simulator)
   --keep-flows     keep the flows you changed in the demo (env DEMO_KEEP_FLOWS=1)
                    instead of resetting them on every start
@@ -38,6 +41,7 @@ try {
     options: {
       port: { type: 'string' },
       'core-port': { type: 'string' },
+      'redis-port': { type: 'string' },
       rate: { type: 'string' },
       'keep-flows': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -58,6 +62,9 @@ function portOption(value, name) {
 }
 const port = portOption(values.port ?? process.env.PORT ?? '1880', '--port');
 const corePort = portOption(values['core-port'] ?? process.env.DEMO_CORE_PORT ?? '5023', '--core-port');
+const redisPort = portOption(values['redis-port'] ?? process.env.DEMO_REDIS_PORT ?? '5024', '--redis-port');
+// The several-instances example needs a Redis: the demo runs its own where redis-server is installed.
+const haveRedis = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 const rate = Number(values.rate ?? process.env.DEMO_RATE ?? '1');
 if (!Number.isFinite(rate) || rate < 0 || rate > 1000)
   fail(`--rate must be a number of events per second from 0 to 1000, got "${values.rate ?? process.env.DEMO_RATE}"`);
@@ -105,7 +112,8 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
   const addTab = (id, label, info, nodes) => {
     flows.push({ id, type: 'tab', label, info });
     for (const node of nodes) {
-      if (node.type === 'platform-server') {
+      if (node.type === 'detection-redis') flows.push({ ...node, url: `redis://127.0.0.1:${redisPort}` });
+      else if (node.type === 'platform-server') {
         // Examples point at the demo core; give it the demo credentials.
         flows.push({ ...node, url: coreUrl });
         credentials[node.id] = { userName: CORE_USER, password: CORE_PASSWORD };
@@ -121,6 +129,7 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
   const examples = fs
     .readdirSync(path.join(root, 'examples'))
     .filter((f) => f.endsWith('.json'))
+    .filter((f) => haveRedis || !JSON.parse(fs.readFileSync(path.join(root, 'examples', f), 'utf8')).some((n) => n.type === 'detection-redis'))
     .sort();
   examples.forEach((file, i) => {
     addTab(
@@ -136,6 +145,7 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
 }
 
 let sampleServer;
+let redis;
 let nodeRed;
 let delivery;
 let stopping = false;
@@ -144,6 +154,13 @@ async function main() {
   // The bridge's sample endpoints, and the mock platform core under /api/v2/, on one port.
   const core = createMockCore({ userName: CORE_USER, password: CORE_PASSWORD });
   sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler });
+  if (haveRedis) {
+    const dir = path.join(userDir, 'redis');
+    fs.mkdirSync(dir, { recursive: true });
+    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--appendonly', 'yes', '--save', '', '--dir', dir], {
+      stdio: 'ignore',
+    });
+  }
 
   const redJs = path.join(path.dirname(require.resolve('node-red/package.json')), 'red.js');
   nodeRed = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
@@ -168,6 +185,7 @@ async function main() {
   Example receiver:  ${base}/detections        (tab "receive-detections", no credentials)
   Bridge samples:    ${coreUrl}/api/v1/webhook-models/face  and  /lpr
   Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
+  ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in .demo/redis)` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
 
   ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently.` : 'The simulator is off (--rate 0).'}
   Post one yourself:
@@ -216,6 +234,11 @@ async function stop(code = 0) {
     clearTimeout(timer);
   }
   if (sampleServer) await sampleServer.close().catch(() => undefined);
+  if (redis && redis.exitCode === null) {
+    const exited = new Promise((resolve) => redis.once('exit', resolve));
+    redis.kill('SIGTERM');
+    await exited;
+  }
   process.exit(code);
 }
 process.on('SIGINT', () => void stop(0));

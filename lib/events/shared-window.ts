@@ -58,7 +58,8 @@ export class RedisSeenKeys implements SeenKeys {
     private readonly options: SharedWindowOptions,
   ) {
     if (!(options.ttlMs > 0)) throw new RangeError('ttlMs must be a positive number');
-    this.base = connection.key('dedupe', options.name, '');
+    // A ':' in a name is escaped, so clearing window "a" (dedupe:a:*) cannot reach window "a:b".
+    this.base = connection.key('dedupe', options.name.replace(/%/g, '%25').replace(/:/g, '%3A'), '');
   }
 
   /** The Redis key of a window key. */

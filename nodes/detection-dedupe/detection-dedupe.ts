@@ -80,7 +80,8 @@ export = function register(RED: NodeAPI): void {
       config,
     );
     const { mode, missingKey } = options;
-    const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: config.maxKeys });
+    // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
+    const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: options.scope === 'redis' ? 1 : config.maxKeys });
     if (!limits.ok) {
       const [problem] = limits.problems;
       node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
@@ -257,6 +258,7 @@ export = function register(RED: NodeAPI): void {
         if (missingKey === 'drop') {
           counts.dropped++;
           showStatus();
+          finish(msg);
           return undefined;
         }
         if (missingKey === 'pass') {
@@ -300,6 +302,7 @@ export = function register(RED: NodeAPI): void {
         if (options.whenUnreachable === 'drop') {
           counts.dropped++;
           showStatus();
+          finish(msg);
           return undefined;
         }
         counts.passed++;
@@ -331,10 +334,14 @@ export = function register(RED: NodeAPI): void {
         }
         return sendAfter(written, () => send([null, msg]));
       }
-      // Dropped here on purpose: finished, so its receiver does not emit it again.
+      finish(msg);
+      return shared ? undefined : sendAfter(written, () => undefined);
+    }
+
+    /** Dropped here on purpose: finished, so its receiver does not emit it again. */
+    function finish(msg: NodeMessageInFlow): void {
       const token = (msg as { _delivery?: unknown })._delivery;
       if (isDeliveryToken(token)) completeDelivery(token);
-      return shared ? undefined : sendAfter(written, () => undefined);
     }
 
     node.on('close', (_removed: boolean, done: () => void) => {

@@ -221,6 +221,21 @@ describe('shared window through Redis', function () {
     }
   });
 
+  it('clears one window without touching another whose name starts with it', async () => {
+    const connection = await connect(server.url);
+    try {
+      const a = new RedisSeenKeys(connection, { name: 'gate', ttlMs: 60_000 });
+      const ab = new RedisSeenKeys(connection, { name: 'gate:north', ttlMs: 60_000 });
+      await a.check('k', 1);
+      await ab.check('k', 1);
+      await a.clear();
+      assert.deepEqual(await a.check('k', 2), { duplicate: false });
+      assert.equal((await ab.check('k', 2)).duplicate, true, 'window "gate:north" kept its keys');
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('sends a burst of checks without waiting for each answer (one round trip per batch)', async () => {
     // A proxy that holds Redis's answers back until it has seen all 200 SETs: a client
     // that waited for each answer before the next check would never get there.
