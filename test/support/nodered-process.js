@@ -87,14 +87,21 @@ function fileNode(id, z, filename, next) {
   };
 }
 
-/** Runs the simulator's command line (the built bin) and resolves with its exit code and output. */
+/** Runs the simulator's command line (the built bin) and resolves with its exit code and output.
+ *  The promise's `stop()` ends the run at once (a test that fails before awaiting it). */
 function runSimulator(args, timeoutMs = 90000) {
   const sim = path.join(ROOT, 'dist', 'bin', 'detection-bridge-sim.js');
-  return new Promise((resolve) => {
-    execFile(process.execPath, [sim, ...args], { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+  let child;
+  const result = new Promise((resolve) => {
+    child = execFile(process.execPath, [sim, ...args], { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
       resolve({ code: err ? err.code : 0, stdout, stderr }),
     );
   });
+  result.stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    return result;
+  };
+  return result;
 }
 
 class NodeRedProcess extends NodeRedChild {

@@ -1,0 +1,506 @@
+'use strict';
+/**
+ * Several Node-RED instances sharing one Redis (issue 12), end to end: real
+ * Node-RED processes (the packed module) and a real redis-server, all on
+ * 127.0.0.1, each test with its own redis-server.
+ *
+ * - Atomic dedupe: two instances, each event posted to both at once; a dedupe
+ *   shared through Redis passes every messageId exactly once in total.
+ * - Failover: two instances (receiver written to Redis, shared dedupe,
+ *   detection-done) behind the simulator's round robin, one SIGKILLed in the
+ *   middle and not restarted: every event reaches the end, at most once
+ *   unflagged, and the survivor emits the dead one's pending events again.
+ * - Redis down and back: 503 with Retry-After from the receiver and the
+ *   dedupe's pass policy while Redis is stopped; a resilient run that spans
+ *   the outage delivers every event once Redis is back (same port, its data kept).
+ */
+const assert = require('node:assert/strict');
+const { randomUUID } = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { nodeRedVersion, request, until } = require('../support');
+const { NodeRedProcess, functionNode, fileNode, runSimulator } = require('../support/nodered-process');
+const { RedisServer, redisAvailable, redisClient } = require('../support/redis-server');
+const ev = require('../fixtures/events');
+
+const TAB = 'e2eredistab00001';
+const REDIS = 'e2e-redis-config';
+/** The consumer group of every receiver stream (lib/delivery/stream.ts). */
+const GROUP = 'detection-in';
+/** The configuration node's default key prefix. */
+const PREFIX = 'detection-bridge:';
+/** Pending entries are claimed by another instance after this long. */
+const CLAIM_AFTER_S = 2;
+
+/**
+ * The probe records (one JSON object per line, written by a file node). A
+ * SIGKILL can cut a line short and the next record then follows the fragment
+ * on the same line: whole records are read wherever they are.
+ */
+function readRecords(file) {
+  if (!fs.existsSync(file)) return [];
+  const out = [];
+  for (const m of fs.readFileSync(file, 'utf8').matchAll(/\{"messageId":"[^"]*"[^{}\n]*\}/g)) {
+    try {
+      out.push(JSON.parse(m[0]));
+    } catch {
+      // a fragment that happens to end in a brace
+    }
+  }
+  return out;
+}
+
+/** The configuration node: defaults for everything but the URL (prefix, instance = host:port). */
+const redisConfig = (url) => ({ id: REDIS, type: 'detection-redis', name: '', url });
+
+function receiver(id, urlPath, next, extra = {}) {
+  return {
+    id,
+    type: 'detection-in',
+    z: TAB,
+    name: '',
+    path: urlPath,
+    auth: 'none',
+    headerName: '',
+    maxBodyMiB: 16,
+    validation: 'lenient',
+    ackMode: 'memory',
+    wires: [[next], []],
+    ...extra,
+  };
+}
+
+function sharedDedupe(id, sharedName, wires) {
+  return {
+    id,
+    type: 'detection-dedupe',
+    z: TAB,
+    name: '',
+    mode: 'id',
+    key: 'messageId',
+    keyType: 'msg',
+    missingKey: 'pass',
+    ttl: 1,
+    ttlUnits: 'h',
+    refresh: false,
+    maxKeys: 100000,
+    duplicatesOutput: wires.length > 1,
+    persist: false,
+    store: '',
+    scope: 'redis',
+    redis: REDIS,
+    sharedName,
+    // whenUnreachable left to its default: pass (and warn)
+    outputs: wires.length,
+    wires,
+  };
+}
+
+/** A line for the probe file: the messageId and whether it came again; the message goes on whole. */
+const lineOf = (id, next, extra = '') =>
+  functionNode(
+    id,
+    TAB,
+    `msg.payload = JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true${extra} }); return msg;`,
+    next,
+  );
+
+/** Holds each message `ms` (core delay node), so an instance always has events in its flow. */
+function hold(id, ms, next) {
+  return {
+    id,
+    type: 'delay',
+    z: TAB,
+    name: '',
+    pauseType: 'delay',
+    timeout: String(ms),
+    timeoutUnits: 'milliseconds',
+    rate: '1',
+    nbRateUnits: '1',
+    rateUnits: 'second',
+    randomFirst: '1',
+    randomLast: '5',
+    randomUnits: 'seconds',
+    drop: false,
+    allowrate: false,
+    outputs: 1,
+    wires: [[next]],
+  };
+}
+
+const done = (id) => ({ id, type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] });
+
+/** memory receiver → shared dedupe → passed / duplicate lines in one probe file. */
+function atomicFlow(redisUrl, probeFile) {
+  return [
+    { id: TAB, type: 'tab', label: 'redis atomic' },
+    redisConfig(redisUrl),
+    receiver('a-in', '/a/in', 'a-dedupe'),
+    sharedDedupe('a-dedupe', 'atomic', [['a-pass'], ['a-dup']]),
+    lineOf('a-pass', 'a-file', ', passed: true'),
+    lineOf('a-dup', 'a-file', ', passed: false'),
+    fileNode('a-file', TAB, probeFile),
+  ];
+}
+
+/** receiver written to Redis → shared dedupe → 150 ms in the flow → probe → detection-done. */
+function failoverFlow(redisUrl, probeFile) {
+  return [
+    { id: TAB, type: 'tab', label: 'redis failover' },
+    redisConfig(redisUrl),
+    receiver('f-in', '/f/in', 'f-dedupe', { ackMode: 'redis', redis: REDIS, claimAfterSeconds: CLAIM_AFTER_S }),
+    sharedDedupe('f-dedupe', 'failover', [['f-hold']]),
+    hold('f-hold', 150, 'f-line'),
+    lineOf('f-line', 'f-file'),
+    fileNode('f-file', TAB, probeFile, 'f-done'),
+    done('f-done'),
+  ];
+}
+
+/** Two receivers (written to Redis; memory) → one shared dedupe → probe (passed and duplicates) → detection-done. */
+function outageFlow(redisUrl, probeFile) {
+  return [
+    { id: TAB, type: 'tab', label: 'redis outage' },
+    redisConfig(redisUrl),
+    receiver('o-in', '/o/stream', 'o-dedupe', { ackMode: 'redis', redis: REDIS, claimAfterSeconds: CLAIM_AFTER_S }),
+    receiver('o-mem', '/o/mem', 'o-dedupe'),
+    sharedDedupe('o-dedupe', 'outage', [['o-line'], ['o-dup']]),
+    lineOf('o-line', 'o-file'),
+    lineOf('o-dup', 'o-file', ', duplicate: true'),
+    fileNode('o-file', TAB, probeFile, 'o-done'),
+    done('o-done'),
+  ];
+}
+
+const eventBody = (messageId) => {
+  const event = ev.fullLpr();
+  event.payload.messageId = messageId;
+  return JSON.stringify(event);
+};
+
+/** POSTs the event `messageId` to `url` (a connection of its own, unless `agent`). */
+const postEvent = (url, messageId, agent) => request(url, { headers: { 'content-type': 'application/json' }, body: eventBody(messageId), agent });
+
+/** Runs `work(i)` for i in 0..count-1, `width` at a time. */
+async function pool(count, width, work) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
+}
+
+/** Records grouped by messageId. */
+function byId(records) {
+  const map = new Map();
+  for (const r of records) map.set(r.messageId, [...(map.get(r.messageId) || []), r]);
+  return map;
+}
+
+/** Waits until every one of `ids` is among the records `read()` returns; the error says how many are missing. */
+async function allArrive(read, ids, timeoutMs, what) {
+  const missing = () => {
+    const seen = new Set(read().map((r) => r.messageId));
+    return ids.filter((id) => !seen.has(id));
+  };
+  await until(() => missing().length === 0, timeoutMs, what).catch((err) => {
+    const left = missing();
+    throw new Error(`${err.message}: ${left.length} of ${ids.length} missing, e.g. ${left.slice(0, 3).join(', ')}`);
+  });
+}
+
+describe(`e2e: several Node-RED instances sharing one Redis, Node-RED ${nodeRedVersion()}`, function () {
+  this.timeout(120000);
+  /** Two instances, created once (the packed module installed in each user directory). */
+  let nrs = [];
+  /** What each test starts and must stop (redis-server, clients), last first. */
+  let cleanups = [];
+  /** Where each instance's log stood when the test began. */
+  let marks = [];
+
+  before(async function () {
+    if (!redisAvailable()) {
+      console.log('      (redis-server is not installed, skipping: apt-get install -y redis-server)');
+      this.skip();
+    }
+    this.timeout(180000);
+    // Kept as each is made, so after() removes whatever was made should the other fail.
+    await Promise.all(
+      [0, 1].map(async () => {
+        const nr = await NodeRedProcess.create();
+        nrs.push(nr);
+        await nr.start();
+      }),
+    );
+  });
+
+  beforeEach(function () {
+    marks = nrs.map((nr) => nr.log.length);
+  });
+
+  afterEach(async function () {
+    const failed = this.currentTest && this.currentTest.state === 'failed';
+    if (failed) {
+      nrs.forEach((nr, i) => console.log(`\n---- Node-RED ${i + 1} output ----\n${nr.logText()}\n----`));
+    }
+    for (const cleanup of cleanups.reverse()) await cleanup(failed).catch(() => undefined);
+    cleanups = [];
+  });
+
+  after(async function () {
+    this.timeout(60000);
+    await Promise.all(nrs.map((nr) => nr.cleanup()));
+  });
+
+  /** A redis-server for this test, stopped and removed after it. */
+  async function startRedis(options) {
+    const server = await RedisServer.start(options);
+    cleanups.push(() => server.close());
+    const client = await redisClient(server.url);
+    cleanups.push(() => client.close());
+    return { server, client };
+  }
+
+  /** The instances a test uses, started again if a previous test killed one (same user directory). */
+  async function running(...list) {
+    for (const nr of list) {
+      if (nr.child && !nr.exitedWith) continue;
+      const i = nrs.indexOf(nr);
+      await nr.start();
+      marks[i] = nr.log.length;
+    }
+    return list;
+  }
+
+  /** The simulator's command line, stopped after the test if it is still running; its
+   *  progress lines (stderr) are printed when the test failed. */
+  function simulate(args) {
+    const run = runSimulator(args, 110000);
+    cleanups.push(async (failed) => {
+      const { stderr } = await run.stop();
+      if (failed) console.log(`\n---- simulator (stderr, last lines) ----\n${stderr.split('\n').slice(-60).join('\n')}\n----`);
+    });
+    return run;
+  }
+
+  /** Waits for `predicate` while the simulator runs; fails at once, with its output, should it end first. */
+  async function whileRunning(run, predicate, timeoutMs, what) {
+    let ended;
+    run.then((result) => (ended = result));
+    await until(
+      () => {
+        if (predicate()) return true;
+        if (ended) throw new Error(`the simulator ended (exit ${ended.code}) before ${what}:\n${ended.stdout}\n${ended.stderr.slice(-3000)}`);
+        return false;
+      },
+      timeoutMs,
+      what,
+    );
+  }
+
+  /** Lines instance `i` logged since the test began. */
+  const logSince = (i) => nrs[i].log.slice(marks[i]).join('').split('\n');
+  const errorsSince = (i) => logSince(i).filter((l) => /\[error\]/.test(l));
+
+  it('atomic dedupe: 1,000 events, each posted to two instances at once, pass exactly once in total', async () => {
+    const N = 1000;
+    await running(...nrs);
+    const { server } = await startRedis();
+    const probes = nrs.map((nr) => path.join(nr.userDir, 'atomic.jsonl'));
+    await Promise.all(nrs.map((nr, i) => nr.deploy(atomicFlow(server.url, probes[i]), { '/a/in': 405 })));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+    cleanups.push(async () => agent.destroy());
+    const ids = Array.from({ length: N }, () => randomUUID());
+    const started = performance.now();
+    await pool(N, 12, async (i) => {
+      const answers = await Promise.all(nrs.map((nr) => postEvent(`${nr.url}/a/in`, ids[i], agent)));
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+    });
+    const records = () => probes.flatMap((p, i) => readRecords(p).map((r) => ({ ...r, instance: i })));
+    // Every copy has come out of one of the two outputs: only then is "passed once" final.
+    await until(() => records().length >= 2 * N, 60000, `all ${2 * N} copies through the dedupe`).catch((err) => {
+      throw new Error(`${err.message}: ${records().length} arrived`);
+    });
+    const all = records();
+    assert.equal(all.length, 2 * N, 'each copy came out once');
+    const passed = all.filter((r) => r.passed);
+    const groups = byId(passed);
+    assert.equal(groups.size, N, 'every messageId passed');
+    for (const [id, copies] of groups) assert.equal(copies.length, 1, `${id} passed ${copies.length} times`);
+    assert.deepEqual(new Set(all.map((r) => r.messageId)), new Set(ids));
+    const perInstance = nrs.map((_, i) => passed.filter((r) => r.instance === i).length);
+    console.log(
+      `      atomic: ${N} events × 2 instances in ${((performance.now() - started) / 1000).toFixed(1)} s; passed at each: ${perInstance.join(' + ')}`,
+    );
+    assert.deepEqual([...errorsSince(0), ...errorsSince(1)], []);
+  });
+
+  it('failover: 2,000 events round robin over two instances, one SIGKILLed and not restarted: all reach the end, the survivor claims the rest', async () => {
+    const N = 2000;
+    const [survivor, victim] = await running(...nrs);
+    const { server, client } = await startRedis();
+    const probes = nrs.map((nr) => path.join(nr.userDir, `failover-${randomUUID()}.jsonl`));
+    await Promise.all(nrs.map((nr, i) => nr.deploy(failoverFlow(server.url, probes[i]), { '/f/in': 405 })));
+    const stream = `${PREFIX}stream:/f/in`;
+    // The default instance name: host and Node-RED port.
+    const victimName = `${os.hostname()}:${victim.port}`;
+    const records = (i) => readRecords(probes[i]);
+    const summaryFile = path.join(survivor.base, 'failover-summary.json');
+    const run = simulate([
+      'send',
+      '--url',
+      `${survivor.url}/f/in`,
+      '--url',
+      `${victim.url}/f/in`,
+      '--count',
+      String(N),
+      '--rate',
+      '250',
+      '--concurrency',
+      '8',
+      '--resilient',
+      '--retry-delay',
+      '100',
+      '--timeout',
+      '5000',
+      '--summary-json',
+      summaryFile,
+    ]);
+    await whileRunning(run, () => records(0).length + records(1).length >= N / 2, 60000, `${N / 2} events through`).catch((err) => {
+      throw new Error(`${err.message} (${records(0).length} + ${records(1).length} arrived)`);
+    });
+    await victim.stop('SIGKILL');
+    const killedAt = performance.now();
+    // What the dead instance had taken but not finished: its entries pending in the group.
+    const pending = await client.sendCommand(['XPENDING', stream, GROUP, '-', '+', '100000', victimName]);
+    const orphans = [];
+    for (const [entryId] of pending) {
+      const [entry] = await client.xRange(stream, entryId, entryId);
+      if (entry) orphans.push(JSON.parse(entry.message.body).payload.messageId);
+    }
+    // Each instance is its own consumer in the group, named by its host and port (the default).
+    const consumers = (await client.xInfoConsumers(stream, GROUP)).map((c) => c.name).sort();
+    assert.deepEqual(consumers, [`${os.hostname()}:${survivor.port}`, victimName].sort());
+    assert.ok(orphans.length > 0, `the killed instance (${victimName}) had events in its flow`);
+    await allArrive(
+      () => records(0).filter((r) => r.redelivered),
+      [...new Set(orphans)],
+      60000,
+      "the dead instance's pending events at the survivor, flagged redelivered",
+    );
+    const claimedAfterS = (performance.now() - killedAt) / 1000;
+
+    const result = await run;
+    assert.equal(result.code, 0, `simulator: ${result.stdout}\n${result.stderr}`);
+    const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+    assert.equal(summary.acknowledged, N);
+    // The simulator does not print its ids: every record names one, and there must be N of them.
+    const arrived = () => byId([...records(0), ...records(1)]);
+    await until(() => arrived().size >= N, 60000, `all ${N} events at the end of the flow`).catch((err) => {
+      throw new Error(`${err.message}: ${arrived().size} arrived`);
+    });
+    const sent = arrived();
+    assert.equal(sent.size, N, 'every event acknowledged, and no other');
+    let repeats = 0;
+    for (const [id, copies] of sent) {
+      assert.ok(copies.filter((c) => !c.redelivered).length <= 1, `${id}: at most once unflagged after the shared dedupe ${JSON.stringify(copies)}`);
+      repeats += copies.length - 1;
+    }
+    // Nothing left behind: every entry finished (the dead one's claimed and finished by the survivor).
+    await until(async () => (await client.xLen(stream)) === 0, 30000, 'the stream to empty');
+    const left = await client.sendCommand(['XPENDING', stream, GROUP]);
+    assert.equal(Number(left[0]), 0, 'nothing pending in the group');
+    console.log(
+      `      failover: ${N} events, ${summary.retried} retries by the simulator, ${orphans.length} pending at the killed instance, ` +
+        `all at the survivor ${claimedAfterS.toFixed(1)} s after the kill (claim after ${CLAIM_AFTER_S} s), ${repeats} flagged repeats at the end`,
+    );
+    assert.deepEqual(errorsSince(0), []);
+  });
+
+  it('Redis down and back: 503 with Retry-After and the dedupe passing while it is stopped, nothing lost after', async () => {
+    const N = 600;
+    const K = 20;
+    const [nr] = await running(nrs[0]);
+    const { server, client } = await startRedis({ persist: true });
+    const probe = path.join(nr.userDir, `outage-${randomUUID()}.jsonl`);
+    await nr.deploy(outageFlow(server.url, probe), { '/o/stream': 405, '/o/mem': 405 });
+    const all = () => readRecords(probe);
+    const records = () => all().filter((r) => !r.duplicate);
+    const summaryFile = path.join(nr.base, 'outage-summary.json');
+    const run = simulate([
+      'send',
+      '--url',
+      `${nr.url}/o/stream`,
+      '--count',
+      String(N),
+      '--rate',
+      '100',
+      '--concurrency',
+      '8',
+      '--resilient',
+      '--retry-delay',
+      '100',
+      '--timeout',
+      '5000',
+      '--summary-json',
+      summaryFile,
+    ]);
+    await whileRunning(run, () => records().length >= N / 4, 60000, `${N / 4} events through`).catch((err) => {
+      throw new Error(`${err.message} (${records().length} arrived)`);
+    });
+    await server.stop();
+
+    // The receiver written to Redis refuses: the bridge keeps the event.
+    const refused = await postEvent(`${nr.url}/o/stream`, randomUUID());
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.match(refused.json.detail, /Redis is unreachable/);
+
+    // The shared dedupe, fed by the memory receiver, lets messages through and says so.
+    const memIds = Array.from({ length: K }, () => randomUUID());
+    for (const id of memIds) {
+      const res = await postEvent(`${nr.url}/o/mem`, id);
+      assert.equal(res.status, 200, res.text);
+    }
+    await allArrive(records, memIds, 20000, "the memory receiver's events through the dedupe while Redis is down");
+    await until(
+      () => logSince(0).some((l) => /\[warn\] \[detection-dedupe:[^\]]*\] .*Messages pass unchecked until Redis is back/.test(l)),
+      10000,
+      "the dedupe's warning",
+    );
+
+    await server.resume();
+    const result = await run;
+    assert.equal(result.code, 0, `simulator: ${result.stdout}\n${result.stderr}`);
+    const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+    assert.equal(summary.acknowledged, N);
+    assert.ok(summary.statusCodes['503'] > 0, `the run spanned the outage: ${JSON.stringify(summary.statusCodes)}`);
+    // The shared window works again: a repeat is caught.
+    const again = randomUUID();
+    for (let i = 0; i < 2; i++) assert.equal((await postEvent(`${nr.url}/o/mem`, again)).status, 200);
+    const copies = () => all().filter((r) => r.messageId === again);
+    await until(() => copies().length >= 2, 10000, 'both copies of a repeat out of the shared dedupe');
+    assert.deepEqual(
+      copies()
+        .map((r) => r.duplicate === true)
+        .sort(),
+      [false, true],
+      'the repeat caught: passed once, then a duplicate',
+    );
+    await until(() => byId(records()).size >= N + K + 1, 60000, `all ${N + K + 1} events at the end of the flow`).catch((err) => {
+      throw new Error(`${err.message}: ${byId(records()).size} arrived`);
+    });
+    const got = byId(records());
+    assert.equal(got.size, N + K + 1, 'every event acknowledged, and no other');
+    for (const [id, copies] of got) assert.ok(copies.filter((c) => !c.redelivered).length <= 1, `${id}: ${JSON.stringify(copies)}`);
+    await until(async () => (await client.xLen(`${PREFIX}stream:/o/stream`)) === 0, 30000, 'the stream to empty');
+    console.log(
+      `      outage: ${N} events, ${summary.statusCodes['503']} answers 503 while Redis was down, ${summary.retried} retries, ` +
+        `${[...got.values()].reduce((n, c) => n + c.length - 1, 0)} flagged repeats at the end`,
+    );
+    assert.deepEqual(errorsSince(0), []);
+  });
+});
