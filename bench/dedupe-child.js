@@ -24,29 +24,7 @@ if (typeof global.gc !== 'function') {
   process.exit(1);
 }
 
-const HEX = Buffer.from('0123456789abcdef', 'latin1');
-const scratch = Buffer.alloc(36);
-/**
- * A UUID-shaped id from n, as a flat string (a messageId parsed from JSON is
- * one; building it with += would make a rope of many small pieces instead).
- * The same n gives an equal but new string.
- */
-function messageId(n) {
-  let x = (n + 1) >>> 0;
-  let y = (Math.floor(n / 4294967296) ^ 0x9e3779b9) >>> 0;
-  let at = 0;
-  for (let i = 0; i < 32; i++) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    y = (y + x + 0x6d2b79f5) >>> 0;
-    scratch[at++] = HEX[(x ^ y) & 15];
-    if (i === 7 || i === 11 || i === 15 || i === 19) scratch[at++] = 0x2d;
-  }
-  return scratch.toString('latin1');
-}
+const { messageId, checkList } = require('./support/ids');
 
 function heapUsed() {
   global.gc();
@@ -64,16 +42,7 @@ function run(keys, checks) {
   const heapBytesPerKey = (h1 - h0) / keys;
 
   // The keys to check, made before timing: half repeats, half new.
-  const list = new Array(checks);
-  let r = 12345;
-  for (let i = 0; i < checks; i++) {
-    r ^= r << 13;
-    r >>>= 0;
-    r ^= r >>> 17;
-    r ^= r << 5;
-    r >>>= 0;
-    list[i] = i % 2 === 0 ? messageId(r % keys) : messageId(keys + i);
-  }
+  const list = checkList(keys, checks);
   let duplicates = 0;
   const t0 = performance.now();
   for (let i = 0; i < checks; i++) if (window.check(list[i]).duplicate) duplicates++;

@@ -15,13 +15,20 @@
  *   dedupe    DedupeWindow checks/s and heap bytes per key at 100k and 1M keys
  *   push      10,000 POS transactions: platform-push batches against one core
  *             http request per transaction, into the mock core
+ *   redis     with a redis-server started here (skipped when not installed):
+ *             shared dedupe checks/s, pipelined and awaited one by one,
+ *             against the in-memory window; detection-in on plate bodies
+ *             answering once the event is in a Redis stream against answering
+ *             from memory; Redis memory per pending event; two Node-RED
+ *             instances against one, round robin
  *
  * Options:
  *   --quick         smoke mode: every part with tiny sizes and durations (a
  *                   few seconds); results are not written unless --out is given
- *   --only a,b      run only these parts (receiver, burst, dedupe, push)
- *   --out FILE      where to write the results (default bench/results.json;
- *                   none in --quick mode)
+ *   --only a,b      run only these parts (receiver, burst, dedupe, push, redis)
+ *   --out FILE      where to write the results (default bench/results.json,
+ *                   where the parts not run keep their last figures; none in
+ *                   --quick mode)
  *   --profile       run Node-RED and the floor with --cpu-prof (the folder is printed)
  *
  * Exits 1 when a part breaks (a request not answered 200, a message lost, a
@@ -42,8 +49,9 @@ const { runReceiver } = require('./parts/receiver');
 const { runBurst } = require('./parts/burst');
 const { runDedupe } = require('./parts/dedupe');
 const { runPush } = require('./parts/push');
+const { runRedis } = require('./parts/redis');
 
-const PARTS = ['receiver', 'burst', 'dedupe', 'push'];
+const PARTS = ['receiver', 'burst', 'dedupe', 'push', 'redis'];
 const TOKEN = 'bench-bearer-token';
 const KiB = 1024;
 
@@ -60,6 +68,11 @@ const CONFIG = {
     burst: { connections: 64, bytes: 1024 * KiB, seconds: 10 },
     dedupe: { keys: [100_000, 1_000_000], checks: 1_000_000, timeoutMs: 180_000 },
     push: { transactions: 10_000, warmup: 1_000, window: 16, timeoutMs: 180_000 },
+    redis: {
+      dedupe: { keys: 100_000, checks: 1_000_000, pipelinedChecks: 300_000, awaitedChecks: 30_000, batches: [64, 1024] },
+      receiver: { connections: 8, bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
+      pending: 100,
+    },
   },
   quick: {
     receiver: {
@@ -74,6 +87,11 @@ const CONFIG = {
     burst: { connections: 8, bytes: 128 * KiB, seconds: 0.5 },
     dedupe: { keys: [1_000, 10_000], checks: 20_000, timeoutMs: 60_000 },
     push: { transactions: 300, warmup: 50, window: 16, timeoutMs: 60_000 },
+    redis: {
+      dedupe: { keys: 1_000, checks: 20_000, pipelinedChecks: 4_000, awaitedChecks: 1_000, batches: [64, 1024] },
+      receiver: { connections: 4, bytes: 96 * KiB, rounds: 1, seconds: 0.2, warmupSeconds: 0 },
+      pending: 10,
+    },
   },
 };
 
@@ -101,10 +119,9 @@ function parseArgs(argv) {
 }
 
 function usage(problem) {
-  const text = fs
-    .readFileSync(__filename, 'utf8')
-    .split('\n')
-    .slice(3, 26)
+  const lines = fs.readFileSync(__filename, 'utf8').split('\n');
+  const text = lines
+    .slice(3, lines.indexOf(' */'))
     .map((l) => l.replace(/^ \*\/?\s?/, ''))
     .join('\n');
   if (problem) {
@@ -280,6 +297,17 @@ async function main() {
         }
       }
     }
+
+    if (run('redis')) {
+      log('bench: redis');
+      try {
+        results.redis = await runRedis({ config: config.redis, token: TOKEN, coreUrl: started.core.url, execArgv, log });
+        results.problems.push(...results.redis.problems);
+      } catch (err) {
+        fail('redis', err);
+      }
+      timings.redis = seconds();
+    }
   } finally {
     sampler.stop();
     for (const nr of started.nrs) await nr.dispose().catch(() => {});
@@ -297,12 +325,41 @@ async function main() {
   );
   if (profileDir) console.log(`bench: CPU profiles in ${profileDir}`);
   const out = args.out || (args.quick ? undefined : path.join(__dirname, 'results.json'));
+  if (out && !args.quick) keepOtherParts(results, out);
   const json = `${JSON.stringify(results, null, 2)}\n`;
   if (out) {
     fs.writeFileSync(out, json);
     console.log(`bench: results written to ${path.relative(process.cwd(), out) || out}`);
   }
   return results.problems.length === 0 ? 0 : 1;
+}
+
+/**
+ * A full run of some parts (--only) writing to a file that holds a full run's
+ * results: the parts not run now keep their figures from it, so the file has
+ * the latest figures of every part. `measuredAt` says when each part ran.
+ */
+function keepOtherParts(results, file) {
+  results.measuredAt = Object.fromEntries(PARTS.filter((p) => results[p]).map((p) => [p, results.startedAt]));
+  let previous;
+  try {
+    previous = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return;
+  }
+  if (!previous || previous.mode !== 'full') return;
+  const kept = [];
+  for (const part of PARTS) {
+    if (results[part] || !previous[part]) continue;
+    results[part] = previous[part];
+    results.measuredAt[part] = (previous.measuredAt && previous.measuredAt[part]) || previous.startedAt;
+    kept.push(part);
+  }
+  if (kept.length === 0) return;
+  results.targets = targets(results);
+  log(
+    `bench: ${kept.join(', ')} kept from the previous results in ${path.relative(process.cwd(), file) || file} (measured ${kept.map((p) => results.measuredAt[p]).join(', ')})`,
+  );
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -13,6 +13,14 @@
  *           http response node answers msg.payload: the event, re-serialised)
  * core-ack  POST /bench/core-ack: the same with a change node setting a small
  *           answer before http response
+ * redis     (only with `redis` given) a detection-redis configuration node and
+ *           POST /bench/redis: the receiver answering once the event is in a
+ *           Redis stream, into the same dedupe → switch → count → done;
+ *           POST /bench/shared: the same into a dedupe shared through Redis
+ *           (what several instances behind one address run; drops a message
+ *           while Redis is unreachable, so a fault shows as a lost message);
+ *           POST /bench/redis-held: a stream receiver whose events go nowhere,
+ *           so they stay pending in the stream (to measure its memory)
  * stats     GET /bench/stats: the count; POST /bench/stats/reset
  * push      POST /bench/push/start {mode, n, token, window}: makes n POS
  *           transactions (one per message) into platform-push (batched) or a
@@ -41,7 +49,60 @@ const fn = (id, name, func, wires, outputs = 1) => ({
 const httpIn = (id, url, method, wires) => ({ id, type: 'http in', z: TAB, name: '', url, method, upload: false, swaggerDoc: '', wires });
 const httpResponse = (id) => ({ id, type: 'http response', z: TAB, name: '', statusCode: '', headers: {}, wires: [] });
 
-function flows({ token, coreUrl }) {
+/** The Redis flows: `redis` = {url, prefix}. */
+function redisFlows({ token, redis }) {
+  const streamIn = (id, path, wires, extra = {}) => ({
+    id,
+    type: 'detection-in',
+    z: TAB,
+    name: '',
+    path,
+    auth: 'bearer',
+    headerName: '',
+    maxBodyMiB: 16,
+    validation: 'lenient',
+    ackMode: 'redis',
+    redis: 'benchredis',
+    streamMaxEvents: 10000,
+    streamMaxMiB: 2048,
+    claimAfterSeconds: 60,
+    credentials: { token },
+    wires,
+    ...extra,
+  });
+  return [
+    // Instance name left empty: each Node-RED is its host and port.
+    { id: 'benchredis', type: 'detection-redis', name: '', url: redis.url, prefix: redis.prefix, instance: '', database: '', credentials: {} },
+    streamIn('benchrin', '/bench/redis', [['benchddp'], []]),
+    streamIn('benchsin2', '/bench/shared', [['benchsddp'], []]),
+    {
+      id: 'benchsddp',
+      type: 'detection-dedupe',
+      z: TAB,
+      name: '',
+      mode: 'id',
+      key: 'messageId',
+      keyType: 'msg',
+      missingKey: 'pass',
+      ttl: 1,
+      ttlUnits: 'h',
+      refresh: false,
+      maxKeys: 100000,
+      duplicatesOutput: false,
+      persist: false,
+      store: '',
+      scope: 'redis',
+      redis: 'benchredis',
+      whenUnreachable: 'drop',
+      outputs: 1,
+      wires: [['benchdsw']],
+    },
+    // Never finished (no detection-done downstream), never claimed during a run.
+    streamIn('benchheld', '/bench/redis-held', [[], []], { maxInFlight: 100000, maxInFlightMiB: 4096, claimAfterSeconds: 86400 }),
+  ];
+}
+
+function flows({ token, coreUrl, redis }) {
   const receiver = [
     {
       id: 'benchdin',
@@ -260,10 +321,19 @@ return null;`;
     httpResponse('benchpsres'),
   ];
 
-  return [{ id: TAB, type: 'tab', label: 'bench', disabled: false, info: '' }, ...receiver, ...core, ...stats, ...push];
+  return [
+    { id: TAB, type: 'tab', label: 'bench', disabled: false, info: '' },
+    ...receiver,
+    ...core,
+    ...stats,
+    ...push,
+    ...(redis ? redisFlows({ token, redis }) : []),
+  ];
 }
 
 /** GET path → status once the flows above run. */
 const READY = { '/bench/stats': 200, '/bench/push/state': 200, '/bench/detections': 405 };
+/** The same with the Redis flows (their receivers answer 503 until connected: see parts/redis.js). */
+const REDIS_READY = { ...READY, '/bench/redis': 405, '/bench/shared': 405, '/bench/redis-held': 405 };
 
-module.exports = { flows, POS_ID, READY };
+module.exports = { flows, POS_ID, READY, REDIS_READY };

@@ -59,8 +59,11 @@ class Latencies {
 
 /**
  * Runs load against `url` and resolves with
- * {requests, ok, statuses, errors, durationMs, latencies}.
+ * {requests, ok, statuses, errors, durationMs, latencies, perTarget}.
  * `ok` counts answers with status `expect` (default 200).
+ * `url` may be a list: the requests go to each in turn (round robin, as a
+ * load balancer would spread them), still `connections` in flight in all;
+ * perTarget: [{url, requests, ok}] in the same order.
  */
 async function runLoad({
   url,
@@ -74,14 +77,19 @@ async function runLoad({
   timeoutMs = 30000,
 }) {
   if (durationMs === undefined && !Number.isFinite(maxRequests)) throw new Error('runLoad needs a duration or a request count');
-  const target = new URL(url);
-  const pool = new Pool(target.origin, {
-    connections,
-    pipelining: 1,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    keepAliveTimeout: 30000,
+  const urls = Array.isArray(url) ? url : [url];
+  const targets = urls.map((u) => {
+    const target = new URL(u);
+    const pool = new Pool(target.origin, {
+      connections,
+      pipelining: 1,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 30000,
+    });
+    return { pool, path: target.pathname + target.search, counts: { url: u, requests: 0, ok: 0 } };
   });
+  let turn = 0;
   const statuses = {};
   const errors = {};
   const latencies = new Latencies();
@@ -89,7 +97,6 @@ async function runLoad({
   let ok = 0;
   let started = 0;
   const requestHeaders = { 'content-type': 'application/json', ...headers };
-  const path = target.pathname + target.search;
   const t0 = performance.now();
   const deadline = durationMs === undefined ? Infinity : t0 + durationMs;
 
@@ -98,6 +105,8 @@ async function runLoad({
     while (performance.now() < deadline && started < maxRequests) {
       started++;
       copy.write(nextId(idPrefix), body.offset, ID_WIDTH, 'latin1');
+      const { pool, path, counts } = targets[turn++ % targets.length];
+      counts.requests++;
       const begin = performance.now();
       try {
         const res = await pool.request({ path, method: 'POST', headers: requestHeaders, body: copy });
@@ -106,7 +115,10 @@ async function runLoad({
         latencies.add(performance.now() - begin);
         requests++;
         statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1;
-        if (res.statusCode === expect) ok++;
+        if (res.statusCode === expect) {
+          ok++;
+          counts.ok++;
+        }
       } catch (err) {
         requests++;
         const code = (err && (err.code || err.name)) || 'error';
@@ -119,8 +131,8 @@ async function runLoad({
 
   await Promise.all(Array.from({ length: connections }, worker));
   const durationMs_ = performance.now() - t0;
-  await pool.close().catch(() => pool.destroy());
-  return { requests, ok, statuses, errors, durationMs: durationMs_, latencies };
+  await Promise.all(targets.map(({ pool }) => pool.close().catch(() => pool.destroy())));
+  return { requests, ok, statuses, errors, durationMs: durationMs_, latencies, perTarget: targets.map((t) => t.counts) };
 }
 
 module.exports = { runLoad, template, Latencies, ID_PLACEHOLDER, ID_WIDTH };

@@ -31,6 +31,33 @@ function peakRssOf(pid) {
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on every Linux this runs on). */
+const CLOCK_TICKS = 100;
+
+/** CPU time `pid` has used so far (user + system, all its threads) in seconds, or null. */
+function cpuSecondsOf(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after "(comm)": state is the first, utime the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time the whole machine has spent busy so far (every CPU, every process; not idle or iowait), in seconds, or null. */
+function machineBusySeconds() {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest is counted in user)
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Polls the RSS of some processes every `everyMs` and keeps, per label, the
  * largest value seen while that label was active (`mark(label)`), per pid.
@@ -141,4 +168,4 @@ async function stopChild(child, signal = 'SIGTERM', graceMs = 10000) {
   }
 }
 
-module.exports = { rssOf, peakRssOf, RssSampler, freePort, forkNode, stopChild, children, killAll };
+module.exports = { rssOf, peakRssOf, cpuSecondsOf, machineBusySeconds, RssSampler, freePort, forkNode, stopChild, children, killAll };

@@ -144,6 +144,8 @@ function render(results) {
     );
   }
 
+  if (results.redis) parts.push(renderRedis(results.redis));
+
   if (results.targets.length) {
     parts.push(
       `\nTargets${results.mode === 'quick' ? ' (not judged: a quick run is too small and short to mean anything)' : ''}\n` +
@@ -160,6 +162,109 @@ function render(results) {
     );
   }
   if (results.problems.length) parts.push(`\nPROBLEMS (the bench exits 1):\n${results.problems.map((p) => `- ${p}`).join('\n')}`);
+  return parts.join('\n');
+}
+
+/** `text` broken into lines of at most `width` characters, at spaces. */
+function wrap(text, width) {
+  const lines = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.join('\n');
+}
+
+const kb = (bytes) => (typeof bytes === 'number' ? `${num(bytes / 1000, 1)} KB` : null);
+
+function renderRedis(r) {
+  if (r.skipped) return `\nRedis: skipped: ${r.skipped}`;
+  const parts = [`\nRedis ${r.version || ''}: redis-server on 127.0.0.1, started and stopped by the bench`];
+  if (r.dedupe) {
+    const d = r.dedupe;
+    parts.push(
+      `Shared dedupe: a window of ${num(d.keys)} message ids, then checks of half repeats / half new ids (SET NX PX GET per check; every way found exactly the repeats)\n` +
+        table(
+          ['way', 'checks', 'checks/s', 'µs/check', 'CPU µs/check client', 'Redis', '÷ in memory'],
+          d.ways.map((w) => [
+            w.label,
+            num(w.checks),
+            num(w.checksPerSecond),
+            num(w.usPerCheck, 2),
+            num(w.cpuUsPerCheck.client, 2),
+            num(w.cpuUsPerCheck.redis, 2),
+            w.way === 'memory' ? '' : x(w.toMemory),
+          ]),
+          ['l'],
+        ) +
+        `\npipelined (${num(d.largestBatch)} per batch) ÷ awaited one by one: ${x(d.ratios.pipelinedToAwaited)}; ` +
+        `without node-redis's per-command timeout ÷ with it: ${x(d.ratios.untimedToPipelined)}; Redis memory per key held: ${num(d.redisBytesPerKey)} bytes`,
+    );
+  }
+  const cpuRows = (t) => [
+    num(t.rps, 1),
+    num(t.mbPerSecond, 1),
+    num(t.notOk),
+    num(t.p50Ms, 1),
+    num(t.p99Ms, 1),
+    num(t.cpuMsPerRequest.nodeRed, 2),
+    num(t.cpuMsPerRequest.redis, 2),
+    num(t.cpuMsPerRequest.generator, 2),
+    `${num(t.cpusBusy, 2)} / ${num(t.machineCpusBusy, 2)}`,
+  ];
+  const headers = [
+    'target',
+    'req/s',
+    'MB/s',
+    'not 200',
+    'p50 ms',
+    'p99 ms',
+    'CPU ms/event Node-RED',
+    'Redis',
+    'generator',
+    `CPUs busy: ours / all (of ${r.cpus})`,
+  ];
+  const blank = (first, second) => [first, second, '', '', '', '', '', '', '', ''];
+  if (r.receiver) {
+    const v = r.receiver;
+    const rows = Object.entries(v.targets).map(([name, t]) => [name, ...cpuRows(t)]);
+    rows.push(blank('redis ÷ memory', x(v.ratios.redisToMemoryRps)));
+    rows.push(blank('redis + shared dedupe ÷ memory', x(v.ratios.sharedToMemoryRps)));
+    parts.push(
+      `\nReceiver, plate events of ${sizeLabel(v.bodyBytes)}, ${v.connections} connections, one Node-RED, alternating rounds (${v.rounds} × ${v.secondsPerRound} s each)\n` +
+        table(headers, rows, ['l']) +
+        '\nmemory: acknowledged from memory; redis: once the event is in the Redis stream (XADD + XCLAIM script), finished (XACK + XDEL) by detection-done;\n' +
+        'redis + shared dedupe: the same into the dedupe shared through Redis. All: → dedupe → switch → count → detection-done.\n' +
+        'req/s and MB/s: events accepted (answered 200; MB: 10^6 bytes of bodies); CPU: per event accepted; a 503 (receiver full) is counted in "not 200".',
+    );
+  }
+  if (r.stream) {
+    const s = r.stream;
+    parts.push(
+      `\nRedis memory per pending event (${num(s.events)} plate events left pending in a stream, ${num(s.pending)} in its pending list)\n` +
+        table(
+          ['body', 'metadata', 'used_memory / event', 'MEMORY USAGE / event', 'per event ÷ body'],
+          [[kb(s.bodyBytes), `${num(s.metaBytes)} B`, kb(s.usedMemoryPerEvent), kb(s.memoryUsagePerEvent), x(s.perEventToBody)]],
+        ),
+    );
+  }
+  if (r.instances) {
+    const v = r.instances;
+    const rows = Object.entries(v.targets).map(([name, t]) => [
+      name + (t.perTarget ? ` (${t.perTarget.map((p) => num(p.requests)).join(' + ')} requests)` : ''),
+      ...cpuRows(t),
+    ]);
+    rows.push(blank('two ÷ one', x(v.ratios.twoToOneRps)));
+    parts.push(
+      `\nInstances: one Node-RED against two (Redis stream, one Redis), plate events of ${sizeLabel(v.bodyBytes)}, ${v.connections} connections in all, round robin over the instances, alternating rounds (${v.rounds} × ${v.secondsPerRound} s each)\n` +
+        table(headers, rows, ['l']) +
+        `\n${wrap(`Caveat: ${v.caveat}`, 120)}`,
+    );
+  }
   return parts.join('\n');
 }
 

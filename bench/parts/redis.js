@@ -1,0 +1,546 @@
+'use strict';
+/**
+ * Redis (issue 12), against a redis-server started here on 127.0.0.1 (no
+ * persistence, its files in a temp folder) and stopped at the end:
+ *
+ * dedupe     the window shared through Redis (RedisSeenKeys: SET NX PX GET
+ *            per check) filled with `keys` ids, then checks of half repeats,
+ *            half new ids: issued without awaiting each (a batch per turn of
+ *            the event loop, which node-redis writes at once: pipelined), and
+ *            awaited one by one; against the in-memory DedupeWindow on the
+ *            same keys. Every way must find exactly the repeats.
+ * receiver   plate bodies posted to detection-in answering from memory, once
+ *            the event is in a Redis stream, and the same into the dedupe
+ *            shared through Redis (what several instances run), in the same
+ *            Node-RED, with the receiver part's load generator and
+ *            connections, in alternating rounds; CPU time of Node-RED, Redis
+ *            and the generator per event accepted, and how busy the machine
+ *            was (other work on it shows as more than ours).
+ * stream     Redis memory per event left pending in a stream: INFO's
+ *            used_memory and MEMORY USAGE of the stream before and after
+ *            `pending` plate events that nothing finishes, per event.
+ * instances  two Node-RED instances in Redis-stream mode (one Redis)
+ *            against one, the generator spreading the requests round robin
+ *            over both, in alternating rounds.
+ *
+ * Every 200 must come out at the end of the flow (counted there) and every
+ * stream entry must be finished (XLEN 0) afterwards; timing is never judged.
+ */
+const path = require('node:path');
+const os = require('node:os');
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
+
+const { runLoad, Latencies } = require('../support/load');
+const { body, event } = require('../support/bodies');
+const { NodeRed, httpJson, delay, ROOT } = require('../support/nodered');
+const { cpuSecondsOf, machineBusySeconds, children } = require('../support/proc');
+const { flows, REDIS_READY } = require('../support/flows');
+const { messageId, checkList } = require('../support/ids');
+const { RedisServer, redisClient } = require('../../test/support/redis-server');
+
+const DIST = path.join(ROOT, 'dist', 'lib');
+/** Key prefix of everything the bench writes into its Redis. */
+const PREFIX = 'bench:';
+const BINARY = process.env.REDIS_SERVER || 'redis-server';
+
+/** Why the part cannot run here, or undefined. SET NX GET needs Redis 7.0. */
+function skipReason() {
+  let version;
+  try {
+    version = execFileSync(BINARY, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return `${BINARY} is not installed (Debian: apt-get install redis-server; or set REDIS_SERVER to its path)`;
+  }
+  const m = /v=(\d+)\.(\d+)/.exec(version);
+  if (m && Number(m[1]) < 7) return `${BINARY} is version ${m[1]}.${m[2]}; the shared dedupe needs Redis 7.0 or later`;
+  return undefined;
+}
+
+function ratio(a, b) {
+  return typeof a === 'number' && typeof b === 'number' && b > 0 ? +(a / b).toFixed(2) : null;
+}
+
+async function until(predicate, timeoutMs, everyMs = 50) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return true;
+    if (Date.now() > end) return false;
+    await delay(everyMs);
+  }
+}
+
+/** INFO memory as numbers. */
+async function memoryInfo(client) {
+  const text = await client.info('memory');
+  const out = {};
+  for (const line of text.split('\r\n')) {
+    const m = /^(\w+):(\d+)$/.exec(line);
+    if (m) out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+/**
+ * used_memory once it has settled: read every 100 ms until three readings in
+ * a row agree (Redis frees idle client buffers in its cron), at most `maxMs`.
+ */
+async function settledUsedMemory(client, maxMs = 3000) {
+  const end = Date.now() + maxMs;
+  let last = (await memoryInfo(client)).used_memory;
+  let same = 0;
+  while (same < 2 && Date.now() < end) {
+    await delay(100);
+    const now = (await memoryInfo(client)).used_memory;
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+// ---------------------------------------------------------------- dedupe
+
+async function sharedDedupe({ url, client, redisPid, config, log, problems }) {
+  const { RedisConnection } = require(path.join(DIST, 'redis', 'connection.js'));
+  const { RedisSeenKeys } = require(path.join(DIST, 'events', 'shared-window.js'));
+  const { DedupeWindow } = require(path.join(DIST, 'events', 'dedupe.js'));
+  const ttlMs = 3_600_000;
+  const { keys } = config;
+  const watch = { nodeRed: [], redis: redisPid };
+  // As detection-redis makes it; and, for comparison only, one without node-redis's
+  // per-command timeout (an AbortSignal.timeout per command, 5 s here: see the report).
+  const connection = new RedisConnection({ url, prefix: PREFIX }, 'bench');
+  const untimed = new RedisConnection({ url, prefix: PREFIX, commandTimeoutMs: 0 }, 'bench-untimed');
+  connection.open();
+  untimed.open();
+  try {
+    if (!(await until(() => connection.ready && untimed.ready, 10000))) throw new Error(`could not connect to Redis at ${url}`);
+    const shared = new RedisSeenKeys(connection, { name: 'checks', ttlMs });
+    const sharedUntimed = new RedisSeenKeys(untimed, { name: 'checks', ttlMs });
+
+    /** Checks `list` through `seen`, `batch` issued per turn (1: each awaited); {ms, duplicates, cpu}. */
+    const pipelined = async (seen, list, batch) => {
+      let duplicates = 0;
+      const c0 = cpuNow(watch);
+      const t0 = performance.now();
+      if (batch === 1) {
+        for (let i = 0; i < list.length; i++) if ((await seen.check(list[i], Date.now())).duplicate) duplicates++;
+      } else {
+        for (let i = 0; i < list.length; i += batch) {
+          const pending = [];
+          for (let j = i; j < Math.min(list.length, i + batch); j++) pending.push(seen.check(list[j], Date.now()));
+          for (const s of await Promise.all(pending)) if (s.duplicate) duplicates++;
+        }
+      }
+      return { ms: performance.now() - t0, duplicates, cpu: cpuSince(c0, watch) };
+    };
+
+    // The window filled with the ids 0 … keys-1, in both places.
+    const m0 = await settledUsedMemory(client);
+    const fill = Array.from({ length: keys }, (_, i) => messageId(i));
+    const filled = await pipelined(shared, fill, 1024);
+    if (filled.duplicates !== 0) problems.push(`redis dedupe: ${filled.duplicates} of ${keys} first sightings reported as repeats`);
+    const m1 = await settledUsedMemory(client);
+    const storedKeys = await client.dbSize();
+    // Room for every key checked: Redis has no cap, so neither has the local window here.
+    const local = new DedupeWindow({ ttlMs, maxKeys: keys + config.checks });
+    for (const k of fill) local.check(k);
+
+    const ways = [];
+    const expect = (n) => Math.ceil(n / 2); // the even checks repeat a held id
+    const record = (way, label, checks, batch, { ms, duplicates, cpu }) => {
+      if (duplicates !== expect(checks))
+        problems.push(`redis dedupe (${label}): ${duplicates} repeats found in ${checks} checks, not ${expect(checks)}`);
+      const r = {
+        way,
+        label,
+        batch,
+        checks,
+        ms: +ms.toFixed(1),
+        checksPerSecond: Math.round((checks / ms) * 1000),
+        usPerCheck: +((ms * 1000) / checks).toFixed(2),
+        // CPU time per check of this process (the client: node-redis) and of Redis.
+        cpuUsPerCheck: { client: +((cpu.generator * 1e6) / checks).toFixed(2), redis: +((cpu.redis * 1e6) / checks).toFixed(2) },
+      };
+      ways.push(r);
+      log(`  redis dedupe, ${label}: ${r.checksPerSecond.toLocaleString('en-US')} checks/s`);
+      return r;
+    };
+
+    {
+      const list = checkList(keys, config.checks, { newFrom: keys });
+      let duplicates = 0;
+      const c0 = cpuNow(watch);
+      const t0 = performance.now();
+      for (let i = 0; i < list.length; i++) if (local.check(list[i], Date.now()).duplicate) duplicates++;
+      const ms = performance.now() - t0;
+      record('memory', 'in memory (DedupeWindow)', list.length, null, { ms, duplicates, cpu: cpuSince(c0, watch) });
+    }
+    // The new ids of each way far from the others' (the shared window keeps them all).
+    let newFrom = keys;
+    const next = (checks) => checkList(keys, checks, { newFrom: (newFrom += 1e9) });
+    const largest = Math.max(...config.batches);
+    for (const batch of config.batches) {
+      const list = next(config.pipelinedChecks);
+      record(`pipelined-${batch}`, `Redis, pipelined, ${batch} per batch`, list.length, batch, await pipelined(shared, list, batch));
+    }
+    {
+      const list = next(config.awaitedChecks);
+      record('awaited', 'Redis, awaited one by one', list.length, 1, await pipelined(shared, list, 1));
+    }
+    {
+      const list = next(config.pipelinedChecks);
+      const label = `Redis, pipelined, ${largest} per batch, no command timeout (not as the node runs)`;
+      record(`untimed-${largest}`, label, list.length, largest, await pipelined(sharedUntimed, list, largest));
+    }
+
+    const by = (way) => ways.find((w) => w.way === way);
+    const memory = by('memory').checksPerSecond;
+    for (const w of ways) w.toMemory = ratio(w.checksPerSecond, memory);
+    await client.flushDb();
+    return {
+      keys,
+      ttlMs,
+      largestBatch: largest,
+      ways,
+      redisBytesPerKey: storedKeys >= keys ? Math.round((m1 - m0) / keys) : null,
+      ratios: {
+        pipelinedToMemory: ratio(by(`pipelined-${largest}`).checksPerSecond, memory),
+        awaitedToMemory: ratio(by('awaited').checksPerSecond, memory),
+        pipelinedToAwaited: ratio(by(`pipelined-${largest}`).checksPerSecond, by('awaited').checksPerSecond),
+        untimedToPipelined: ratio(by(`untimed-${largest}`).checksPerSecond, by(`pipelined-${largest}`).checksPerSecond),
+      },
+    };
+  } finally {
+    await connection.close();
+    await untimed.close();
+  }
+}
+
+// ---------------------------------------------------------------- Node-RED and load
+
+async function startNodeRed({ name, token, coreUrl, redisUrl, execArgv, log }) {
+  const nr = await NodeRed.create({ execArgv });
+  try {
+    await nr.start();
+    await nr.deploy(flows({ token, coreUrl, redis: { url: redisUrl, prefix: PREFIX } }), REDIS_READY);
+    // The stream receivers answer 503 until the configuration node has connected.
+    const auth = { authorization: `Bearer ${token}` };
+    for (const route of ['/bench/redis', '/bench/shared']) {
+      let last;
+      const ok = await until(async () => {
+        const e = event('lpr', 0);
+        e.payload.messageId = `ready-${name}-${route}-${Date.now()}`;
+        last = await httpJson(`${nr.url}${route}`, { method: 'POST', body: e, headers: auth });
+        return last.status === 200;
+      }, 15000);
+      if (!ok)
+        throw new Error(`${route} of Node-RED ${name} answered ${last && last.status}, not 200, for 15 s: ${last && last.text}\n${nr.logText(40)}`);
+    }
+  } catch (err) {
+    await nr.dispose().catch(() => {});
+    throw err;
+  }
+  log(`bench: Node-RED (${name}, Redis flows) at ${nr.url}, pid ${nr.pid}`);
+  return nr;
+}
+
+async function flowCount(nrs) {
+  let sum = 0;
+  for (const nr of nrs) sum += (await httpJson(`${nr.url}/bench/stats`)).json.count;
+  return sum;
+}
+
+/** CPU seconds per process since `c0` (from cpuNow). */
+function cpuSince(c0, watch) {
+  const c1 = cpuNow(watch);
+  return Object.fromEntries(Object.keys(c0).map((k) => [k, c1[k] - c0[k]]));
+}
+
+function cpuNow(watch) {
+  const own = process.cpuUsage();
+  return {
+    nodeRed: watch.nodeRed.reduce((s, pid) => s + (cpuSecondsOf(pid) || 0), 0),
+    redis: cpuSecondsOf(watch.redis) || 0,
+    generator: (own.user + own.system) / 1e6,
+    machine: machineBusySeconds() || 0,
+  };
+}
+
+/**
+ * Alternating rounds over `targets` ({name: {url (string or list), headers,
+ * idPrefix}}): `spec` = {rounds, seconds, warmupSeconds}. Returns the
+ * summary per target and how many were answered 200 in all (warm-up included).
+ */
+async function alternate({ targets, spec, template, connections, watch, label, log, problems }) {
+  const names = Object.keys(targets);
+  const stats = Object.fromEntries(
+    names.map((n) => [
+      n,
+      {
+        requests: 0,
+        ok: 0,
+        ms: 0,
+        latencies: new Latencies(),
+        statuses: {},
+        errors: {},
+        rounds: [],
+        cpu: { nodeRed: 0, redis: 0, generator: 0, machine: 0 },
+        perTarget: null,
+      },
+    ]),
+  );
+  let acknowledged = 0;
+  const once = async (name, seconds, record) => {
+    const t = targets[name];
+    const c0 = cpuNow(watch);
+    const r = await runLoad({ url: t.url, headers: t.headers, body: template, connections, durationMs: seconds * 1000, idPrefix: t.idPrefix });
+    const c1 = cpuNow(watch);
+    acknowledged += r.ok;
+    const s = stats[name];
+    for (const [k, v] of Object.entries(r.statuses)) s.statuses[k] = (s.statuses[k] || 0) + v;
+    for (const [k, v] of Object.entries(r.errors)) s.errors[k] = (s.errors[k] || 0) + v;
+    if (r.ok !== r.requests)
+      problems.push(`${label} → ${name}: ${r.requests - r.ok} of ${r.requests} not answered 200 (${JSON.stringify({ ...r.statuses, ...r.errors })})`);
+    if (r.requests === 0) problems.push(`${label} → ${name}: no request completed`);
+    if (!record) return;
+    s.requests += r.requests;
+    s.ok += r.ok;
+    s.ms += r.durationMs;
+    s.latencies.merge(r.latencies);
+    s.rounds.push(+((r.ok / r.durationMs) * 1000).toFixed(1));
+    for (const k of Object.keys(s.cpu)) s.cpu[k] += c1[k] - c0[k];
+    s.perTarget = s.perTarget
+      ? s.perTarget.map((p, i) => ({ ...p, requests: p.requests + r.perTarget[i].requests, ok: p.ok + r.perTarget[i].ok }))
+      : r.perTarget;
+  };
+  if (spec.warmupSeconds > 0) for (const name of names) await once(name, spec.warmupSeconds, false);
+  for (let round = 0; round < spec.rounds; round++) {
+    // Rotate the order so no target always follows the same one.
+    for (let i = 0; i < names.length; i++) await once(names[(i + round) % names.length], spec.seconds, true);
+    log(`  ${label}: round ${round + 1}/${spec.rounds} done`);
+  }
+  const out = {};
+  for (const name of names) {
+    const s = stats[name];
+    // Events accepted (answered 200) per second; a 503 is counted apart.
+    const rps = s.ms > 0 ? (s.ok / s.ms) * 1000 : 0;
+    const perRequest = (seconds) => (s.ok > 0 ? +((seconds * 1000) / s.ok).toFixed(2) : null);
+    const busy = (seconds) => (s.ms > 0 ? +(seconds / (s.ms / 1000)).toFixed(2) : null);
+    out[name] = {
+      requests: s.requests,
+      ok: s.ok,
+      notOk: s.requests - s.ok,
+      rps: +rps.toFixed(1),
+      mbPerSecond: +((rps * template.bytes) / 1e6).toFixed(1),
+      roundsRps: s.rounds,
+      p50Ms: s.latencies.count ? +s.latencies.percentile(50).toFixed(2) : null,
+      p99Ms: s.latencies.count ? +s.latencies.percentile(99).toFixed(2) : null,
+      cpuMsPerRequest: { nodeRed: perRequest(s.cpu.nodeRed), redis: perRequest(s.cpu.redis), generator: perRequest(s.cpu.generator) },
+      // CPUs kept busy on average: by Node-RED, Redis and the generator together, and by
+      // every process on the machine (more than ours: something else ran meanwhile).
+      cpusBusy: busy(s.cpu.nodeRed + s.cpu.redis + s.cpu.generator),
+      machineCpusBusy: busy(s.cpu.machine),
+      perTarget: s.perTarget && s.perTarget.length > 1 ? s.perTarget.map((p) => ({ requests: p.requests, ok: p.ok })) : undefined,
+      statuses: s.statuses,
+      errors: s.errors,
+    };
+  }
+  return { targets: out, acknowledged };
+}
+
+/** Every 200 since `before` came out at the end of the flows, and every stream entry was finished. */
+async function checkDrained({ nrs, client, before, acknowledged, streams, label, problems }) {
+  let count = 0;
+  await until(async () => (count = (await flowCount(nrs)) - before) >= acknowledged, 20000);
+  if (count !== acknowledged) problems.push(`${label}: ${acknowledged} answered 200 but ${count} messages reached the end of the flow`);
+  for (const key of streams) {
+    let left = 0;
+    await until(async () => (left = await client.xLen(key)) === 0, 20000);
+    if (left !== 0) problems.push(`${label}: ${left} entries of ${key} not finished (still in the stream 20 s after the load)`);
+  }
+  return count;
+}
+
+// ---------------------------------------------------------------- stream memory
+
+async function pendingMemory({ nr, client, token, template, config, problems }) {
+  const key = `${PREFIX}stream:/bench/redis-held`;
+  await client.del([key, `${key}:bytes`]);
+  const before = await memoryInfo(client);
+  const used0 = await settledUsedMemory(client);
+  const r = await runLoad({
+    url: `${nr.url}/bench/redis-held`,
+    headers: { authorization: `Bearer ${token}` },
+    body: template,
+    connections: config.connections,
+    maxRequests: config.pending,
+    idPrefix: 'held',
+  });
+  if (r.ok !== config.pending)
+    problems.push(`redis stream memory: ${r.ok} of ${config.pending} events answered 200 (${JSON.stringify({ ...r.statuses, ...r.errors })})`);
+  const used1 = await settledUsedMemory(client);
+  const after = await memoryInfo(client);
+  const entries = await client.xLen(key);
+  const pending = await client.xPending(key, 'detection-in');
+  const usage = Number(await client.sendCommand(['MEMORY', 'USAGE', key, 'SAMPLES', '0']));
+  // What one entry holds besides the body: its metadata (as written by the receiver).
+  const [first] = await client.xRange(key, '-', '+', { COUNT: 1 });
+  const metaBytes = first ? Buffer.byteLength(first.message.meta || '') : null;
+  const bodyBytes = first ? Buffer.byteLength(first.message.body || '') : null;
+  if (entries !== r.ok) problems.push(`redis stream memory: ${r.ok} answered 200 but the stream holds ${entries} entries`);
+  if (pending.pending !== entries) problems.push(`redis stream memory: ${entries} entries but ${pending.pending} pending`);
+  await client.del([key, `${key}:bytes`]);
+  const used2 = await settledUsedMemory(client);
+  const n = Math.max(1, entries);
+  return {
+    events: entries,
+    pending: pending.pending,
+    bodyBytes: bodyBytes ?? template.bytes,
+    metaBytes,
+    usedMemoryPerEvent: Math.round((used1 - used0) / n),
+    memoryUsagePerEvent: Math.round(usage / n),
+    usedMemoryBefore: used0,
+    usedMemoryHeld: used1,
+    usedMemoryAfterDelete: used2,
+    luaMemoryBefore: before.used_memory_vm_eval ?? before.used_memory_lua ?? null,
+    luaMemoryAfter: after.used_memory_vm_eval ?? after.used_memory_lua ?? null,
+    perEventToBody: ratio((used1 - used0) / n, bodyBytes ?? template.bytes),
+  };
+}
+
+// ---------------------------------------------------------------- the part
+
+const CAVEAT = (cpus) =>
+  `The load generator, Redis and both Node-RED instances share this machine's ${cpus} CPU${cpus === 1 ? '' : 's'}, so the ratio is a floor: ` +
+  'a second instance can only use the CPU time the first one, Redis and the generator leave idle. Measuring the scaling properly takes ' +
+  'the generator, Redis and each instance on machines of their own (or on cores of their own: taskset or cpusets, nothing else on them), ' +
+  'a load balancer in front of the instances as in production (HAProxy, nginx, a Kubernetes Service), and enough generator capacity ' +
+  '(several generator processes or machines, each checked to stay below saturation), with the network between them measured as well.';
+
+/** `ctx`: {config, token, coreUrl, execArgv, log}. */
+async function runRedis(ctx) {
+  const { config, token, coreUrl, execArgv = [], log } = ctx;
+  const reason = skipReason();
+  if (reason) {
+    log(`  redis: skipped: ${reason}`);
+    return { skipped: reason, problems: [] };
+  }
+  const problems = [];
+  const out = { version: /v=([\d.]+)/.exec(execFileSync(BINARY, ['--version'], { encoding: 'utf8' }))?.[1] ?? null, cpus: os.cpus().length };
+  let server;
+  let client;
+  const nrs = [];
+  const removeDir = () => server && fs.rmSync(server.dir, { recursive: true, force: true });
+  try {
+    server = await RedisServer.start();
+    process.on('exit', removeDir);
+    const child = server.child;
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    log(`bench: redis-server ${out.version} at ${server.url}, pid ${child.pid}`);
+    client = await redisClient(server.url);
+
+    log('  redis: shared dedupe checks');
+    out.dedupe = await sharedDedupe({ url: server.url, client, redisPid: child.pid, config: config.dedupe, log, problems });
+
+    const started = await Promise.allSettled(['A', 'B'].map((name) => startNodeRed({ name, token, coreUrl, redisUrl: server.url, execArgv, log })));
+    for (const s of started) if (s.status === 'fulfilled') nrs.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [a, b] = nrs;
+    const watch = { nodeRed: [a.pid, b.pid], redis: child.pid };
+    const auth = { authorization: `Bearer ${token}` };
+    const spec = config.receiver;
+    const template = body('lpr', spec.bytes);
+    const streams = [`${PREFIX}stream:/bench/redis`, `${PREFIX}stream:/bench/shared`];
+
+    // Receiver: memory against Redis stream, one Node-RED.
+    let before = await flowCount(nrs);
+    const receiver = await alternate({
+      targets: {
+        memory: { url: `${a.url}/bench/detections`, headers: auth, idPrefix: 'rm' },
+        redis: { url: `${a.url}/bench/redis`, headers: auth, idPrefix: 'rr' },
+        'redis + shared dedupe': { url: `${a.url}/bench/shared`, headers: auth, idPrefix: 'rs' },
+      },
+      spec,
+      template,
+      connections: spec.connections,
+      watch,
+      label: 'redis receiver',
+      log,
+      problems,
+    });
+    await checkDrained({ nrs, client, before, acknowledged: receiver.acknowledged, streams, label: 'redis receiver', problems });
+    const t = receiver.targets;
+    out.receiver = {
+      bodyBytes: template.bytes,
+      connections: spec.connections,
+      rounds: spec.rounds,
+      secondsPerRound: spec.seconds,
+      targets: t,
+      ratios: {
+        redisToMemoryRps: ratio(t.redis.rps, t.memory.rps),
+        sharedToMemoryRps: ratio(t['redis + shared dedupe'].rps, t.memory.rps),
+        redisToMemoryP99: ratio(t.redis.p99Ms, t.memory.p99Ms),
+      },
+    };
+
+    // One instance against two, in Redis-stream mode (the local dedupe: the shared one
+    // would add its own limit to what is compared, see the receiver's third target).
+    before = await flowCount(nrs);
+    const instances = await alternate({
+      targets: {
+        'one instance': { url: `${a.url}/bench/redis`, headers: auth, idPrefix: 'i1' },
+        'two instances': { url: [`${a.url}/bench/redis`, `${b.url}/bench/redis`], headers: auth, idPrefix: 'i2' },
+      },
+      spec,
+      template,
+      connections: spec.connections,
+      watch,
+      label: 'redis instances',
+      log,
+      problems,
+    });
+    await checkDrained({ nrs, client, before, acknowledged: instances.acknowledged, streams, label: 'redis instances', problems });
+    const i = instances.targets;
+    out.instances = {
+      bodyBytes: template.bytes,
+      connections: spec.connections,
+      rounds: spec.rounds,
+      secondsPerRound: spec.seconds,
+      targets: i,
+      ratios: { twoToOneRps: ratio(i['two instances'].rps, i['one instance'].rps) },
+      caveat: CAVEAT(out.cpus),
+    };
+
+    // Last: the held events stay in Node-RED's memory until it stops.
+    log('  redis: stream memory per pending event');
+    out.stream = await pendingMemory({
+      nr: a,
+      client,
+      token,
+      template,
+      config: { connections: spec.connections, pending: config.pending },
+      problems,
+    });
+  } finally {
+    for (const nr of nrs) {
+      for (const line of nr.errorLines()) {
+        problems.push(`Node-RED logged: ${line.trim()}`);
+        log(`  Node-RED logged: ${line.trim()}`);
+      }
+      await nr.dispose().catch(() => {});
+    }
+    if (client) await client.close().catch(() => client.destroy());
+    if (server) {
+      await server.close();
+      process.removeListener('exit', removeDir);
+    }
+  }
+  out.problems = problems;
+  return out;
+}
+
+module.exports = { runRedis, CAVEAT };
