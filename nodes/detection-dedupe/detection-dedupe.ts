@@ -224,7 +224,7 @@ export = function register(RED: NodeAPI): void {
       // keys written together share one sync, and sends keep their order.
       queue = queue.then(() =>
         handle(msg, send).then(
-          (sending) => {
+          ({ sending }) => {
             if (!sending) done();
             else
               sending.then(
@@ -242,8 +242,9 @@ export = function register(RED: NodeAPI): void {
       return err instanceof Error ? err : new Error(`${t('errors.key')}: ${flowError(RED, err).message}`);
     }
 
-    /** Checks a message against the window; returns the send still under way (key log) or undefined. */
-    async function handle(msg: NodeMessageInFlow, send: (m: Array<NodeMessage | null>) => void): Promise<Promise<void> | undefined> {
+    /** Checks a message against the window; returns the send still under way (key log, Redis), wrapped:
+     *  an async function returning a promise would make the queue wait for it, one message at a time. */
+    async function handle(msg: NodeMessageInFlow, send: (m: Array<NodeMessage | null>) => void): Promise<{ sending?: Promise<void> }> {
       await ready;
       if (Object.prototype.hasOwnProperty.call(msg, 'reset')) {
         window.clear();
@@ -251,7 +252,7 @@ export = function register(RED: NodeAPI): void {
         counts.dropped = 0;
         showStatus();
         scheduleSave();
-        return sendAfter(shared ? shared.clear() : keyLog?.reset(), () => undefined);
+        return { sending: sendAfter(shared ? shared.clear() : keyLog?.reset(), () => undefined) };
       }
       let key = await keyOf(msg);
       if (key === undefined || key === null || key === '') {
@@ -259,7 +260,7 @@ export = function register(RED: NodeAPI): void {
           counts.dropped++;
           showStatus();
           finish(msg);
-          return undefined;
+          return {};
         }
         if (missingKey === 'pass') {
           if (!warnedNoKey) {
@@ -268,7 +269,7 @@ export = function register(RED: NodeAPI): void {
           }
           counts.passed++;
           showStatus();
-          return sendAfter(undefined, () => send([msg, null]));
+          return { sending: sendAfter(undefined, () => send([msg, null])) };
         }
         key = `hash:${eventHash(msg.payload)}`;
       }
@@ -279,11 +280,11 @@ export = function register(RED: NodeAPI): void {
         const checked = shared.check(keyText, now).catch((err: Error) => err);
         const decided = lastSend.then(() => checked).then((result) => void decide(msg, send, keyText, result, now));
         lastSend = decided.catch(() => undefined);
-        return decided;
+        return { sending: decided };
       }
       const sighting = window.check(keyText, now);
       scheduleSave();
-      return decide(msg, send, keyText, sighting, now);
+      return { sending: decide(msg, send, keyText, sighting, now) };
     }
 
     /** Passes, diverts or drops a message by its sighting (or the Redis failure in its place). */

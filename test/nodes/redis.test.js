@@ -7,7 +7,7 @@
  */
 const assert = require('node:assert/strict');
 const { getHelper, translatedModule, loadWithHttp, closeServers, postJson, collect, until, translate } = require('../support');
-const { RedisServer, redisAvailable, redisClient } = require('../support/redis-server');
+const { RedisServer, redisAvailable, redisClient, holdingProxy } = require('../support/redis-server');
 const ev = require('../fixtures/events');
 
 const helper = getHelper();
@@ -171,6 +171,45 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
     const keys = [];
     for await (const batch of client.scanIterator({ MATCH: `${prefix}dedupe:site-a:*`, COUNT: 1000 })) keys.push(...batch);
     assert.equal(keys.length, total);
+  });
+
+  it('a shared dedupe sends the checks of a burst without waiting for each answer', async () => {
+    const total = 100;
+    const proxy = await holdingProxy(server.port, total);
+    try {
+      const flow = [
+        { id: 't1', type: 'tab' },
+        redisConfig({ url: proxy.url }),
+        {
+          id: 'dq',
+          type: 'detection-dedupe',
+          z: 't1',
+          mode: 'id',
+          key: 'messageId',
+          keyType: 'msg',
+          ttl: 60,
+          ttlUnits: 's',
+          maxKeys: 10,
+          scope: 'redis',
+          redis: 'redis1',
+          wires: [['out'], []],
+        },
+        { id: 'out', type: 'helper', z: 't1' },
+      ];
+      await helper.load([detectionRedis, detectionDedupe], flow);
+      await until(() => helper.getNode('redis1').connection.ready);
+      const got = collect(helper.getNode('out'), total);
+      for (let i = 0; i < total; i++) helper.getNode('dq').receive({ messageId: `burst-${i}` });
+      const msgs = await got;
+      assert.deepEqual(
+        msgs.map((m) => m.messageId),
+        Array.from({ length: total }, (_, i) => `burst-${i}`),
+        'in arrival order',
+      );
+      assert.equal(proxy.seen(), total);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a shared dedupe passes (and warns once) or drops while Redis is unreachable, as chosen', async () => {

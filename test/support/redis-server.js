@@ -115,4 +115,51 @@ async function redisClient(url) {
   return client;
 }
 
-module.exports = { RedisServer, redisAvailable, redisClient, freePort };
+/**
+ * A TCP proxy in front of Redis that holds Redis's answers back, once SETs
+ * come, until it has seen `total` SET commands: a client that waited for each
+ * answer before sending the next check would never get there (the test times
+ * out), one that pipelines gets every answer. Resolves with {url, seen(), close()}.
+ */
+async function holdingProxy(redisPort, total) {
+  let seen = 0;
+  let release;
+  const allSent = new Promise((resolve) => (release = resolve));
+  const sockets = new Set();
+  const proxy = net.createServer((client) => {
+    const upstream = net.connect(redisPort, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    const held = [];
+    let text = '';
+    client.on('data', (chunk) => {
+      text += String(chunk);
+      seen = (text.match(/\r\nSET\r\n/gi) || []).length;
+      if (seen >= total) release();
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      // The connection's own handshake passes; once SETs come, answers wait.
+      if (seen === 0 || seen >= total) client.write(chunk);
+      else held.push(chunk);
+    });
+    allSent.then(() => {
+      for (const chunk of held.splice(0)) client.write(chunk);
+    });
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+  });
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${proxy.address().port}`,
+    seen: () => seen,
+    /** Closes it, cutting connections still open. */
+    close: () =>
+      new Promise((resolve) => {
+        proxy.close(resolve);
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+module.exports = { RedisServer, redisAvailable, redisClient, holdingProxy, freePort };

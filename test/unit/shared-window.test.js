@@ -7,10 +7,9 @@
  * every key's time to live by the same amount (PTTL, then PEXPIRE or DEL).
  */
 const assert = require('node:assert/strict');
-const net = require('node:net');
 const { LocalSeenKeys, RedisSeenKeys } = require('../../dist/lib/events/shared-window');
 const { RedisConnection, RedisUnavailableError } = require('../../dist/lib/redis/connection');
-const { RedisServer, redisAvailable } = require('../support/redis-server');
+const { RedisServer, redisAvailable, holdingProxy } = require('../support/redis-server');
 
 /** Waits until `connection` reaches `state` (an event, not a timer). */
 function stateOf(connection, state) {
@@ -237,44 +236,17 @@ describe('shared window through Redis', function () {
   });
 
   it('sends a burst of checks without waiting for each answer (one round trip per batch)', async () => {
-    // A proxy that holds Redis's answers back until it has seen all 200 SETs: a client
-    // that waited for each answer before the next check would never get there.
     const total = 200;
-    let seen = 0;
-    let release;
-    const allSent = new Promise((resolve) => (release = resolve));
-    const proxy = net.createServer((client) => {
-      const upstream = net.connect(server.port, '127.0.0.1');
-      const held = [];
-      let text = '';
-      client.on('data', (chunk) => {
-        text += String(chunk);
-        seen = (text.match(/\r\nSET\r\n/gi) || []).length;
-        if (seen >= total) release();
-        upstream.write(chunk);
-      });
-      upstream.on('data', (chunk) => {
-        // The connection's own handshake passes; once SETs come, answers wait.
-        if (seen === 0 || seen >= total) client.write(chunk);
-        else held.push(chunk);
-      });
-      allSent.then(() => {
-        for (const chunk of held.splice(0)) client.write(chunk);
-      });
-      client.on('error', () => upstream.destroy());
-      upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
-    });
-    await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const connection = await connect(`redis://127.0.0.1:${proxy.address().port}`);
+    const proxy = await holdingProxy(server.port, total);
+    const connection = await connect(proxy.url);
     try {
       const w = new RedisSeenKeys(connection, { name: 'burst', ttlMs: 60_000 });
       const results = await Promise.all(Array.from({ length: total }, (_, i) => w.check(`b${i}`, 1)));
       assert.equal(results.filter((r) => !r.duplicate).length, total);
-      assert.equal(seen, total);
+      assert.equal(proxy.seen(), total);
     } finally {
       await connection.close();
-      proxy.close();
+      await proxy.close();
     }
   });
 
