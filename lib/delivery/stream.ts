@@ -21,7 +21,8 @@
  */
 import { systemClock, type Clock } from '../clock';
 import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis/connection';
-import { BusyError, type DeliveryId, type DeliveryRecord, type EventDelivery, type StagedDelivery } from './tracker';
+import { BusyError, InFlightBudget, type StagedDelivery } from './budget';
+import type { DeliveryId, DeliveryRecord, EventDelivery } from './tracker';
 
 export interface StreamDeliveryOptions {
   connection: RedisConnection;
@@ -111,8 +112,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   claimed = 0;
 
   private readonly held = new Map<string, Held<M>>();
-  private bytes = 0;
-  private staged = 0;
+  private readonly budget: InFlightBudget;
   private readonly streamKey: string;
   private readonly bytesKey: string;
   private readonly clock: Clock;
@@ -130,6 +130,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     this.streamKey = options.connection.key('stream', options.name);
     this.bytesKey = `${this.streamKey}:bytes`;
     this.clock = options.clock ?? systemClock;
+    this.budget = new InFlightBudget(options.maxEvents, options.maxBytes, () => this.held.size);
     this.stopWatching = options.connection.use((state) => {
       if (state !== 'connected') return;
       void this.flushUnacked();
@@ -168,7 +169,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   }
 
   get pending(): { events: number; bytes: number } {
-    return { events: this.held.size, bytes: this.bytes };
+    return { events: this.held.size, bytes: this.budget.bytes };
   }
 
   get journalBytes(): number {
@@ -182,43 +183,16 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
 
   checkRoom(bytes = 0): void {
     this.options.connection.assertReady();
-    if (this.held.size + this.staged >= this.options.maxEvents) {
-      throw new BusyError('events', `${this.held.size + this.staged} events are in flight, the limit of this receiver`);
-    }
-    if (this.bytes + bytes > this.options.maxBytes && this.held.size + this.staged > 0) {
-      throw new BusyError('bytes', `events in flight hold ${this.bytes} bytes, the limit is ${this.options.maxBytes}`);
-    }
+    this.budget.check(bytes);
   }
 
   stage(_journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
-    const bytes = body?.length ?? 0;
-    this.checkRoom(bytes);
-    this.bytes += bytes;
-    this.staged++;
-    let settled = false;
-    const release = (): void => {
-      settled = true;
-      this.staged--;
-    };
-    return {
-      commit: async (meta, event) => {
-        if (settled) throw new Error('already settled');
-        release();
-        try {
-          const id = await this.add(body ?? Buffer.from(JSON.stringify(event)), meta);
-          this.held.set(id, { bytes, meta, event });
-          return id;
-        } catch (err) {
-          this.bytes -= bytes;
-          throw err;
-        }
-      },
-      abandon: () => {
-        if (settled) return;
-        release();
-        this.bytes -= bytes;
-      },
-    };
+    this.options.connection.assertReady();
+    return this.budget.stage<M>(body?.length ?? 0, async (meta, event) => {
+      const id = await this.add(body ?? Buffer.from(JSON.stringify(event)), meta);
+      this.held.set(id, { bytes: body?.length ?? 0, meta, event });
+      return id;
+    });
   }
 
   async take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId> {
@@ -254,7 +228,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const entry = this.held.get(key);
     if (entry) {
       this.held.delete(key);
-      this.bytes -= entry.bytes;
+      this.budget.remove(entry.bytes);
     }
     void this.remove(key, entry ? entry.bytes : -1);
     this.onComplete?.();
@@ -296,7 +270,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     let cursor = '0-0';
     // One pass over the pending list, bounded by what this instance may hold.
     do {
-      const room = this.options.maxEvents - this.held.size - this.staged;
+      const room = this.budget.room;
       if (room <= 0) break;
       const reply = (await connection.client.sendCommand(
         [
@@ -412,9 +386,9 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     if (!body) return undefined;
     meta ??= {} as M;
     const previous = this.held.get(id);
-    if (previous) this.bytes -= previous.bytes;
+    if (previous) this.budget.remove(previous.bytes);
     this.held.set(id, { bytes: body.length, meta, body, event: previous?.event, emittedAt: 0 });
-    this.bytes += body.length;
+    this.budget.add(body.length);
     return { id, meta, body, event: previous?.event };
   }
 

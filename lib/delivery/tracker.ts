@@ -12,6 +12,7 @@
  */
 import { systemClock, type Clock } from '../clock';
 import { Journal, type JournalProblem } from './journal';
+import { BusyError, InFlightBudget, type StagedDelivery } from './budget';
 
 export type AckMode = 'memory' | 'disk' | 'redis';
 export const ACK_MODES: readonly AckMode[] = ['memory', 'disk', 'redis'];
@@ -34,22 +35,7 @@ export interface TrackerOptions {
   clock?: Clock;
 }
 
-/** Why an event cannot be taken now; the receiver answers 503 with Retry-After. */
-export class BusyError extends Error {
-  readonly code = 'ERR_DELIVERY_BUSY';
-  constructor(
-    readonly reason: 'events' | 'bytes' | 'journal' | 'stream',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** An event being taken: see DeliveryTracker.stage. */
-export interface StagedDelivery<M> {
-  commit(meta: M, event: unknown): Promise<DeliveryId>;
-  abandon(): void;
-}
+export { BusyError, type StagedDelivery } from './budget';
 
 /** What a message is rebuilt from, kept in memory or in the journal. */
 export interface DeliveryRecord<M> {
@@ -97,16 +83,16 @@ interface InFlight<M> {
 
 export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   private readonly inFlight = new Map<number, InFlight<M>>();
-  private bytes = 0;
+  private readonly budget: InFlightBudget;
   private nextId = 1;
   private journal: Journal | undefined;
   private timer: unknown;
-  /** Events staged (body read, being checked), not yet committed or abandoned. */
-  private staged = 0;
   /** Whether completion waits for a detection-done node; false: finished once emitted. */
   awaitCompletion = false;
 
-  private constructor(private readonly options: TrackerOptions) {}
+  private constructor(private readonly options: TrackerOptions) {
+    this.budget = new InFlightBudget(options.maxEvents, options.maxBytes, () => this.inFlight.size);
+  }
 
   get mode(): AckMode {
     return this.options.mode;
@@ -125,7 +111,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     for (const entry of entries) {
       // Emitted before the crash or stop, as far as anyone can tell: due for redelivery.
       tracker.inFlight.set(entry.seq, { bytes: entry.body.length, meta: entry.meta as M, emittedAt: 0 });
-      tracker.bytes += entry.body.length;
+      tracker.budget.add(entry.body.length);
       tracker.nextId = Math.max(tracker.nextId, entry.seq + 1);
       recovered.push({ id: entry.seq, meta: entry.meta as M, body: entry.body });
     }
@@ -134,12 +120,17 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
 
   /** Events in flight, and their bytes. */
   get pending(): { events: number; bytes: number } {
-    return { events: this.inFlight.size, bytes: this.bytes };
+    return { events: this.inFlight.size, bytes: this.budget.bytes };
   }
 
   /** Size of the journal file (disk mode), else 0. */
   get journalBytes(): number {
     return this.journal?.bytes ?? 0;
+  }
+
+  /** Throws BusyError when an event of `bytes` would not fit now (see InFlightBudget.check). */
+  checkRoom(bytes = 0): void {
+    this.budget.check(bytes);
   }
 
   /**
@@ -150,61 +141,33 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
    * at once; disk: once its record is synced); `abandon` gives it up (a
    * refused body: its record, if written, is marked finished).
    */
-  /**
-   * Throws BusyError when an event of `bytes` (its declared size, if known)
-   * would not fit now: called before its body is read, so a burst past the
-   * bounds is refused without reading megabytes first.
-   */
-  checkRoom(bytes = 0): void {
-    if (this.inFlight.size + this.staged >= this.options.maxEvents) {
-      throw new BusyError('events', `${this.inFlight.size + this.staged} events are in flight, the limit of this receiver`);
-    }
-    if (this.bytes + bytes > this.options.maxBytes && this.inFlight.size + this.staged > 0) {
-      throw new BusyError('bytes', `events in flight hold ${this.bytes} bytes, the limit is ${this.options.maxBytes}`);
-    }
-  }
-
   stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
     const bytes = body?.length ?? 0;
-    this.checkRoom(bytes);
-    // Counted now, so concurrent requests see the bounds too.
-    this.bytes += bytes;
-    this.staged++;
     const journal = this.journal;
+    this.budget.check(bytes);
     const appended = journal && body ? journal.append(journalMeta, body) : undefined;
     appended?.catch(() => undefined); // seen by commit or abandon
-    let settled = false;
-    const release = (): void => {
-      settled = true;
-      this.staged--;
-    };
-    return {
-      commit: async (meta, event) => {
-        if (settled) throw new Error('already settled');
-        release();
+    return this.budget.stage<M>(
+      bytes,
+      async (meta, event) => {
         let id: number;
         try {
           if (appended) id = await appended;
           else if (journal) id = await journal.append(journalMeta, Buffer.from(JSON.stringify(event)));
           else id = this.nextId++;
         } catch (err) {
-          this.bytes -= bytes;
           if ((err as { code?: string }).code === 'ERR_JOURNAL_FULL') throw new BusyError('journal', (err as Error).message);
           throw err;
         }
         this.inFlight.set(id, { bytes, meta, event: journal ? undefined : event });
         return id;
       },
-      abandon: () => {
-        if (settled) return;
-        release();
-        this.bytes -= bytes;
+      () =>
         appended?.then(
           (seq) => journal?.complete(seq),
           () => undefined,
-        );
-      },
-    };
+        ),
+    );
   }
 
   /** Takes an event in one step: `stage` and `commit`. */
@@ -248,7 +211,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     const entry = this.inFlight.get(id);
     if (!entry) return false;
     this.inFlight.delete(id);
-    this.bytes -= entry.bytes;
+    this.budget.remove(entry.bytes);
     this.journal?.complete(id);
     this.onComplete?.();
     return true;
