@@ -16,7 +16,7 @@ import { flowError, nodeText, translate } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
-import { redisOf, redisStatus } from '../shared/redis';
+import { redisOf, withRedisState } from '../shared/redis';
 import { RedisSeenKeys } from '../../lib/events/shared-window';
 import type { Sighting } from '../../lib/events/dedupe';
 
@@ -89,10 +89,11 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const ttlMs = limits.value.ttl * UNIT_MS[options.ttlUnits];
+    const refreshOnRepeat = mode === 'cooldown' && options.refresh;
     // Shared through Redis: the check and the set are one atomic command there.
+    const connection = options.scope === 'redis' ? redisOf(RED, config.redis) : undefined;
     let shared: RedisSeenKeys | undefined;
     if (options.scope === 'redis') {
-      const connection = redisOf(RED, config.redis);
       if (!connection) {
         node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
         node.error(t('errors.redis-missing'));
@@ -101,14 +102,10 @@ export = function register(RED: NodeAPI): void {
       shared = new RedisSeenKeys(connection, {
         name: (config.sharedName ?? '').trim() || node.id,
         ttlMs,
-        refreshOnRepeat: mode === 'cooldown' && options.refresh,
+        refreshOnRepeat,
       });
     }
-    const window = new DedupeWindow({
-      ttlMs,
-      maxKeys: Math.floor(limits.value.maxKeys),
-      refreshOnRepeat: mode === 'cooldown' && options.refresh,
-    });
+    const window = new DedupeWindow({ ttlMs, maxKeys: Math.floor(limits.value.maxKeys), refreshOnRepeat });
     const keyType = config.keyType || 'msg';
     const keyValue = config.key ?? (mode === 'id' ? 'messageId' : '');
     const withDuplicatesOutput = options.duplicatesOutput;
@@ -125,12 +122,8 @@ export = function register(RED: NodeAPI): void {
     }
 
     const counts = { passed: 0, dropped: 0 };
-    const connection = shared ? redisOf(RED, config.redis) : undefined;
     const showStatus = throttledStatus(node, () => {
-      if (connection) {
-        const state = redisStatus(RED, connection.state);
-        return { ...state, text: `${t('status.shared', { passed: counts.passed, dropped: counts.dropped })} · ${state.text}` };
-      }
+      if (connection) return withRedisState(RED, connection, t('status.shared', { passed: counts.passed, dropped: counts.dropped }));
       return { fill: 'green', shape: 'dot', text: t('status.counts', { passed: counts.passed, dropped: counts.dropped, keys: window.size }) };
     });
     // One warning per outage: a duplicate alert beats a lost one, but the user should know.

@@ -12,7 +12,7 @@ import { createWarningGate } from '../../lib/events/warning-gate';
 import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
 import { completionAwaited } from '../../lib/delivery/registry';
 import { openDelivery, type DeliverySettings, type ReceiverDelivery, type StoredMeta } from './delivery';
-import { redisOf, redisStatus } from '../shared/redis';
+import { redisOf, withRedisState } from '../shared/redis';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { discardRest } from '../../lib/http/linger';
 import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
@@ -168,10 +168,7 @@ export = function register(RED: NodeAPI): void {
         const tracker = delivery?.tracker;
         if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
         if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
-        if (redis) {
-          const shown = redisStatus(RED, redis.connection.state);
-          return { fill: shown.fill, shape: shown.shape, text: `${text} · ${shown.text}` };
-        }
+        if (redis) return withRedisState(RED, redis.connection, text);
         return {
           fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
           shape: 'dot',

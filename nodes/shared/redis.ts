@@ -18,10 +18,11 @@ export function redisOf(RED: NodeAPI, id: string | undefined): RedisConnection |
   return config?.connection;
 }
 
-/** The connection's state as a using node shows it. */
-export function redisStatus(RED: NodeAPI, state: ConnectionState): Required<Pick<NodeStatus, 'fill' | 'shape' | 'text'>> {
-  const text = RED._(`redis.state.${state}`);
-  if (state === 'connected') return { fill: 'green', shape: 'dot', text };
-  if (state === 'connecting') return { fill: 'yellow', shape: 'ring', text };
-  return { fill: 'red', shape: 'ring', text };
+/** A using node's status: its own `text`, then the connection's state, which sets the colour. */
+export function withRedisState(RED: NodeAPI, connection: RedisConnection, text: string): NodeStatus {
+  const state: ConnectionState = connection.state;
+  const shown = `${text} · ${RED._(`redis.state.${state}`)}`;
+  if (state === 'connected') return { fill: 'green', shape: 'dot', text: shown };
+  if (state === 'connecting') return { fill: 'yellow', shape: 'ring', text: shown };
+  return { fill: 'red', shape: 'ring', text: shown };
 }
