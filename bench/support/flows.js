@@ -75,31 +75,34 @@ function redisFlows({ token, redis }) {
     { id: 'benchredis', type: 'detection-redis', name: '', url: redis.url, prefix: redis.prefix, instance: '', database: '', credentials: {} },
     streamIn('benchrin', '/bench/redis', [['benchddp'], []]),
     streamIn('benchsin2', '/bench/shared', [['benchsddp'], []]),
-    {
-      id: 'benchsddp',
-      type: 'detection-dedupe',
-      z: TAB,
-      name: '',
-      mode: 'id',
-      key: 'messageId',
-      keyType: 'msg',
-      missingKey: 'pass',
-      ttl: 1,
-      ttlUnits: 'h',
-      refresh: false,
-      maxKeys: 100000,
-      duplicatesOutput: false,
-      persist: false,
-      store: '',
-      scope: 'redis',
-      redis: 'benchredis',
-      whenUnreachable: 'drop',
-      outputs: 1,
-      wires: [['benchdsw']],
-    },
+    dedupeNode('benchsddp', { scope: 'redis', redis: 'benchredis', whenUnreachable: 'drop' }),
     // Never finished (no detection-done downstream), never claimed during a run.
     streamIn('benchheld', '/bench/redis-held', [[], []], { maxInFlight: 100000, maxInFlightMiB: 4096, claimAfterSeconds: 86400 }),
   ];
+}
+
+/** The bench's dedupe on message ids, into the switch; `extra` for a shared window. */
+function dedupeNode(id, extra = {}) {
+  return {
+    id,
+    type: 'detection-dedupe',
+    z: TAB,
+    name: '',
+    mode: 'id',
+    key: 'messageId',
+    keyType: 'msg',
+    missingKey: 'pass',
+    ttl: 1,
+    ttlUnits: 'h',
+    refresh: false,
+    maxKeys: 100000,
+    duplicatesOutput: false,
+    persist: false,
+    store: '',
+    outputs: 1,
+    wires: [['benchdsw']],
+    ...extra,
+  };
 }
 
 function flows({ token, coreUrl, redis }) {
@@ -117,25 +120,7 @@ function flows({ token, coreUrl, redis }) {
       credentials: { token },
       wires: [['benchddp'], []],
     },
-    {
-      id: 'benchddp',
-      type: 'detection-dedupe',
-      z: TAB,
-      name: '',
-      mode: 'id',
-      key: 'messageId',
-      keyType: 'msg',
-      missingKey: 'pass',
-      ttl: 1,
-      ttlUnits: 'h',
-      refresh: false,
-      maxKeys: 100000,
-      duplicatesOutput: false,
-      persist: false,
-      store: '',
-      outputs: 1,
-      wires: [['benchdsw']],
-    },
+    dedupeNode('benchddp'),
     {
       id: 'benchdsw',
       type: 'detection-switch',

@@ -52,6 +52,22 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
   });
 
   const redisConfig = (extra = {}) => ({ id: 'redis1', type: 'detection-redis', url: server.url, prefix, ...extra });
+  /** A dedupe on msg.messageId with its window shared through redis1. */
+  const sharedDedupe = (id, wires, extra = {}) => ({
+    id,
+    type: 'detection-dedupe',
+    z: 't1',
+    mode: 'id',
+    key: 'messageId',
+    keyType: 'msg',
+    ttl: 60,
+    ttlUnits: 's',
+    maxKeys: 10,
+    scope: 'redis',
+    redis: 'redis1',
+    wires,
+    ...extra,
+  });
 
   /** Waits until node `id` shows a status whose text contains `text`. */
   function statusOf(node, text) {
@@ -130,22 +146,7 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
   });
 
   it('two dedupe nodes sharing one window through Redis pass each messageId once; repeats carry msg.duplicateOf', async () => {
-    const dedupe = (id, out, dup) => ({
-      id,
-      type: 'detection-dedupe',
-      z: 't1',
-      mode: 'id',
-      key: 'messageId',
-      keyType: 'msg',
-      ttl: 60,
-      ttlUnits: 's',
-      maxKeys: 10,
-      duplicatesOutput: true,
-      scope: 'redis',
-      redis: 'redis1',
-      sharedName: 'site-a',
-      wires: [[out], [dup]],
-    });
+    const dedupe = (id, out, dup) => sharedDedupe(id, [[out], [dup]], { duplicatesOutput: true, sharedName: 'site-a' });
     const flow = [
       { id: 't1', type: 'tab' },
       redisConfig(),
@@ -180,20 +181,7 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
       const flow = [
         { id: 't1', type: 'tab' },
         redisConfig({ url: proxy.url }),
-        {
-          id: 'dq',
-          type: 'detection-dedupe',
-          z: 't1',
-          mode: 'id',
-          key: 'messageId',
-          keyType: 'msg',
-          ttl: 60,
-          ttlUnits: 's',
-          maxKeys: 10,
-          scope: 'redis',
-          redis: 'redis1',
-          wires: [['out'], []],
-        },
+        sharedDedupe('dq', [['out'], []]),
         { id: 'out', type: 'helper', z: 't1' },
       ];
       await helper.load([detectionRedis, detectionDedupe], flow);
@@ -216,36 +204,8 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
     const flow = [
       { id: 't1', type: 'tab' },
       redisConfig({ url: 'redis://127.0.0.1:1' }),
-      {
-        id: 'dp',
-        type: 'detection-dedupe',
-        z: 't1',
-        mode: 'id',
-        key: 'messageId',
-        keyType: 'msg',
-        ttl: 60,
-        ttlUnits: 's',
-        maxKeys: 10,
-        scope: 'redis',
-        redis: 'redis1',
-        whenUnreachable: 'pass',
-        wires: [['op'], []],
-      },
-      {
-        id: 'dd',
-        type: 'detection-dedupe',
-        z: 't1',
-        mode: 'id',
-        key: 'messageId',
-        keyType: 'msg',
-        ttl: 60,
-        ttlUnits: 's',
-        maxKeys: 10,
-        scope: 'redis',
-        redis: 'redis1',
-        whenUnreachable: 'drop',
-        wires: [['od'], []],
-      },
+      sharedDedupe('dp', [['op'], []], { whenUnreachable: 'pass' }),
+      sharedDedupe('dd', [['od'], []], { whenUnreachable: 'drop' }),
       { id: 'op', type: 'helper', z: 't1' },
       { id: 'od', type: 'helper', z: 't1' },
     ];
