@@ -37,6 +37,7 @@ export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './events/
 export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './events/shared-window';
 export { eventHash } from './events/event-hash';
 export { routeOf, type Route } from './events/route';
+export { detectionView, viewOfEvent, type DetectionView, type FaceView, type PlateView } from './events/detection-view';
 export { buildSampleEvent, sampleModelPath, type SampleOptions } from './events/sample';
 export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './events/sample-client';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './events/image';

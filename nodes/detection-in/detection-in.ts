@@ -7,6 +7,7 @@ import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/events/receiver';
 import type { DetectionEvent } from '../../lib/events/schemas';
+import { detectionView } from '../../lib/events/detection-view';
 import { VALIDATION_MODES, type ValidationMode } from '../../lib/events/validation';
 import { createWarningGate } from '../../lib/events/warning-gate';
 import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
@@ -207,6 +208,7 @@ export = function register(RED: NodeAPI): void {
           kind,
           messageId: event.payload?.messageId ?? undefined,
           resent: event.payload?.resentEvent,
+          detection: detectionView(event, kind, Date.parse(meta.receivedAt)),
           ...contract(meta),
         };
         if (redelivered) msg.redelivered = true;

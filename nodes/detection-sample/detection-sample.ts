@@ -8,6 +8,7 @@ import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Agent } from 'undici';
 import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
 import { buildSampleEvent, isEventKind } from '../../lib/events/sample';
+import { detectionView } from '../../lib/events/detection-view';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/options';
 import { coded, flowError, nodeText } from '../shared/i18n';
@@ -98,6 +99,7 @@ export = function register(RED: NodeAPI): void {
       out.messageId = typeof inner.messageId === 'string' ? inner.messageId : undefined;
       out.resent = inner.resentEvent === true;
       out.receivedAt = receivedAt;
+      out.detection = detectionView(event, kind, Date.parse(receivedAt));
     }
 
     function showSent(kind: EventKind, valid: boolean): void {

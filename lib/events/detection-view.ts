@@ -1,0 +1,182 @@
+/**
+ * msg.detection: a small flat view of a detection event, so a core switch,
+ * template or dashboard widget reads `msg.detection.camera` instead of
+ * `payload.payload.detectionInfo.detectorName`. Built from the event as
+ * parsed, never from a copy; no images, no history.
+ *
+ * The event may be one a lenient receiver let through with deviations (a tag
+ * list that is not a list, a name that is a number): every field is read
+ * defensively and building a view never throws.
+ */
+import { parseIsoDate } from './iso-date';
+import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from './schemas';
+
+/** The fields every view has; `null` where the event does not say. */
+interface CommonView {
+  kind: EventKind;
+  /** `sourceName`: the site location. */
+  site: string | null;
+  /** `payload.detectionInfo.detectorName`. */
+  camera: string | null;
+  /** `payload.detectionInfo.dateTimeUtc` as an ISO 8601 UTC time (`…Z`, milliseconds). */
+  time: string | null;
+  /** The detection time on the site's clock, `YYYY-MM-DD HH:mm:ss`, in `timeZone`. */
+  localTime: string | null;
+  /** The zone `localTime` is in: the event's `timeZone`, or `UTC` when it gives none (or one not known here). */
+  timeZone: string;
+  /** `externalId`: set when this integrator enrolled the person or plate. */
+  externalId: string | null;
+  enrolled: boolean;
+  /** Names of the tags still valid at the detection time (a tag past its `expires` does not count). */
+  tags: string[];
+  /** Face confidence, a fraction from 0 to 1; null for plates (an LPR event has none). */
+  confidence: number | null;
+  messageId: string | null;
+  resent: boolean;
+}
+
+export interface FaceView extends CommonView {
+  kind: 'face';
+  faceId: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  /** First, middle and last name joined by spaces. */
+  fullName: string | null;
+}
+
+export interface PlateView extends CommonView {
+  kind: 'lpr';
+  plate: string | null;
+  similar1Plate: string | null;
+  vehicleMake: string | null;
+  vehicleModel: string | null;
+  vehicleColor: string | null;
+  vehicleState: string | null;
+}
+
+export type DetectionView = FaceView | PlateView;
+
+type Loose = Record<string, unknown>;
+
+function objectAt(value: unknown): Loose {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : {};
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** Zones seen so far → their formatter (null: not a zone this runtime knows). Bounded. */
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+const MAX_ZONES = 64;
+
+function formatterFor(zone: string): Intl.DateTimeFormat | null {
+  let formatter = formatters.get(zone);
+  if (formatter !== undefined) return formatter;
+  try {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+  } catch {
+    formatter = null; // RangeError: unknown zone
+  }
+  if (formatters.size >= MAX_ZONES) formatters.delete(formatters.keys().next().value as string);
+  formatters.set(zone, formatter);
+  return formatter;
+}
+
+/** `YYYY-MM-DD HH:mm:ss` of `millis` in `zone`; null when the zone is unknown. */
+export function localTimeIn(millis: number, zone: string): string | null {
+  if (zone === 'UTC') return new Date(millis).toISOString().slice(0, 19).replace('T', ' ');
+  const formatter = formatterFor(zone);
+  if (!formatter) return null;
+  const part: Record<string, string> = {};
+  for (const { type, value } of formatter.formatToParts(millis)) part[type] = value;
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;
+}
+
+/** Names of the tags valid at `at` (ms): no `expires`, or one not yet past. An
+ *  unreadable `expires` counts as valid: a tag is not dropped on a typo. */
+export function validTagNames(tags: unknown, at: number): string[] {
+  const names: string[] = [];
+  if (!Array.isArray(tags)) return names;
+  for (const tag of tags) {
+    const { tagName, expires } = objectAt(tag);
+    if (typeof tagName !== 'string' || tagName === '') continue;
+    if (typeof expires === 'string' && parseIsoDate(expires) < at) continue;
+    names.push(tagName);
+  }
+  return names;
+}
+
+/**
+ * The view of `event` (of kind `kind`). `fallbackTime` (ms) is the time
+ * tags are checked against when the event's own time cannot be read.
+ */
+export function detectionView(event: unknown, kind: EventKind, fallbackTime = Date.now()): DetectionView {
+  const envelope = objectAt(event);
+  const inner = objectAt(envelope.payload);
+  const info = objectAt(inner.detectionInfo);
+  const sent = typeof info.dateTimeUtc === 'string' ? parseIsoDate(info.dateTimeUtc) : NaN;
+  const known = Number.isFinite(sent);
+  const eventZone = text(info.timeZone);
+  const timeZone = eventZone && formatterFor(eventZone) ? eventZone : 'UTC';
+  const externalId = text(envelope.externalId);
+  const common = {
+    site: text(envelope.sourceName),
+    camera: text(info.detectorName),
+    time: known ? new Date(sent).toISOString() : null,
+    localTime: known ? localTimeIn(sent, timeZone) : null,
+    timeZone,
+    externalId,
+    enrolled: externalId !== null,
+    messageId: text(inner.messageId),
+    resent: inner.resentEvent === true,
+  };
+  const at = known ? sent : fallbackTime;
+  if (kind === 'face') {
+    const person = objectAt(inner.personInfo);
+    const firstName = text(person.firstName);
+    const lastName = text(person.lastName);
+    const names = [firstName, text(person.middleName), lastName].filter((name) => name !== null);
+    return {
+      kind,
+      ...common,
+      tags: validTagNames(person.tags, at),
+      confidence: typeof info.confidence === 'number' && Number.isFinite(info.confidence) ? info.confidence : null,
+      faceId: text(person.faceId),
+      firstName,
+      lastName,
+      fullName: names.length > 0 ? names.join(' ') : null,
+    };
+  }
+  const plate = objectAt(inner.lprPlateInfo);
+  return {
+    kind,
+    ...common,
+    tags: validTagNames(plate.tags, at),
+    confidence: null,
+    plate: text(plate.plate),
+    similar1Plate: text(plate.similar1Plate),
+    vehicleMake: text(plate.vehicleMake),
+    vehicleModel: text(plate.vehicleModel),
+    vehicleColor: text(plate.vehicleColor),
+    vehicleState: text(plate.vehicleState),
+  };
+}
+
+/** The view of an event of either kind, told apart by its `publishType`;
+ *  undefined for anything else (a message that is not a detection event). */
+export function viewOfEvent(event: unknown, fallbackTime = Date.now()): DetectionView | undefined {
+  const publishType = objectAt(event).publishType;
+  if (publishType === PUBLISH_TYPE_FACE) return detectionView(event, 'face', fallbackTime);
+  if (publishType === PUBLISH_TYPE_LPR) return detectionView(event, 'lpr', fallbackTime);
+  return undefined;
+}
