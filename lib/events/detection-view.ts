@@ -27,6 +27,8 @@ interface CommonView {
   /** `externalId`: set when this integrator enrolled the person or plate. */
   externalId: string | null;
   enrolled: boolean;
+  /** `serverContext`: the administrators' key/value context of the originating server (the event's own object, not a copy); null when none is configured. */
+  serverContext: Record<string, unknown> | null;
   /** Names of the tags still valid at the detection time (a tag past its `expires` does not count). */
   tags: string[];
   /** Face confidence, a fraction from 0 to 1; null for plates (an LPR event has none). */
@@ -137,6 +139,10 @@ export function detectionView(event: unknown, kind: EventKind, fallbackTime = Da
     timeZone,
     externalId,
     enrolled: externalId !== null,
+    serverContext:
+      envelope.serverContext !== null && typeof envelope.serverContext === 'object' && !Array.isArray(envelope.serverContext)
+        ? (envelope.serverContext as Loose)
+        : null,
     messageId: text(inner.messageId),
     resent: inner.resentEvent === true,
   };
