@@ -68,6 +68,13 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
+/** A confidence as a fraction: one sent in percent (93, a deviation lenient
+ *  mode lets through with a warning) reads as 0.93, so "at least 0.8" holds. */
+function fraction(value: unknown): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
+  return value > 1 && value <= 100 ? value / 100 : value <= 1 ? value : null;
+}
+
 /** Zones seen so far → their formatter (null: not a zone this runtime knows). Bounded. */
 const formatters = new Map<string, Intl.DateTimeFormat | null>();
 const MAX_ZONES = 64;
@@ -156,7 +163,7 @@ export function detectionView(event: unknown, kind: EventKind, fallbackTime = Da
       kind,
       ...common,
       tags: validTagNames(person.tags, at),
-      confidence: typeof info.confidence === 'number' && Number.isFinite(info.confidence) ? info.confidence : null,
+      confidence: fraction(info.confidence),
       faceId: text(person.faceId),
       firstName,
       lastName,
