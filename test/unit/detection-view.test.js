@@ -112,6 +112,26 @@ describe('msg.detection (detection view)', function () {
       assert.equal(localTimeIn(Date.parse('2026-07-01T23:30:00Z'), 'Asia/Tokyo'), '2026-07-02 08:30:00', 'the next day');
       assert.equal(localTimeIn(Date.parse('2026-07-01T00:00:00Z'), 'America/New_York'), '2026-06-30 20:00:00', 'midnight is 00, not 24');
     });
+    it('agrees with Intl through a whole year of daylight-saving changes, half-hour and 45-minute zones included', function () {
+      const zones = ['America/New_York', 'America/St_Johns', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'Europe/London'];
+      for (const zone of zones) {
+        // sv-SE writes YYYY-MM-DD HH:mm:ss
+        const intl = new Intl.DateTimeFormat('sv-SE', {
+          timeZone: zone,
+          hourCycle: 'h23',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+        });
+        for (let t = Date.parse('2026-01-01T00:00:00Z'); t < Date.parse('2027-01-01T00:00:00Z'); t += 37 * 60_000 + 13_001) {
+          const expected = intl.format(t);
+          if (localTimeIn(t, zone) !== expected) assert.equal(localTimeIn(t, zone), expected, `${zone} at ${new Date(t).toISOString()}`);
+        }
+      }
+    });
     it('no zone, or one not known here: UTC, and timeZone says so', function () {
       for (const zone of [undefined, null, '', 'Mars/Olympus_Mons']) {
         const event = ev.fullLpr();
