@@ -50,6 +50,25 @@ function checkParse(template) {
 }
 
 /**
+ * What msg.detection costs per event: detectionView on the bench body as
+ * parsed, mean µs over `seconds` (in this process, on the same machine).
+ * Its share of the receiver's time per event is µs × receiver req/s.
+ */
+function viewMicros(template, seconds) {
+  const { detectionView } = require(path.join(ROOT, 'dist', 'lib', 'events', 'detection-view.js'));
+  const event = JSON.parse(template.buffer.toString('utf8'));
+  const kind = event.publishType === 'WebHookFaceRecPayload' ? 'face' : 'lpr';
+  const received = Date.now();
+  let calls = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    for (let i = 0; i < 1000; i++) detectionView(event, kind, received);
+    calls += 1000;
+  }
+  return +(((performance.now() - start) * 1000) / calls).toFixed(2);
+}
+
+/**
  * `ctx`: {nr, floorUrl, token, sampler, config, log}.
  * config.kinds: [{kind, label, bytes, rounds, seconds, warmupSeconds}], config.connections.
  */
@@ -125,6 +144,7 @@ async function runReceiver(ctx) {
     }
     const r = targets.receiver;
     const diskLimitRps = syncedWriteLimit(nr.userDir, template.bytes, config.connections, Math.max(1, spec.seconds));
+    const viewUs = viewMicros(template, Math.max(0.5, spec.seconds / 2));
     kinds.push({
       kind: spec.kind,
       label: spec.label,
@@ -134,7 +154,9 @@ async function runReceiver(ctx) {
       secondsPerRound: spec.seconds,
       targets,
       diskLimitRps,
+      viewMicros: viewUs,
       ratios: {
+        viewShareOfReceiver: typeof r.rps === 'number' ? +((viewUs * r.rps) / 1e6).toFixed(4) : null,
         durableToReceiverRps: ratio(targets.durable.rps, r.rps),
         durableToDiskLimitRps: ratio(targets.durable.rps, diskLimitRps),
         receiverToCoreRps: ratio(r.rps, targets.core.rps),

@@ -34,6 +34,10 @@ function targets(results) {
       lpr.ratios.receiverToCoreP99 !== null && lpr.ratios.receiverToCoreP99 <= 0.5,
     );
     add('disk journal ÷ memory, requests/s (LPR)', lpr.ratios.durableToReceiverRps, '≥ 0.5', lpr.ratios.durableToReceiverRps >= 0.5);
+    for (const k of results.receiver.kinds) {
+      const share = k.ratios.viewShareOfReceiver;
+      if (typeof share === 'number') add(`msg.detection share of receiver time, % (${k.label})`, +(share * 100).toFixed(2), '≤ 3', share <= 0.03);
+    }
     add('disk journal ÷ write-and-sync limit (LPR)', lpr.ratios.durableToDiskLimitRps, '≥ 0.8', lpr.ratios.durableToDiskLimitRps >= 0.8);
   }
   if (results.dedupe) {
@@ -72,6 +76,17 @@ function render(results) {
       rows.push(['', 'write-and-sync limit', num(k.diskLimitRps, 1), '', '', '']);
       rows.push(['', 'durable ÷ receiver', x(k.ratios.durableToReceiverRps), '', '', '']);
       rows.push(['', 'durable ÷ limit', x(k.ratios.durableToDiskLimitRps), '', '', '']);
+      if (typeof k.viewMicros === 'number') {
+        const share = k.ratios.viewShareOfReceiver;
+        rows.push([
+          '',
+          `msg.detection ${num(k.viewMicros, 1)} µs/event`,
+          typeof share === 'number' ? `${(share * 100).toFixed(1)}%` : null,
+          '',
+          '',
+          '',
+        ]);
+      }
     }
     const k0 = results.receiver.kinds[0];
     parts.push(
