@@ -4,14 +4,18 @@
  *
  * 1. static content, identical on every call except `messageId` and the timestamps;
  * 2. `serverContext` is null;
- * 3. every `image` is a two-byte filler in base64, not a photograph;
+ * 3. every `image` is a two-byte filler in base64, not a photograph (the
+ *    default, `images: 'fillers'`); with `images: 'pictures'` they are small
+ *    real JPEGs instead (lib/events/sample-images.ts), for flows that use the
+ *    image, and the rest of the event is the same;
  * 4. `dateTimeUtc` is the current time and history entries are one hour apart
  *    (now − 1 h, now − 2 h, …, counted separately in each history list);
  * 5. a top-level `fields` entry, tags, and every nested object populated;
  * 6. no failure path: building a sample never throws.
  *
- * Node-RED-free: the detection-sample node and the bridge simulator
- * (GET /api/v1/webhook-models/{face,lpr}) both use it.
+ * Node-RED-free: the detection-sample node (pictures unless asked for
+ * fillers) and the bridge simulator (GET /api/v1/webhook-models/{face,lpr},
+ * fillers as the bridge sends them) both use it.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -23,6 +27,7 @@ import {
   type WebHookFaceRecPayload,
   type WebHookLprPayload,
 } from './schemas';
+import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from './sample-images';
 
 /** The two event kinds, in the order the bridge documents them. */
 export const EVENT_KINDS: readonly EventKind[] = ['face', 'lpr'];
@@ -40,11 +45,19 @@ export function sampleModelPath(kind: EventKind): string {
  *  marker, FF D8) in base64, `/9g=`. Decodes, but is not a picture. */
 export const SAMPLE_IMAGE = Buffer.from([0xff, 0xd8]).toString('base64');
 
+/** What the sample's `image` fields hold: `fillers`, the two-byte filler
+ *  exactly as the bridge's sample endpoints send it; `pictures`, small real
+ *  JPEGs (a face, an enrolled photo, one plate image per `cropSizeName`). */
+export const SAMPLE_IMAGE_MODES = ['fillers', 'pictures'] as const;
+export type SampleImageMode = (typeof SAMPLE_IMAGE_MODES)[number];
+
 export interface SampleOptions {
   /** The time the sample is made at: `dateTimeUtc`, and the base of the history. Default: now. */
   now?: Date;
   /** Default: a fresh UUID (crypto.randomUUID). */
   messageId?: string;
+  /** Default: `fillers`, as the bridge's sample endpoints (and the simulator's) send them. */
+  images?: SampleImageMode;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -61,9 +74,13 @@ function timeOf(options: SampleOptions): Date {
   return now instanceof Date && Number.isFinite(now.getTime()) ? now : new Date();
 }
 
+/** Pictures only when asked for by name: anything else keeps the bridge's fillers. */
+const withPictures = (options: SampleOptions): boolean => options.images === 'pictures';
+
 /** A face sample (`WebHookFaceRecPayload`) with every field populated. */
 export function buildFaceSample(options: SampleOptions = {}): WebHookFaceRecPayload {
   const now = timeOf(options);
+  const pictures = withPictures(options);
   return {
     publishType: PUBLISH_TYPE_FACE,
     sourceName: 'eConnect Site 1 FR',
@@ -95,8 +112,8 @@ export function buildFaceSample(options: SampleOptions = {}): WebHookFaceRecPayl
         detectId: 'det-778899',
         detectorName: 'Entrance Cam 3',
       },
-      detectionImage: { image: SAMPLE_IMAGE },
-      defaultPhoto: { image: SAMPLE_IMAGE },
+      detectionImage: { image: pictures ? SAMPLE_FACE_PICTURES.detectionImage : SAMPLE_IMAGE },
+      defaultPhoto: { image: pictures ? SAMPLE_FACE_PICTURES.defaultPhoto : SAMPLE_IMAGE },
       detectionHistory: {
         visitHistory: [
           { dateTimeUtc: hoursBefore(now, 1), detectorName: 'Entrance Cam 3' },
@@ -118,6 +135,7 @@ export function buildFaceSample(options: SampleOptions = {}): WebHookFaceRecPayl
  *  image per `cropSizeName`. */
 export function buildLprSample(options: SampleOptions = {}): WebHookLprPayload {
   const now = timeOf(options);
+  const pictures = withPictures(options);
   return {
     publishType: PUBLISH_TYPE_LPR,
     sourceName: 'eConnect Site 1 LPR',
@@ -148,7 +166,10 @@ export function buildLprSample(options: SampleOptions = {}): WebHookLprPayload {
         timeZone: 'America/New_York',
         detectorName: 'Gate 2 LPR',
       },
-      detectionImages: CROP_SIZE_NAMES.map((cropSizeName) => ({ image: SAMPLE_IMAGE, cropSizeName })),
+      detectionImages: CROP_SIZE_NAMES.map((cropSizeName) => ({
+        image: pictures ? SAMPLE_PLATE_PICTURES[cropSizeName] : SAMPLE_IMAGE,
+        cropSizeName,
+      })),
       detectionHistory: {
         visitHistory: [
           { dateTimeUtc: hoursBefore(now, 1), detectorName: 'Gate 2 LPR' },

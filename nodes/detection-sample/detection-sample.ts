@@ -1,13 +1,14 @@
 /**
  * detection-sample: on any input, emits a sample detection event with the
- * message contract of detection-in. Built in (lib/sample.ts) or fetched from a
- * bridge's GET /api/v1/webhook-models/{face,lpr} (lib/bridge-client.ts).
- * A thin adapter.
+ * message contract of detection-in. Built in (lib/sample.ts; small real
+ * pictures, or the bridge's two-byte fillers) or fetched from a bridge's
+ * GET /api/v1/webhook-models/{face,lpr} (lib/bridge-client.ts), sent as the
+ * bridge answered. A thin adapter.
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Agent } from 'undici';
 import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
-import { buildSampleEvent, isEventKind } from '../../lib/events/sample';
+import { buildSampleEvent, isEventKind, SAMPLE_IMAGE_MODES, type SampleImageMode } from '../../lib/events/sample';
 import { detectionView } from '../../lib/events/detection-view';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/options';
@@ -20,6 +21,7 @@ type SourceOption = 'builtin' | 'bridge';
 interface DetectionSampleDef extends NodeDef {
   kind: KindOption;
   source: SourceOption;
+  images?: SampleImageMode;
   baseUrl: string;
   insecure: boolean;
   timeout: number | string;
@@ -51,12 +53,14 @@ export = function register(RED: NodeAPI): void {
       {
         kind: field(choiceOption<KindOption>(['face', 'lpr', 'msg']), 'face'),
         source: field(choiceOption<SourceOption>(['builtin', 'bridge']), 'builtin'),
+        // pictures also for flows saved before the option existed: an image flow works at once
+        images: field(choiceOption<SampleImageMode>(SAMPLE_IMAGE_MODES), 'pictures'),
         timeout: field(numberOption({ above: 0 }), DEFAULT_SAMPLE_TIMEOUT_MS / 1000),
         insecure: field(flagOption(), false),
       },
       config,
     );
-    const { kind: kindOption, source } = options;
+    const { kind: kindOption, source, images } = options;
     const timeoutMs = Math.min(options.timeout, MAX_TIMEOUT_S) * 1000;
     const baseUrl = String(config.baseUrl ?? '').trim();
 
@@ -138,7 +142,7 @@ export = function register(RED: NodeAPI): void {
 
       if (source === 'builtin') {
         const now = new Date();
-        deliver(msg, buildSampleEvent(kind, { now }), kind, now.toISOString());
+        deliver(msg, buildSampleEvent(kind, { now, images }), kind, now.toISOString());
         sent++;
         showSent(kind, true);
         send(msg);

@@ -306,6 +306,8 @@ const CASES = {
     valid: {
       steps: [
         { select: 'kind', value: 'lpr' },
+        // Images: a row of the built-in source only
+        { select: 'images', value: 'fillers' },
         { select: 'source', value: 'bridge' },
         { fill: 'baseUrl', value: 'https://bridge-host:5022' },
         { check: 'insecure', value: true },
@@ -317,8 +319,10 @@ const CASES = {
           'https://bridge-host:5022/api/v1/webhook-models/lpr',
           'the tip shows the address fetched',
         );
+        assert.ok(!(await page.locator('#node-input-images').isVisible()), 'no Images row for a fetched sample: it is sent as the bridge answered');
+        assert.equal(await page.evaluate(() => RED.nodes.getType('detection-sample').defaults.images.value), 'pictures', 'a new node sends pictures');
       },
-      expect: { kind: 'lpr', source: 'bridge', baseUrl: 'https://bridge-host:5022', insecure: true, timeout: 30 },
+      expect: { kind: 'lpr', source: 'bridge', images: 'fillers', baseUrl: 'https://bridge-host:5022', insecure: true, timeout: 30 },
       ports: 1,
     },
     invalid: [

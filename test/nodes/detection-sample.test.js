@@ -1,9 +1,10 @@
 'use strict';
 /**
  * detection-sample inside the Node-RED runtime (node-red-node-test-helper):
- * built-in samples, samples fetched from a local fake bridge over HTTP, and
- * errors reaching a Catch node. The helper's RED._ returns keys, so messages
- * and statuses are asserted by key.
+ * built-in samples (small real pictures or the bridge's two-byte fillers, and
+ * through detection-image), samples fetched from a local fake bridge over
+ * HTTP, and errors reaching a Catch node. The helper's RED._ returns keys, so
+ * messages and statuses are asserted by key.
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -11,11 +12,22 @@ const path = require('node:path');
 const { ROOT, getHelper, nodeModule, collect, until } = require('../support');
 
 const detectionSample = nodeModule('detection-sample');
-const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
-const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
+const detectionImage = nodeModule('detection-image');
+const { buildSampleEvent, SAMPLE_IMAGE } = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
+const { checkEvent, CROP_SIZE_NAMES } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 const helper = getHelper();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The image fields of an event by source: `detection` and `photo` for a face, the cropSizeName for a plate. */
+function imagesOf(event) {
+  const p = event.payload;
+  if (event.publishType === 'WebHookLprPayload') return Object.fromEntries(p.detectionImages.map((d) => [d.cropSizeName, d.image]));
+  return { detection: p.detectionImage.image, photo: p.defaultPhoto.image };
+}
+
+/** Whether bytes are a whole JPEG: SOI and a JPEG marker at the start, EOI at the end. */
+const isJpeg = (bytes) => bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff && bytes.at(-2) === 0xff && bytes.at(-1) === 0xd9;
 
 function flow(config = {}) {
   return [
@@ -45,6 +57,7 @@ function flow(config = {}) {
 async function fakeBridge() {
   const seen = [];
   const held = [];
+  const answered = [];
   const server = http.createServer((req, res) => {
     seen.push(req.url);
     const m = /^\/eventsbridge(?:\/(500|slow|newer))?\/api\/v1\/webhook-models\/(face|lpr)$/.exec(req.url);
@@ -66,12 +79,15 @@ async function fakeBridge() {
       event.bridgeVersion = '12';
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify(event));
+    answered.push(JSON.stringify(event));
+    return res.end(answered.at(-1));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     seen,
     held,
+    /** The bodies of the samples answered, as sent. */
+    answered,
     base: `http://127.0.0.1:${server.address().port}`,
     async close() {
       server.closeAllConnections();
@@ -163,9 +179,105 @@ describe('detection-sample node', function () {
     assert.equal(lastStatus(node).fill, 'red');
   });
 
+  it('built in: small real pictures by default, also in a flow saved before the Images option', async () => {
+    // s1 as a flow saved before the option existed (no `images`), s2 as a new node saves it
+    const saved = flow({ kind: 'msg' });
+    delete saved[1].images;
+    assert.equal('images' in saved[1], false);
+    await helper.load([detectionSample], [...saved, { ...saved[1], id: 's2', images: 'pictures' }]);
+    const got = collect(helper.getNode('out'), 4);
+    for (const id of ['s1', 's2']) for (const kind of ['face', 'lpr']) helper.getNode(id).receive({ payload: 1, kind });
+    const msgs = await got;
+    for (const kind of ['face', 'lpr']) {
+      const expected = imagesOf(buildSampleEvent(kind, { images: 'pictures' }));
+      const sources = kind === 'face' ? ['detection', 'photo'] : [...CROP_SIZE_NAMES];
+      assert.deepEqual(Object.keys(expected), sources);
+      const ofKind = msgs.filter((m) => m.kind === kind);
+      assert.equal(ofKind.length, 2, `a ${kind} sample from each node`);
+      for (const msg of ofKind) {
+        const images = imagesOf(msg.payload);
+        assert.deepEqual(Object.keys(images), sources);
+        for (const source of sources) {
+          // compared, not diffed: a failure would print kilobytes of base64
+          assert.ok(images[source] === expected[source], `${kind} ${source}: the picture of lib's sample`);
+          const bytes = Buffer.from(images[source], 'base64');
+          assert.ok(bytes.length > 1024 && isJpeg(bytes), `${kind} ${source}: a JPEG of ${bytes.length} bytes`);
+        }
+        assert.ok(checkEvent(msg.payload).ok);
+      }
+    }
+  });
+
+  it("built in, Images: two-byte fillers: the sample exactly as the bridge's sample endpoints make it", async () => {
+    const { node, out } = await start({ kind: 'msg', images: 'fillers' });
+    const got = collect(out, 2);
+    node.receive({ payload: 1, kind: 'face' });
+    node.receive({ payload: 2, kind: 'lpr' });
+    for (const msg of await got) {
+      for (const [source, image] of Object.entries(imagesOf(msg.payload))) assert.equal(image, SAMPLE_IMAGE, `${msg.kind} ${source}: /9g=`);
+      // what the simulator's GET /api/v1/webhook-models/{kind} would answer at that moment, with that id
+      const bridgeSample = buildSampleEvent(msg.kind, { now: new Date(msg.receivedAt), messageId: msg.messageId });
+      assert.equal(JSON.stringify(msg.payload), JSON.stringify(bridgeSample));
+    }
+  });
+
+  it('built in → detection image: a real .jpg Buffer for the face images and every plate crop', async () => {
+    const image = (id, config) => ({
+      id,
+      type: 'detection-image',
+      z: 'f1',
+      property: 'payload',
+      propertyType: 'msg',
+      crops: CROP_SIZE_NAMES.join(','),
+      faceFallback: false,
+      format: 'buffer',
+      outputProperty: 'image',
+      noImage: 'output',
+      outputs: 2,
+      ...config,
+    });
+    // ids unlike any property value: Node-RED takes a value equal to a node's id for a reference to it
+    await helper.load(
+      [detectionSample, detectionImage],
+      [
+        ...flow({ kind: 'msg', wires: [['imageAll', 'imagePhoto']] }),
+        image('imageAll', { plateMode: 'all', faceImage: 'detection', wires: [['toAll'], ['none']] }),
+        image('imagePhoto', { plateMode: 'first', faceImage: 'photo', wires: [['toPhoto'], ['none']] }),
+        { id: 'toAll', type: 'helper', z: 'f1' },
+        { id: 'toPhoto', type: 'helper', z: 'f1' },
+        { id: 'none', type: 'helper', z: 'f1' },
+      ],
+    );
+    let none = 0;
+    helper.getNode('none').on('input', () => none++);
+    const all = collect(helper.getNode('toAll'), 1 + CROP_SIZE_NAMES.length);
+    const photo = collect(helper.getNode('toPhoto'), 2);
+    const sample = helper.getNode('s1');
+    sample.receive({ payload: 1, kind: 'face' });
+    sample.receive({ payload: 2, kind: 'lpr' });
+    const msgs = [...(await all), ...(await photo)];
+    assert.deepEqual(
+      msgs.map((m) => `${m.kind} ${m.imageInfo.source}`).sort(),
+      ['face detection', 'face photo', 'lpr Close', ...CROP_SIZE_NAMES.map((c) => `lpr ${c}`)].sort(),
+      'the live capture, the enrolled photo and every crop (Close twice: the photo node takes the first crop)',
+    );
+    for (const msg of msgs) {
+      const what = `${msg.kind} ${msg.imageInfo.source}`;
+      assert.ok(Buffer.isBuffer(msg.image), `${what}: a Buffer`);
+      assert.ok(msg.image.length > 1024 && isJpeg(msg.image), `${what}: a JPEG of ${msg.image.length} bytes, not a filler`);
+      assert.equal(msg.imageInfo.contentType, 'image/jpeg');
+      assert.equal(msg.imageInfo.bytes, msg.image.length);
+      assert.match(msg.filename, /^[^/\\]+\.jpg$/, `${what}: ${msg.filename}`);
+      assert.ok(msg.image.equals(Buffer.from(imagesOf(msg.payload)[msg.imageInfo.source], 'base64')), `${what}: the sample's own picture`);
+    }
+    const plates = msgs.filter((m) => m.kind === 'lpr' && m.imageInfo.source !== 'Close');
+    assert.equal(new Set(plates.map((m) => m.image.toString('base64'))).size, plates.length, 'a different picture per crop');
+    assert.equal(none, 0, 'no sample went out without an image');
+  });
+
   it('bridge: fetches the sample from {base_url}/api/v1/webhook-models/{kind}, keeping the path prefix', async () => {
     bridge = await fakeBridge();
-    const { node, out } = await start({ source: 'bridge', kind: 'msg', baseUrl: `${bridge.base}/eventsbridge/` });
+    const { node, out } = await start({ source: 'bridge', kind: 'msg', images: 'pictures', baseUrl: `${bridge.base}/eventsbridge/` });
     assert.deepEqual(statuses(node)[0].text, 'detection-sample.status.idle-bridge');
     const got = collect(out, 2);
     const before = Date.now();
@@ -185,6 +297,12 @@ describe('detection-sample node', function () {
     assert.ok(receivedAt >= before && receivedAt <= firstOut, `received at ${lpr.receivedAt}, while it was fetched`);
     assert.equal(face.messageId, 'bridge-face-2');
     assert.equal(face.kind, 'face');
+    // sent as the bridge answered it, its two-byte fillers included: Images (pictures by default) is for built-in samples
+    assert.deepEqual(
+      [lpr.payload, face.payload],
+      bridge.answered.map((body) => JSON.parse(body)),
+    );
+    for (const msg of [lpr, face]) for (const image of Object.values(imagesOf(msg.payload))) assert.equal(image, SAMPLE_IMAGE);
     assert.ok(statuses(node).some((s) => s.text === 'detection-sample.status.fetching'));
     assert.deepEqual(lastStatus(node), { fill: 'green', shape: 'dot', text: 'detection-sample.status.sent' });
     assert.equal(node.warn.callCount, 0);

@@ -9,6 +9,7 @@ const { ROOT } = require('../support');
 
 const sample = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
 const { checkEvent, CROP_SIZE_NAMES } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
+const { decodeImage } = require(path.join(ROOT, 'dist', 'lib'));
 
 const HOUR = 60 * 60 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -179,6 +180,98 @@ for (const kind of ['face', 'lpr']) {
   });
 }
 
+/** The image fields of an event: [path, base64, source] (source: the cropSizeName, or detection / photo). */
+function imagesOf(event) {
+  if (event.publishType === 'WebHookLprPayload')
+    return event.payload.detectionImages.map((d, i) => [`payload.detectionImages[${i}].image`, d.image, d.cropSizeName]);
+  return [
+    ['payload.detectionImage.image', event.payload.detectionImage.image, 'detection'],
+    ['payload.defaultPhoto.image', event.payload.defaultPhoto.image, 'photo'],
+  ];
+}
+
+/** Width and height from a JPEG's start-of-frame marker (SOF0–SOF15 but DHT, JPG, DAC), walking the segments. */
+function jpegSize(bytes) {
+  let at = 2;
+  while (at + 9 < bytes.length) {
+    assert.equal(bytes[at], 0xff, `a marker at byte ${at}`);
+    const marker = bytes[at + 1];
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    }
+    assert.notEqual(marker, 0xda, 'a frame header before the scan');
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  throw new Error('no start-of-frame marker');
+}
+
+describe('sample events with pictures (images: "pictures")', () => {
+  const now = new Date('2026-03-01T12:00:00.000Z');
+
+  for (const kind of ['face', 'lpr']) {
+    it(`${kind}: every image is a small real JPEG of sensible dimensions`, () => {
+      const images = imagesOf(sample.buildSampleEvent(kind, { images: 'pictures' }));
+      assert.equal(images.length, kind === 'face' ? 2 : CROP_SIZE_NAMES.length);
+      for (const [at, text, source] of images) {
+        const { value, info } = decodeImage({ source, path: at, text }, 'buffer');
+        assert.equal(info.contentType, 'image/jpeg', `${at} is a JPEG`);
+        assert.ok(value.length > 1024, `${at}: ${value.length} bytes is more than 1 KB: a picture, not a filler`);
+        assert.ok(value.length <= 12 * 1024, `${at}: ${value.length} bytes is at most 12 KB: small enough for every sample`);
+        assert.deepEqual([...value.subarray(0, 2)], [0xff, 0xd8], `${at} starts with SOI`);
+        assert.deepEqual([...value.subarray(-2)], [0xff, 0xd9], `${at} ends with EOI`);
+        const { width, height } = jpegSize(value);
+        assert.ok(width >= 100 && width <= 320, `${at}: width ${width}`);
+        assert.ok(height >= 80 && height <= 240, `${at}: height ${height}`);
+        assert.equal(Buffer.from(text, 'base64').toString('base64'), text, `${at} is canonical base64`);
+      }
+      assert.equal(new Set(images.map(([, text]) => text)).size, images.length, 'each image is a different picture');
+    });
+
+    it(`${kind}: only the images differ from the fillers sample; it passes the receiver schema`, () => {
+      const pictures = sample.buildSampleEvent(kind, { now, messageId: 'm-1', images: 'pictures' });
+      const fillers = sample.buildSampleEvent(kind, { now, messageId: 'm-1', images: 'fillers' });
+      const unimaged = (event) => {
+        const copy = JSON.parse(JSON.stringify(event));
+        for (const [, , source] of imagesOf(copy)) {
+          if (source === 'detection') copy.payload.detectionImage.image = '<image>';
+          else if (source === 'photo') copy.payload.defaultPhoto.image = '<image>';
+          else copy.payload.detectionImages.find((d) => d.cropSizeName === source).image = '<image>';
+        }
+        return copy;
+      };
+      assert.deepEqual(unimaged(pictures), unimaged(fillers));
+      assert.ok(checkEvent(pictures).ok);
+      // a new object tree: changing one sample's image leaves the next one's alone
+      if (kind === 'lpr') pictures.payload.detectionImages[0].image = '/9g=';
+      else pictures.payload.detectionImage.image = '/9g=';
+      assert.notEqual(imagesOf(sample.buildSampleEvent(kind, { images: 'pictures' }))[0][1], '/9g=');
+    });
+
+    it(`${kind}: fillers are the default, and exactly today's samples`, () => {
+      const same = (options) => JSON.stringify(sample.buildSampleEvent(kind, { now, messageId: 'm-1', ...options }));
+      const fillers = same({ images: 'fillers' });
+      assert.equal(same({}), fillers, 'the default is fillers');
+      assert.equal(same({ images: undefined }), fillers);
+      assert.equal(same({ images: 'photos' }), fillers, 'an unknown mode keeps the fillers (no failure path)');
+      for (const [at, text] of imagesOf(JSON.parse(fillers))) assert.equal(text, sample.SAMPLE_IMAGE, `${at} is the two-byte filler`);
+    });
+  }
+
+  it('the plate sample has one picture per cropSizeName, from the plate alone to the whole frame', () => {
+    const event = sample.buildSampleEvent('lpr', { images: 'pictures' });
+    assert.deepEqual(
+      event.payload.detectionImages.map((d) => d.cropSizeName),
+      [...CROP_SIZE_NAMES],
+    );
+    const area = (name) => {
+      const { width, height } = jpegSize(Buffer.from(event.payload.detectionImages.find((d) => d.cropSizeName === name).image, 'base64'));
+      return width * height;
+    };
+    assert.ok(area('Close') < area('Medium') && area('Medium') < area('Car'), 'Close, Medium, Car: wider and wider crops');
+    assert.ok(area('FullFrame') >= area('Car'), 'the full frame is the largest');
+  });
+});
+
 describe('sample helpers', () => {
   it('names the sample endpoint paths and the kinds', () => {
     assert.equal(sample.sampleModelPath('face'), '/api/v1/webhook-models/face');
@@ -190,7 +283,7 @@ describe('sample helpers', () => {
 
   it('is free of Node-RED, for reuse by the bridge simulator', () => {
     const fs = require('node:fs');
-    for (const file of ['events/sample.js', 'events/sample-client.js']) {
+    for (const file of ['events/sample.js', 'events/sample-images.js', 'events/sample-client.js']) {
       const text = fs.readFileSync(path.join(ROOT, 'dist', 'lib', file), 'utf8');
       assert.doesNotMatch(text, /require\("(node-red|@node-red\/[^"]+)"\)/, `${file} does not require Node-RED`);
     }
