@@ -332,6 +332,54 @@ describe('detection-filter node', function () {
     );
   });
 
+  it('reads a list from a context store that answers asynchronously (a persistent store)', async () => {
+    // A store that answers only through callbacks, later, as a file or Redis store does.
+    const data = new Map();
+    const later = (fn) => setTimeout(fn, 5);
+    const slowStore = () => ({
+      open: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+      get(scope, key, callback) {
+        if (typeof callback !== 'function') throw new Error('this store answers through a callback only');
+        later(() => callback(null, data.get(`${scope}:${key}`)));
+      },
+      set(scope, key, value, callback) {
+        later(() => {
+          data.set(`${scope}:${key}`, value);
+          if (callback) callback(null);
+        });
+      },
+      keys: (scope, callback) =>
+        later(() =>
+          callback(
+            null,
+            [...data.keys()].filter((k) => k.startsWith(`${scope}:`)),
+          ),
+        ),
+      delete: () => Promise.resolve(),
+      clean: () => Promise.resolve(),
+    });
+    helper.settings({ contextStorage: { slow: { module: slowStore } } });
+    try {
+      await helper.load(translatedModule(TYPE), flow({ rules: [{ t: 'plate', v: '#:(slow)::watchlist', vt: 'flow' }] }));
+      await helper._context.load();
+      const got = record();
+      const flt = helper.getNode('flt');
+      await new Promise((resolve, reject) => flt.context().flow.set('watchlist', ['XYZ-987'], 'slow', (err) => (err ? reject(err) : resolve())));
+      assert.equal(data.size, 1, 'the list is in the slow store');
+      flt.receive({ payload: EVENTS.plate(), topic: 'on the list' });
+      flt.receive({ payload: EVENTS['plate, optional fields missing'](), topic: 'also on the list' });
+      await until(() => got.match.length === 2, 3000, 'both plates, once the store has answered');
+      await new Promise((resolve) => flt.context().flow.set('watchlist', 'AB1', 'slow', resolve));
+      flt.receive({ payload: EVENTS.plate(), topic: 'off the list' });
+      await until(() => got.other.length === 1, 3000, 'the plate, now off the list');
+      assert.equal(ownCalls(flt, 'warn').length, 0);
+      assert.equal(flt.error.callCount, 0);
+    } finally {
+      helper.settings({});
+    }
+  });
+
   it('a list that is missing matches nothing and is reported once, as a warning', async () => {
     await helper.load(translatedModule(TYPE), flow({ rules: [{ t: 'plate', v: 'watchlist', vt: 'flow' }] }, completeProbe('flt', 'f1')));
     const got = record();
