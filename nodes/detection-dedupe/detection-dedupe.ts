@@ -124,7 +124,11 @@ export = function register(RED: NodeAPI): void {
     const counts = { passed: 0, dropped: 0 };
     const showStatus = throttledStatus(node, () => {
       if (connection) return withRedisState(RED, connection, t('status.shared', { passed: counts.passed, dropped: counts.dropped }));
-      return { fill: 'green', shape: 'dot', text: t('status.counts', { passed: counts.passed, dropped: counts.dropped, keys: window.size }) };
+      return {
+        fill: 'green',
+        shape: 'dot',
+        text: t('status.counts', { passed: counts.passed, dropped: counts.dropped, keys: t('status.keys', { count: window.size }) }),
+      };
     });
     // One warning per outage: a duplicate alert beats a lost one, but the user should know.
     let warnedUnreachable = false;
@@ -205,7 +209,8 @@ export = function register(RED: NodeAPI): void {
       lastSend = sent.catch(() => undefined);
       return sent;
     };
-    if (!shared) node.status({ fill: 'grey', shape: 'ring', text: t('status.counts', { passed: 0, dropped: 0, keys: 0 }) });
+    if (!shared)
+      node.status({ fill: 'grey', shape: 'ring', text: t('status.counts', { passed: 0, dropped: 0, keys: t('status.keys', { count: 0 }) }) });
 
     let warnedNoKey = false;
 

@@ -3,7 +3,9 @@
  * A thin adapter: the receiving logic is lib/receiver.ts.
  */
 import type { Server } from 'node:http';
-import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import { networkInterfaces } from 'node:os';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import { reachableAddresses, webhookBase } from '../../lib/http/addresses';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/events/receiver';
 import type { DetectionEvent } from '../../lib/events/schemas';
@@ -56,7 +58,48 @@ const CLOSE_WAIT_MS = 10_000;
 /** Largest limit the dialog accepts; well above any detection event. */
 const MAX_LIMIT_MIB = 512;
 
+/** The status of a receiver whose credentials are incomplete, by the problem's key (lib/events/auth.ts). */
+const AUTH_STATUS: Record<string, string> = {
+  'auth.basic-user': 'status.needs-user',
+  'auth.basic-password': 'status.needs-user',
+  'auth.basic-colon': 'status.user-colon',
+  'auth.bearer-token': 'status.needs-token',
+  'auth.header-name': 'status.needs-header-name',
+  'auth.header-value': 'status.needs-header-value',
+};
+
 export = function register(RED: NodeAPI): void {
+  /** A node as the user knows it: its name (else its palette label) and its flow's label, never its id. */
+  const describeNode = (id: string): { name: string; flow: string } => {
+    const found = RED.nodes.getNode(id) as (Node & { name?: string; z?: string }) | null;
+    const name = found?.name || RED._('detection-in.paletteLabel');
+    let flow = found?.z ?? '';
+    RED.nodes.eachNode((n) => {
+      const tab = n as NodeDef & { label?: string };
+      if (tab.id === found?.z && (tab.type === 'tab' || tab.type === 'subflow')) flow = tab.label || tab.name || tab.id;
+    });
+    return { name, flow };
+  };
+
+  // The WebHook address the dialog suggests: addresses of this machine another one
+  // (the bridge) can use, not the host the browser happened to use.
+  RED.httpAdmin.get('/detection-in/addresses', RED.auth.needsPermission('detection-in.read'), (_req, res) => {
+    const settings = RED.settings as unknown as Record<string, unknown>;
+    const server = (RED as unknown as { server?: Server }).server;
+    const bound = server?.address();
+    const listen = bound && typeof bound === 'object' ? bound : undefined;
+    const port = listen?.port ?? Number(settings.uiPort ?? 1880);
+    const https = Boolean(settings.https);
+    const found = reachableAddresses(networkInterfaces(), listen?.address ?? (settings.uiHost as string | undefined));
+    res.json({
+      bases: found.addresses.map((address) => webhookBase({ https, address, port })),
+      loopbackOnly: found.loopbackOnly,
+      localOnly: found.localOnly,
+      https,
+      root: settings.httpNodeRoot === false ? false : typeof settings.httpNodeRoot === 'string' ? settings.httpNodeRoot : '/',
+    });
+  });
+
   /** routeKey → id of the node that owns it, for this runtime. */
   const owners = new Map<string, string>();
   /** routeKey → the route of a receiver stopped by a deploy, answering 503 until its successor mounts. */
@@ -102,20 +145,21 @@ export = function register(RED: NodeAPI): void {
         { ...config, validation: config.validation ?? (config.invalidEvents === 'accept' ? 'accept' : undefined) },
       );
 
-      const fail = (message: string): void => {
-        node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
+      /** Cannot start: why in a few words under the node, the whole reason in the log. */
+      const fail = (status: string, message: string): void => {
+        node.status({ fill: 'red', shape: 'ring', text: status });
         node.error(message);
       };
 
       const settings = RED.settings as unknown as Record<string, unknown>;
       if (settings.httpNodeRoot === false) {
-        fail(t('errors.http-disabled'));
+        fail(t('status.http-disabled'), t('errors.http-disabled'));
         return;
       }
 
       const path = normalizeNodePath(config.path);
       if (path === '/') {
-        fail(t('errors.path-missing'));
+        fail(t('status.no-path'), t('errors.path-missing'));
         return;
       }
       const auth: AuthConfig = {
@@ -128,7 +172,7 @@ export = function register(RED: NodeAPI): void {
       };
       const authProblem = authConfigProblem(auth);
       if (authProblem) {
-        fail(t('errors.auth-config', { problem: translate(RED, authProblem) }));
+        fail(t(AUTH_STATUS[authProblem.key] ?? 'status.credentials'), t('errors.auth-config', { problem: translate(RED, authProblem) }));
         return;
       }
       const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
@@ -137,7 +181,8 @@ export = function register(RED: NodeAPI): void {
       const key = routeKey(`${app.path()}${path}`);
       const owner = owners.get(key);
       if (owner && owner !== node.id) {
-        fail(t('errors.path-in-use', { path, node: owner }));
+        const other = describeNode(owner);
+        fail(t('status.path-in-use', other), t('errors.path-in-use', { path, ...other }));
         return;
       }
       owners.set(key, node.id);
@@ -147,7 +192,7 @@ export = function register(RED: NodeAPI): void {
       if (options.ackMode === 'redis') {
         const connection = redisOf(RED, config.redis);
         if (!connection) {
-          fail(t('errors.redis-missing'));
+          fail(t('status.no-redis'), t('errors.redis-missing'));
           owners.delete(key);
           return;
         }

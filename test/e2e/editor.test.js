@@ -59,6 +59,17 @@ const RAW_KEY = new RegExp(`\\b(?:${TYPES.join('|')})\\.[a-zA-Z]|${MODULE}/`);
 /** How the editor logs an error it caught from a node definition's function. */
 const EDITOR_CAUGHT = /^(Definition error|oneditprepare|oneditsave|oneditcancel|oneditresize|oneditdelete|Validation error)\b/;
 
+/** The address the detection-in dialog should suggest, as lib/http/addresses.ts picks
+ *  it from this machine's interfaces; null when only loopback ones exist. */
+function reachableAddress() {
+  const all = Object.values(os.networkInterfaces()).flat();
+  const external = all.filter((i) => !i.internal && !/^127\./.test(i.address) && i.address !== '::1');
+  const v4 = external.find((i) => i.family === 'IPv4' || i.family === 4);
+  if (v4) return v4.address;
+  const v6 = external.find((i) => !/^fe80:/i.test(i.address));
+  return v6 ? `[${v6.address}]` : null;
+}
+
 /** Field id prefixes: flow node dialogs, configuration node dialogs. */
 const FLOW = 'node-input';
 const CONFIG = 'node-config-input';
@@ -82,9 +93,11 @@ const CONFIG = 'node-config-input';
  * `invalid`: each case starts from the valid node; after its steps the field
  *   `error` must be marked with the input-error class (or `errorShown`
  *   visible), and after Done the node is invalid (red triangle), with
- *   `reason` (a key of the type's message catalog, its placeholders filled
- *   from `reasonVars`) among its validation errors when given; then
- *   `restore` steps make it valid again.
+ *   `reason` (a key of the type's message catalog: the message its validator
+ *   returns, its placeholders filled from `reasonVars`) among its validation
+ *   errors; then `restore` steps make it valid again.
+ * `fresh`: the reason (a catalog key) a node of the type dropped on its
+ *   defaults is invalid for; without it, a new node is valid.
  *
  * A flow node type without an entry (added later) gets the generic checks:
  * a new name saves, and every required plain text field left empty is
@@ -109,7 +122,20 @@ const CASES = {
         { fill: 'claimAfterSeconds', value: '30' },
       ],
       check: async (page, nr, ui) => {
-        assert.equal(await page.locator('#detection-in-url').innerText(), `${nr.url}/e2e/cameras`, 'the WebHook address tip follows the path');
+        // the address the bridge can reach: this machine's own, not the browser's 127.0.0.1
+        const reachable = reachableAddress();
+        const port = new URL(nr.url).port;
+        const expected = `http://${reachable || '127.0.0.1'}:${port}/e2e/cameras`;
+        await page.waitForFunction((u) => document.querySelector('#detection-in-url').textContent === u, expected, { timeout: 5000 }).catch(() => {});
+        assert.equal(await page.locator('#detection-in-url').innerText(), expected, 'the WebHook address tip: a reachable address, with the path');
+        if (reachable) {
+          assert.doesNotMatch(expected, /127\.0\.0\.1/);
+          assert.ok(!(await page.locator('#detection-in-url-loopback').isVisible()), 'no loopback note: another address is known');
+          // this Node-RED listens on 127.0.0.1 only (uiHost): the dialog says so
+          assert.ok(await page.locator('#detection-in-url-local').isVisible(), 'the note that Node-RED listens on this machine only');
+        } else {
+          assert.ok(await page.locator('#detection-in-url-loopback').isVisible(), 'the loopback note is shown: no other address is known');
+        }
         for (const row of ['.detection-in-row-header-name', '.detection-in-row-header-value']) {
           assert.ok(await page.locator(row).isVisible(), `${row} is shown for auth "header"`);
         }
@@ -175,9 +201,31 @@ const CASES = {
         reason: 'validators.claimAfterSeconds',
         restore: [{ fill: 'claimAfterSeconds', value: '30' }],
       },
-      { steps: [{ fill: 'path', value: '' }], error: 'path', restore: [{ fill: 'path', value: '/e2e/cameras' }] },
-      { steps: [{ fill: 'maxBodyMiB', value: '513' }], error: 'maxBodyMiB', restore: [{ fill: 'maxBodyMiB', value: '32' }] },
-      { steps: [{ fill: 'stallSeconds', value: '0' }], error: 'stallSeconds', restore: [{ fill: 'stallSeconds', value: '12.5' }] },
+      { steps: [{ fill: 'path', value: '' }], error: 'path', reason: 'validators.path-empty', restore: [{ fill: 'path', value: '/e2e/cameras' }] },
+      {
+        steps: [{ fill: 'path', value: '/e2e/front gate' }],
+        error: 'path',
+        reason: 'validators.path-spaces',
+        restore: [{ fill: 'path', value: '/e2e/cameras' }],
+      },
+      {
+        steps: [{ fill: 'maxBodyMiB', value: '513' }],
+        error: 'maxBodyMiB',
+        reason: 'validators.maxBodyMiB',
+        restore: [{ fill: 'maxBodyMiB', value: '32' }],
+      },
+      {
+        steps: [{ fill: 'stallSeconds', value: '0' }],
+        error: 'stallSeconds',
+        reason: 'validators.stallSeconds',
+        restore: [{ fill: 'stallSeconds', value: '12.5' }],
+      },
+      {
+        steps: [{ fill: 'headerValue', value: '' }],
+        error: 'headerValue',
+        reason: 'validators.credentials-header',
+        restore: [{ fill: 'headerValue', value: 'secret-value' }],
+      },
       {
         steps: [{ fill: 'headerName', value: 'bad header' }],
         error: 'headerName',
@@ -185,6 +233,8 @@ const CASES = {
         restore: [{ fill: 'headerName', value: 'X-Api-Key' }],
       },
     ],
+    // dropped on its defaults: Bearer, no token yet
+    fresh: 'validators.credentials-bearer',
   },
   'detection-switch': {
     valid: {
@@ -195,7 +245,14 @@ const CASES = {
       expect: { property: 'payload.event', propertyType: 'msg', otherOutput: false, outputs: 2 },
       ports: 2,
     },
-    invalid: [{ steps: [{ fill: 'property', value: 'payload..event' }], error: 'property', restore: [{ fill: 'property', value: 'payload.event' }] }],
+    invalid: [
+      {
+        steps: [{ fill: 'property', value: 'payload..event' }],
+        error: 'property',
+        reason: 'validators.property',
+        restore: [{ fill: 'property', value: 'payload.event' }],
+      },
+    ],
   },
   'detection-filter': {
     valid: {
@@ -307,6 +364,7 @@ const CASES = {
     },
     invalid: [
       { steps: [{ fill: 'ttl', value: '0' }], error: 'ttl', reason: 'validators.ttl', restore: [{ fill: 'ttl', value: '60' }] },
+      { steps: [{ fill: 'ttl', value: '-5' }], error: 'ttl', reason: 'validators.ttl', restore: [{ fill: 'ttl', value: '60' }] },
       {
         // keys held is a row of the local window
         steps: [
@@ -351,9 +409,15 @@ const CASES = {
       {
         steps: ['Close', 'Medium', 'FullFrame'].map((crop) => ({ crop, value: false })),
         errorShown: '#detection-image-crops-empty',
+        reason: 'validators.crops',
         restore: [{ crop: 'Close', value: true }],
       },
-      { steps: [{ fill: 'outputProperty', value: '' }], error: 'outputProperty', restore: [{ fill: 'outputProperty', value: 'image.data' }] },
+      {
+        steps: [{ fill: 'outputProperty', value: '' }],
+        error: 'outputProperty',
+        reason: 'validators.outputProperty-empty',
+        restore: [{ fill: 'outputProperty', value: 'image.data' }],
+      },
     ],
   },
   'detection-sample': {
@@ -383,9 +447,10 @@ const CASES = {
       {
         steps: [{ fill: 'baseUrl', value: 'bridge-host:5022' }],
         error: 'baseUrl',
+        reason: 'validators.baseUrl-scheme',
         restore: [{ fill: 'baseUrl', value: 'https://bridge-host:5022' }],
       },
-      { steps: [{ fill: 'timeout', value: '0' }], error: 'timeout', restore: [{ fill: 'timeout', value: '30' }] },
+      { steps: [{ fill: 'timeout', value: '0' }], error: 'timeout', reason: 'validators.timeout', restore: [{ fill: 'timeout', value: '30' }] },
     ],
   },
   'platform-push': {
@@ -407,8 +472,24 @@ const CASES = {
       ports: 1,
     },
     invalid: [
-      { steps: [{ fill: 'path', value: '' }], error: 'path', restore: [{ fill: 'path', value: '/api/v2/tito/{siteId}' }] },
-      { steps: [{ fill: 'batchSize', value: '0' }], error: 'batchSize', restore: [{ fill: 'batchSize', value: '10' }] },
+      {
+        steps: [{ fill: 'path', value: '' }],
+        error: 'path',
+        reason: 'validators.path-empty',
+        restore: [{ fill: 'path', value: '/api/v2/tito/{siteId}' }],
+      },
+      {
+        steps: [{ fill: 'batchSize', value: '0' }],
+        error: 'batchSize',
+        reason: 'validators.batchSize',
+        restore: [{ fill: 'batchSize', value: '10' }],
+      },
+      {
+        steps: [{ fill: 'maxRetries', value: '-1' }],
+        error: 'maxRetries',
+        reason: 'validators.maxRetries',
+        restore: [{ fill: 'maxRetries', value: '3' }],
+      },
     ],
   },
   'platform-request': {
@@ -421,7 +502,14 @@ const CASES = {
       expect: { method: 'POST', path: '/api/v2/portal/{name}', errors: 'output' },
       ports: 1,
     },
-    invalid: [{ steps: [{ fill: 'path', value: '/api/v2/with space' }], error: 'path', restore: [{ fill: 'path', value: '/api/v2/portal/{name}' }] }],
+    invalid: [
+      {
+        steps: [{ fill: 'path', value: '/api/v2/with space' }],
+        error: 'path',
+        reason: 'validators.path-spaces',
+        restore: [{ fill: 'path', value: '/api/v2/portal/{name}' }],
+      },
+    ],
   },
   'detection-redis': {
     valid: {
@@ -482,7 +570,15 @@ const CASES = {
       },
       expect: { url: 'https://core-host', timeout: 45, insecure: true },
     },
-    invalid: [{ steps: [{ fill: 'url', value: 'core-host' }], error: 'url', restore: [{ fill: 'url', value: 'https://core-host' }] }],
+    invalid: [
+      {
+        steps: [{ fill: 'url', value: 'core-host' }],
+        error: 'url',
+        reason: 'validators.url-scheme',
+        restore: [{ fill: 'url', value: 'https://core-host' }],
+      },
+      { steps: [{ fill: 'timeout', value: '-1' }], error: 'timeout', reason: 'validators.timeout', restore: [{ fill: 'timeout', value: '45' }] },
+    ],
   },
 };
 
@@ -665,6 +761,19 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     assert.equal(typeof found, 'string', `${type}.${key} is in the catalog`);
     // `vars` fill the message's __placeholders__ (a case's reasonVars)
     return vars ? found.replace(/__(\w+)__/g, (whole, name) => (name in vars ? String(vars[name]) : whole)) : found;
+  }
+
+  /** Whether `errors` (a node's validation errors) hold the message of catalog key `key`
+   *  (its `__name__` placeholders stand for any text). */
+  function hasReason(errors, type, key, vars) {
+    const template = text(type, key, vars);
+    const pattern = new RegExp(
+      `^${template
+        .split(/__\w+__/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+    return errors.some((e) => pattern.test(String(e)));
   }
 
   /** What a CASES `check` may use in the open dialog. */
@@ -1102,12 +1211,30 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       assert.equal(added[0].type, type);
       const id = added[0].id;
       nodeIds[type] = id;
-      // valid with its defaults, but for the configuration nodes still to choose
+      // valid with its defaults, but for the configuration nodes still to choose (or invalid for `fresh`)
       const fresh = await nodeState(id);
       const toChoose = defs[type].configRefs.map((r) => r.prop);
-      const invalid = fresh.validationErrors.map((e) => String(e).split(':')[0].trim()).filter((p) => !toChoose.includes(p));
-      assert.deepEqual(invalid, [], `a new ${type} is valid with its defaults`);
-      if (!toChoose.length) assert.equal(fresh.valid, true, `a new ${type} is valid: ${fresh.validationErrors}`);
+      // what the configuration node fields say while none is chosen: their validator's message, or the property's name
+      const unchosen = await page.evaluate(
+        ([nodeId, props]) => {
+          const n = RED.nodes.node(nodeId);
+          return props.map((p) => {
+            const def = n._def.defaults[p];
+            const said = typeof def.validate === 'function' ? def.validate.call(n, n[p], {}) : false;
+            return typeof said === 'string' ? said : p;
+          });
+        },
+        [id, toChoose],
+      );
+      const invalid = fresh.validationErrors.filter((e) => !unchosen.includes(e) && !toChoose.includes(String(e).split(':')[0].trim()));
+      if (cases && cases.fresh) {
+        assert.deepEqual(invalid, [text(type, cases.fresh)], `a new ${type} is invalid with its defaults, and says why`);
+        assert.equal(fresh.valid, false, `a new ${type} is invalid`);
+        assert.ok(await nodeShowsError(id), `a new ${type} shows the error triangle`);
+      } else {
+        assert.deepEqual(invalid, [], `a new ${type} is valid with its defaults`);
+        if (!toChoose.length) assert.equal(fresh.valid, true, `a new ${type} is valid: ${fresh.validationErrors}`);
+      }
 
       await openDialog(id);
       await checkDialog(type, '#dialog-form', FLOW);
@@ -1180,9 +1307,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
         await clickDone();
         const after = await nodeState(id);
         assert.equal(after.valid, false, `${what}: the node is invalid after Done`);
+        // every case written in CASES names its message (the generic cases of a type without an entry cannot)
+        assert.ok(c.reason || !CASES[type], `${what}: give the reason (the catalog key of the message its validator returns)`);
         if (c.reason)
           assert.ok(
-            after.validationErrors.includes(text(type, c.reason, c.reasonVars)),
+            hasReason(after.validationErrors, type, c.reason, c.reasonVars),
             `${what}: the reason "${text(type, c.reason, c.reasonVars)}" in ${after.validationErrors}`,
           );
         assert.ok(await nodeShowsError(id), `${what}: the node shows the error triangle`);
@@ -1261,11 +1390,8 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
         await closeConfig('ok');
         const after = await nodeState(configId);
         assert.equal(after.valid, false, `${what}: the ${type} is invalid after Update`);
-        if (c.reason)
-          assert.ok(
-            after.validationErrors.includes(text(type, c.reason)),
-            `${what}: the reason "${text(type, c.reason)}" in ${after.validationErrors}`,
-          );
+        assert.ok(c.reason, `${what}: give the reason (the catalog key of the message its validator returns)`);
+        assert.ok(hasReason(after.validationErrors, type, c.reason), `${what}: the reason "${text(type, c.reason)}" in ${after.validationErrors}`);
 
         await openConfig(prop, 'edit');
         for (const s of c.restore) await step(s, CONFIG);

@@ -315,7 +315,7 @@ describe('detection-image node', function () {
     const status = await until(
       () => {
         const s = lastStatus(node);
-        return s && s.text === '2 sent · 1 no image · 1 errors' ? s : null;
+        return s && s.text === '2 sent · 1 no image · 1 failed' ? s : null;
       },
       3000,
       'status with counts',

@@ -372,6 +372,66 @@ describe('detection-in node', function () {
     assert.deepEqual(seen, ['msg-lpr-0001', 'msg-face-0001'], 'the first node still owns the path, once');
   });
 
+  describe('a receiver that cannot start says why under the node', () => {
+    const detectionInText = translatedModule('detection-in');
+    const lastStatus = (node) => node.status.lastCall && node.status.lastCall.args[0];
+
+    it('Bearer without a token: "needs a token", and the reason in the log', async () => {
+      const { node } = await start({ auth: 'bearer' }, {}, detectionInText);
+      await until(() => node.error.called, 2000, 'an error');
+      assert.deepEqual(lastStatus(node), { fill: 'red', shape: 'ring', text: 'needs a token' });
+      assert.match(node.error.firstCall.args[0], /credentials are incomplete/);
+      assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
+    });
+
+    it('Basic without a password: "needs a user name and password"', async () => {
+      const { node } = await start({ auth: 'basic' }, { user: 'bridge' }, detectionInText);
+      await until(() => node.error.called, 2000, 'an error');
+      assert.equal(lastStatus(node).text, 'needs a user name and password');
+    });
+
+    it('a path in use: names the other node by its name and flow, not its id', async () => {
+      const twoNodes = [
+        ...flow({ name: 'receive detections' }),
+        { id: 'in2', type: 'detection-in', z: 'f1', name: '', path: '/hooks/detections', auth: 'none', maxBodyMiB: 16, wires: [[], []] },
+      ];
+      base = await loadWithHttp([detectionInText], twoNodes, {});
+      const second = helper.getNode('in2');
+      await until(() => second.error.called, 2000, 'an error from the second node');
+      assert.deepEqual(lastStatus(second), { fill: 'red', shape: 'ring', text: 'path in use by "receive detections" (test)' });
+      const logged = second.error.firstCall.args[0];
+      assert.match(logged, /"receive detections" on flow "test"/);
+      assert.doesNotMatch(logged, /\bin1\b/, 'not the id');
+    });
+
+    it('a path in use by an unnamed node: names it by its palette label', async () => {
+      const twoNodes = [...flow(), { id: 'in2', type: 'detection-in', z: 'f1', path: '/hooks/detections', auth: 'none', wires: [[], []] }];
+      base = await loadWithHttp([detectionInText], twoNodes, {});
+      const second = helper.getNode('in2');
+      await until(() => second.error.called, 2000, 'an error from the second node');
+      assert.equal(lastStatus(second).text, 'path in use by "detection in" (test)');
+    });
+
+    it('no path: "no path"', async () => {
+      const { node } = await start({ path: '/' }, undefined, detectionInText);
+      await until(() => node.error.called, 2000, 'an error');
+      assert.equal(lastStatus(node).text, 'no path');
+    });
+  });
+
+  it('answers the editor with addresses another machine can reach (GET /detection-in/addresses)', async () => {
+    await start();
+    const res = await helper.request().get('/detection-in/addresses').expect(200);
+    assert.ok(Array.isArray(res.body.bases) && res.body.bases.length > 0, JSON.stringify(res.body));
+    for (const b of res.body.bases) assert.match(b, /^https?:\/\/[^/]+$/);
+    assert.equal(typeof res.body.loopbackOnly, 'boolean');
+    if (!res.body.loopbackOnly && !res.body.localOnly)
+      assert.ok(
+        res.body.bases.every((b) => !/\/\/(127\.|\[::1\])/.test(b)),
+        'no loopback address',
+      );
+  });
+
   it('runs httpNodeMiddleware before the receiver', async () => {
     const seen = [];
     helper.settings({

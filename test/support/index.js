@@ -51,7 +51,10 @@ function catalog() {
 
 /** Translates a catalog key as Node-RED does, failing on a key the catalog lacks. */
 function translate(key, vars = {}) {
-  const text = key.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), catalog());
+  const find = (k) => k.split('.').reduce((o, part) => (o && typeof o === 'object' ? o[part] : undefined), catalog());
+  // English plurals as i18next picks them: `key_plural` unless the count is 1
+  const plural = typeof vars.count === 'number' && vars.count !== 1 ? find(`${key}_plural`) : undefined;
+  const text = plural !== undefined ? plural : find(key);
   if (typeof text !== 'string') throw new Error(`missing catalog key ${key}`);
   return text.replace(/__(\w+)__/g, (_, name) => String(vars[name]));
 }

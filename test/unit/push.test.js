@@ -304,7 +304,7 @@ describe('push queue', function () {
         assert.deepEqual(out.error.body, { title: 'Bad Request', errors: [{ field: 'amount', message: 'must be a number' }] });
         assert.match(
           out.error.message,
-          /^push of 4 item\(s\) to \/api\/v2\/pos\/plugins\/pos-main-bar\/events\/batch failed after 1 attempt: 400 \(Bad Request\): .*must be a number/,
+          /^push of 4 items to \/api\/v2\/pos\/plugins\/pos-main-bar\/events\/batch failed after 1 attempt: 400 \(Bad Request\): .*must be a number/,
         );
       }
       assert.deepEqual(delays, []);
