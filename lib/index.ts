@@ -38,6 +38,19 @@ export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions }
 export { eventHash } from './events/event-hash';
 export { routeOf, type Route } from './events/route';
 export { detectionView, viewOfEvent, type DetectionView, type FaceView, type PlateView } from './events/detection-view';
+export {
+  compileFilter,
+  DetectionFilter,
+  COMBINES,
+  LIST_RULE_TYPES,
+  RULE_TYPES,
+  type Combine,
+  type CompileResult,
+  type FilterProblem,
+  type ListRead,
+  type RuleConfig,
+  type RuleType,
+} from './events/filter';
 export { buildSampleEvent, sampleModelPath, type SampleOptions } from './events/sample';
 export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './events/sample-client';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './events/image';

@@ -1,0 +1,135 @@
+/**
+ * detection-filter: passes the events that hold the rules (all, or any) on
+ * output 1, the others on output 2 when it is turned on. A thin adapter: the
+ * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts.
+ */
+import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
+import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
+import { viewOfEvent } from '../../lib/events/detection-view';
+import { COMBINES, compileFilter, listProblem } from '../../lib/events/filter';
+import { choiceOption, dialogOptions, field, flagOption } from '../../lib/options';
+import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
+import { failConfig, throttledStatus } from '../shared/status';
+import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+import { registerNode } from '../shared/register';
+
+interface DetectionFilterDef extends NodeDef {
+  property: string;
+  propertyType: string;
+  combine: string;
+  noMatchOutput: boolean | string;
+  rules: unknown;
+}
+
+type Send = (msg: NodeMessage | Array<NodeMessage | null>) => void;
+
+export = function register(RED: NodeAPI): void {
+  registerNode<DetectionFilterDef>(RED, 'detection-filter', (node, config) => {
+    const t = nodeText(RED, 'detection-filter');
+    const util = RED.util as unknown as PropertyUtil;
+
+    const property = config.property || 'payload';
+    const propertyType = config.propertyType || 'msg';
+    const { combine, noMatchOutput } = dialogOptions({ combine: field(choiceOption(COMBINES), 'all'), noMatchOutput: field(flagOption(), false) }, config);
+
+    const compiled = compileFilter(config.rules, combine);
+    if (!compiled.ok) {
+      const problems = compiled.problems.map((p) => translate(RED, p));
+      failConfig(node, problems[0], t('errors.config', { problems: problems.join('; ') }), 'CONFIG');
+      return;
+    }
+    const filter = compiled.filter;
+
+    let readEvent: PropertyReader;
+    const readLists: PropertyReader[] = [];
+    try {
+      readEvent = propertyReader(util, node, property, propertyType);
+    } catch (err) {
+      failConfig(
+        node,
+        t('status.config'),
+        t('errors.property', { property: `${propertyType}:${property}`, message: (err as Error).message }),
+        'CONFIG',
+      );
+      return;
+    }
+    for (const read of filter.reads) {
+      try {
+        readLists.push(propertyReader(util, node, read.property, read.source));
+      } catch (err) {
+        const problem = t('errors.list-property', { position: read.position, property: `${read.source}.${read.property}`, message: (err as Error).message });
+        failConfig(node, t('status.list-property', { position: read.position }), problem, 'CONFIG');
+        return;
+      }
+    }
+
+    // The label shows the rules of a node without a name; a named one shows them in its status.
+    const summary = config.name ? filter.summary(translator(RED)) : '';
+    const counts = { matched: 0, not: 0 };
+    const statusText = (): string => (summary ? t('status.counts-rules', { ...counts, rules: summary }) : t('status.counts', counts));
+    const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: statusText() }));
+    node.status({ fill: 'grey', shape: 'ring', text: statusText() });
+
+    // A missing or unusable list is empty (it matches nothing): said once per rule, not per message.
+    const warned = new Set<number>();
+    function checkList(index: number, value: unknown): void {
+      const problem = listProblem(value);
+      if (!problem || warned.has(index)) return;
+      warned.add(index);
+      const read = filter.reads[index];
+      node.warn(t(`warn.list-${problem}`, { position: read.position, property: `${read.source}.${read.property}` }));
+    }
+
+    function decide(msg: NodeMessage, send: Send, matched: boolean): void {
+      if (matched) {
+        counts.matched++;
+        send(noMatchOutput ? [msg, null] : msg);
+      } else {
+        counts.not++;
+        if (noMatchOutput) send([null, msg]);
+        else {
+          // dropped here on purpose: finished, so its receiver does not emit it again
+          const token = (msg as { _delivery?: unknown })._delivery;
+          if (isDeliveryToken(token)) completeDelivery(token);
+        }
+      }
+      showStatus();
+    }
+
+    node.on('input', (msg: NodeMessage, send: Send, done: (err?: Error) => void) => {
+      readEvent(msg, (err, value) => {
+        if (err) {
+          done(coded(t('errors.read', { property: `${propertyType}:${property}`, message: flowError(RED, err).message }), 'PROPERTY_READ'));
+          return;
+        }
+        const view = viewOfEvent(value);
+        if (!view || readLists.length === 0) {
+          decide(msg, send, filter.matches(view));
+          done();
+          return;
+        }
+        // Lists from flow or global context may come from a persistent store, asynchronously.
+        const lists: unknown[] = new Array(readLists.length);
+        let pending = readLists.length;
+        let failed = false;
+        readLists.forEach((readList, index) =>
+          readList(msg, (listErr, list) => {
+            if (failed) return;
+            if (listErr) {
+              failed = true;
+              const read = filter.reads[index];
+              const where = `${read.source}.${read.property}`;
+              done(coded(t('errors.read-list', { position: read.position, property: where, message: flowError(RED, listErr).message }), 'PROPERTY_READ'));
+              return;
+            }
+            checkList(index, list);
+            lists[index] = list;
+            if (--pending > 0) return;
+            decide(msg, send, filter.matches(view, lists));
+            done();
+          }),
+        );
+      });
+    });
+  });
+};
