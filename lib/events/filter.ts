@@ -206,7 +206,8 @@ function compileRule(rule: RuleConfig, position: number, reads: ListRead[]): Com
     }
     case 'confidence': {
       const trimmed = value.trim();
-      const at = trimmed === '' ? NaN : Number(trimmed);
+      if (trimmed === '') return problem(position, 'confidence-empty');
+      const at = Number(trimmed);
       if (!Number.isFinite(at) || at < 0 || at > 1) return problem(position, 'confidence', { value: trimmed });
       return { test: (view) => view.confidence !== null && view.confidence >= at, summary: message('filter.summary.confidence', { value: at }) };
     }

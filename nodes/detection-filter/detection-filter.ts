@@ -30,7 +30,10 @@ export = function register(RED: NodeAPI): void {
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
-    const { combine, noMatchOutput } = dialogOptions({ combine: field(choiceOption(COMBINES), 'all'), noMatchOutput: field(flagOption(), false) }, config);
+    const { combine, noMatchOutput } = dialogOptions(
+      { combine: field(choiceOption(COMBINES), 'all'), noMatchOutput: field(flagOption(), false) },
+      config,
+    );
 
     const compiled = compileFilter(config.rules, combine);
     if (!compiled.ok) {
@@ -57,7 +60,11 @@ export = function register(RED: NodeAPI): void {
       try {
         readLists.push(propertyReader(util, node, read.property, read.source));
       } catch (err) {
-        const problem = t('errors.list-property', { position: read.position, property: `${read.source}.${read.property}`, message: (err as Error).message });
+        const problem = t('errors.list-property', {
+          position: read.position,
+          property: `${read.source}.${read.property}`,
+          message: (err as Error).message,
+        });
         failConfig(node, t('status.list-property', { position: read.position }), problem, 'CONFIG');
         return;
       }
@@ -119,7 +126,9 @@ export = function register(RED: NodeAPI): void {
               failed = true;
               const read = filter.reads[index];
               const where = `${read.source}.${read.property}`;
-              done(coded(t('errors.read-list', { position: read.position, property: where, message: flowError(RED, listErr).message }), 'PROPERTY_READ'));
+              done(
+                coded(t('errors.read-list', { position: read.position, property: where, message: flowError(RED, listErr).message }), 'PROPERTY_READ'),
+              );
               return;
             }
             checkList(index, list);

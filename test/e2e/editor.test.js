@@ -66,7 +66,8 @@ const CONFIG = 'node-config-input';
 /**
  * What each dialog is driven with. A step sets one field as a person does:
  * `fill` (text, number and typedInput value boxes), `select`, `check`,
- * `crop` (a row of detection-image's crop list), or `config` (a
+ * `crop` (a row of detection-image's crop list), `rule` (a row of
+ * detection-filter's rule list: `{ rule: n, type, value, key }`), or `config` (a
  * configuration node list: value `first`, the first configuration node in
  * it, or `none`).
  *
@@ -81,8 +82,9 @@ const CONFIG = 'node-config-input';
  * `invalid`: each case starts from the valid node; after its steps the field
  *   `error` must be marked with the input-error class (or `errorShown`
  *   visible), and after Done the node is invalid (red triangle), with
- *   `reason` (a key of the type's message catalog) among its validation
- *   errors when given; then `restore` steps make it valid again.
+ *   `reason` (a key of the type's message catalog, its placeholders filled
+ *   from `reasonVars`) among its validation errors when given; then
+ *   `restore` steps make it valid again.
  *
  * A flow node type without an entry (added later) gets the generic checks:
  * a new name saves, and every required plain text field left empty is
@@ -194,6 +196,58 @@ const CASES = {
       ports: 2,
     },
     invalid: [{ steps: [{ fill: 'property', value: 'payload..event' }], error: 'property', restore: [{ fill: 'property', value: 'payload.event' }] }],
+  },
+  'detection-filter': {
+    valid: {
+      steps: [
+        { rule: 1, type: 'tag', value: 'VIP, Banned' },
+        { rule: 2, type: 'camera-match', value: 'Gate*' },
+        { select: 'combine', value: 'any' },
+        { check: 'noMatchOutput', value: true },
+      ],
+      check: async (page) => {
+        const row = page.locator('#node-input-rule-container > li').first();
+        const options = await row.locator('select.node-input-rule-type option').allInnerTexts();
+        assert.deepEqual(options.slice(0, 3), ['Has any of these tags', 'Camera is one of', 'Camera matches pattern'], 'rule types in plain words');
+        assert.ok(!(await page.locator('#detection-filter-rules-problem').isVisible()), 'no problem shown while the rules are valid');
+        // a node without a name is labelled with its rules
+        const label = await page.evaluate(() => {
+          const def = RED.nodes.getType('detection-filter');
+          const rules = [
+            { t: 'tag', v: 'VIP, Banned', vt: 'list' },
+            { t: 'camera', v: 'Gate 2', vt: 'list' },
+          ];
+          return [def.label.call({ name: '', combine: 'all', rules, _: def._ }), def.label.call({ name: '', combine: 'any', rules: [], _: def._ })];
+        });
+        assert.deepEqual(label, ['tag VIP, Banned · camera Gate 2', 'detection filter']);
+      },
+      expect: {
+        combine: 'any',
+        noMatchOutput: true,
+        outputs: 2,
+        rules: [
+          { t: 'tag', v: 'VIP, Banned', vt: 'list' },
+          { t: 'camera-match', v: 'Gate*' },
+        ],
+      },
+      ports: 2,
+    },
+    invalid: [
+      {
+        steps: [{ rule: 2, type: 'camera', value: '' }],
+        errorShown: '#detection-filter-rules-problem',
+        reason: 'validators.camera',
+        reasonVars: { rule: 2 },
+        restore: [{ rule: 2, type: 'camera-match', value: 'Gate*' }],
+      },
+      {
+        steps: [{ rule: 1, type: 'confidence', value: '80' }],
+        errorShown: '#detection-filter-rules-problem',
+        reason: 'validators.confidence',
+        reasonVars: { rule: 1 },
+        restore: [{ rule: 1, type: 'tag', value: 'VIP, Banned' }],
+      },
+    ],
   },
   'detection-dedupe': {
     valid: {
@@ -602,10 +656,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   const field = (name, prefix = FLOW) => page.locator(`#${prefix}-${name}`);
 
   /** A message of `type`'s catalog, by its key under the type (`validators.path`). */
-  function text(type, key) {
+  function text(type, key, vars) {
     const found = key.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), catalogs[type]);
     assert.equal(typeof found, 'string', `${type}.${key} is in the catalog`);
-    return found;
+    // `vars` fill the message's __placeholders__ (a case's reasonVars)
+    return vars ? found.replace(/__(\w+)__/g, (whole, name) => (name in vars ? String(vars[name]) : whole)) : found;
   }
 
   /** What a CASES `check` may use in the open dialog. */
@@ -630,6 +685,28 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
         s.value === 'none' ? '_ADD_' : await list.locator('option').evaluateAll((os) => os.map((o) => o.value).find((v) => v && v !== '_ADD_'));
       assert.ok(value, `a configuration node to choose in #${prefix}-${s.config}`);
       await list.selectOption(value);
+    } else if (s.rule) {
+      // row `rule` (from 1) of detection-filter's rule list, added with the list's add button when missing
+      const list = page.locator(`#${prefix}-rule-container`);
+      const rows = list.locator(':scope > li');
+      while ((await rows.count()) < s.rule)
+        await page.locator('.red-ui-editableList', { has: list }).locator(':scope > .red-ui-editableList-addButton').click();
+      const row = rows.nth(s.rule - 1);
+      if (s.type) await row.locator('select.node-input-rule-type').selectOption(s.type);
+      if (s.key !== undefined) await row.locator('input.node-input-rule-key').fill(s.key);
+      if (s.value !== undefined) {
+        const input = row
+          .locator(
+            'input.red-ui-typedInput-input, input.node-input-rule-text, input.node-input-rule-number, select.node-input-rule-kind, input.node-input-rule-context',
+          )
+          .filter({ visible: true })
+          .first();
+        if ((await input.evaluate((e) => e.tagName)) === 'SELECT') await input.selectOption(s.value);
+        else {
+          await input.fill(s.value);
+          await input.dispatchEvent('change');
+        }
+      }
     } else if (s.crop) {
       const row = page.locator(`#${prefix}-crops-list li`).filter({ has: page.locator('code', { hasText: new RegExp(`^${s.crop}$`) }) });
       await row.locator('input[type=checkbox]').setChecked(s.value);
@@ -651,6 +728,10 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
 
   function assertProps(state, expect, what) {
     for (const [k, v] of Object.entries(expect)) {
+      if (v !== null && typeof v === 'object') {
+        assert.deepEqual(state.props[k], v, `${what}.${k}`);
+        continue;
+      }
       // the editor saves <input> values as strings: 32 is "32"
       assert.ok(state.props[k] == v, `${what}.${k} saved as ${JSON.stringify(state.props[k])}, expected ${JSON.stringify(v)}`);
     }
@@ -1097,8 +1178,8 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
         assert.equal(after.valid, false, `${what}: the node is invalid after Done`);
         if (c.reason)
           assert.ok(
-            after.validationErrors.includes(text(type, c.reason)),
-            `${what}: the reason "${text(type, c.reason)}" in ${after.validationErrors}`,
+            after.validationErrors.includes(text(type, c.reason, c.reasonVars)),
+            `${what}: the reason "${text(type, c.reason, c.reasonVars)}" in ${after.validationErrors}`,
           );
         assert.ok(await nodeShowsError(id), `${what}: the node shows the error triangle`);
 

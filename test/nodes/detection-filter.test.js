@@ -1,0 +1,442 @@
+'use strict';
+/**
+ * detection-filter inside the Node-RED runtime (node-red-node-test-helper).
+ */
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { ROOT, getHelper, translatedModule, collect, until, completeProbe, trackFinished } = require('../support');
+
+const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib'));
+
+const TYPE = 'detection-filter';
+const helper = getHelper();
+const NOW = new Date('2026-03-01T12:00:00Z');
+
+/** The built-in sample of `kind` ('face' or 'lpr'), changed by `edit`. */
+function event(kind, edit = () => {}) {
+  const e = buildSampleEvent(kind, { now: NOW });
+  edit(e);
+  return e;
+}
+
+/** Events the rules are tried on, by name. The samples: a face (John Michael
+ *  Doe, VIP and Advantage Player, Entrance Cam 3, confidence 0.93, externalId
+ *  12345) and a plate (XYZ987, VIP and Staff Parking, Gate 2 LPR, externalId 98765). */
+const EVENTS = {
+  face: () => event('face'),
+  plate: () => event('lpr'),
+  'plate, VIP expired': () =>
+    event('lpr', (e) => {
+      e.payload.lprPlateInfo.tags[0].expires = '2026-02-01T00:00:00Z';
+    }),
+  'plate at another camera': () =>
+    event('lpr', (e) => {
+      e.payload.detectionInfo.detectorName = 'Gate 1 LPR';
+    }),
+  'plate read with dash and space': () =>
+    event('lpr', (e) => {
+      e.payload.lprPlateInfo.plate = 'xyz-9 87';
+    }),
+  'plate, similar1Plate only': () =>
+    event('lpr', (e) => {
+      e.payload.lprPlateInfo.plate = 'XYZ981';
+      e.payload.lprPlateInfo.similar1Plate = 'XYZ 987';
+    }),
+  'face, optional fields missing': () =>
+    event('face', (e) => {
+      delete e.externalId;
+      delete e.payload.personInfo.tags;
+      delete e.payload.personInfo.firstName;
+      delete e.payload.personInfo.middleName;
+      delete e.payload.personInfo.lastName;
+      delete e.payload.detectionInfo.confidence;
+    }),
+  'plate, optional fields missing': () =>
+    event('lpr', (e) => {
+      delete e.externalId;
+      delete e.payload.lprPlateInfo.tags;
+      delete e.payload.lprPlateInfo.similar1Plate;
+    }),
+  'face with server context': () =>
+    event('face', (e) => {
+      e.serverContext = { zone: 'North ', floor: 2 };
+    }),
+};
+
+/** Each rule and the events it passes (every other event of EVENTS must not pass). */
+const RULES = [
+  { rule: { t: 'kind', v: 'face' }, passes: ['face', 'face, optional fields missing', 'face with server context'] },
+  {
+    rule: { t: 'kind', v: 'lpr' },
+    passes: [
+      'plate',
+      'plate, VIP expired',
+      'plate at another camera',
+      'plate read with dash and space',
+      'plate, similar1Plate only',
+      'plate, optional fields missing',
+    ],
+  },
+  {
+    rule: { t: 'tag', v: 'vip', vt: 'list' },
+    passes: ['face', 'plate', 'plate at another camera', 'plate read with dash and space', 'plate, similar1Plate only', 'face with server context'],
+  },
+  {
+    rule: { t: 'tag', v: 'Banned, Staff Parking' },
+    passes: ['plate', 'plate, VIP expired', 'plate at another camera', 'plate read with dash and space', 'plate, similar1Plate only'],
+  },
+  {
+    rule: { t: 'camera', v: ' gate 2 lpr ' },
+    passes: ['plate', 'plate, VIP expired', 'plate read with dash and space', 'plate, similar1Plate only', 'plate, optional fields missing'],
+  },
+  {
+    rule: { t: 'camera-match', v: 'Gate ? LPR' },
+    passes: [
+      'plate',
+      'plate, VIP expired',
+      'plate at another camera',
+      'plate read with dash and space',
+      'plate, similar1Plate only',
+      'plate, optional fields missing',
+    ],
+  },
+  { rule: { t: 'camera-match', v: 'entrance*' }, passes: ['face', 'face, optional fields missing', 'face with server context'] },
+  { rule: { t: 'site', v: 'eConnect Site 1 FR' }, passes: ['face', 'face, optional fields missing', 'face with server context'] },
+  {
+    rule: { t: 'plate', v: 'xyz-987' },
+    passes: [
+      'plate',
+      'plate, VIP expired',
+      'plate at another camera',
+      'plate read with dash and space',
+      'plate, similar1Plate only',
+      'plate, optional fields missing',
+    ],
+  },
+  { rule: { t: 'plate', v: 'XYZ981' }, passes: ['plate, similar1Plate only'] },
+  {
+    rule: { t: 'enrolled' },
+    passes: Object.keys(EVENTS).filter((n) => !n.includes('optional fields missing')),
+  },
+  { rule: { t: 'name', v: 'michael doe' }, passes: ['face', 'face with server context'] },
+  { rule: { t: 'confidence', v: '0.9' }, passes: ['face', 'face with server context'] },
+  { rule: { t: 'confidence', v: '0.95' }, passes: [] },
+  { rule: { t: 'context', k: 'zone', v: 'north' }, passes: ['face with server context'] },
+  { rule: { t: 'context', k: 'floor', v: '2' }, passes: ['face with server context'] },
+];
+
+function filterNode(id, config = {}) {
+  return {
+    id,
+    type: TYPE,
+    z: 'f1',
+    name: '',
+    property: 'payload',
+    propertyType: 'msg',
+    combine: 'all',
+    noMatchOutput: true,
+    outputs: 2,
+    rules: [],
+    wires: [[`${id}-match`], [`${id}-other`]],
+    ...config,
+  };
+}
+
+/** A flow with the filter `flt` (and its two helper nodes) configured by `config`. */
+function flow(config = {}, extra = []) {
+  return [
+    { id: 'f1', type: 'tab', label: 'test' },
+    filterNode('flt', config),
+    { id: 'flt-match', type: 'helper', z: 'f1' },
+    { id: 'flt-other', type: 'helper', z: 'f1' },
+    ...extra,
+  ];
+}
+
+/** Every message each output of filter `id` gets. */
+function record(id = 'flt') {
+  const got = { match: [], other: [] };
+  for (const out of Object.keys(got)) helper.getNode(`${id}-${out}`).on('input', (msg) => got[out].push(msg));
+  return got;
+}
+
+/** The last status the node showed (the helper spies on every node's status: keep the node's own). */
+const lastStatus = (node) => {
+  const calls = node.status.getCalls().filter((call) => call.thisValue === node);
+  return calls.length ? calls[calls.length - 1].args[0] : undefined;
+};
+
+/** The flt node's own calls of `method` (the helper spies on every node). */
+const ownCalls = (node, method) => node[method].getCalls().filter((call) => call.thisValue === node);
+
+describe('detection-filter node', function () {
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+  });
+
+  it('tries every rule on face and plate events: only the events it should pass come out of output 1', async () => {
+    const nodes = RULES.flatMap(({ rule }, i) => [
+      filterNode(`r${i}`, { rules: [rule] }),
+      { id: `r${i}-match`, type: 'helper', z: 'f1' },
+      { id: `r${i}-other`, type: 'helper', z: 'f1' },
+    ]);
+    await helper.load(translatedModule(TYPE), [{ id: 'f1', type: 'tab', label: 'test' }, ...nodes]);
+    const names = Object.keys(EVENTS);
+    const results = RULES.map((_, i) => {
+      const got = record(`r${i}`);
+      const node = helper.getNode(`r${i}`);
+      for (const name of names) node.receive({ payload: EVENTS[name](), topic: name });
+      return got;
+    });
+    await until(() => results.every((got) => got.match.length + got.other.length === names.length), 5000, 'every event through every rule');
+    RULES.forEach(({ rule, passes }, i) => {
+      assert.deepEqual(
+        results[i].match.map((m) => m.topic),
+        names.filter((n) => passes.includes(n)),
+        `rule ${JSON.stringify(rule)} passes`,
+      );
+      assert.equal(helper.getNode(`r${i}`).error.callCount, 0);
+    });
+  });
+
+  it('all: a VIP plate at Gate 2 passes; at another camera, or with the VIP tag expired, it does not', async () => {
+    await helper.load(
+      translatedModule(TYPE),
+      flow({
+        rules: [
+          { t: 'tag', v: 'VIP, Banned', vt: 'list' },
+          { t: 'camera', v: 'Gate 2 LPR', vt: 'list' },
+        ],
+      }),
+    );
+    const got = record();
+    const flt = helper.getNode('flt');
+    const vip = { payload: EVENTS.plate() };
+    flt.receive(vip);
+    flt.receive({ payload: EVENTS['plate at another camera']() });
+    flt.receive({ payload: EVENTS['plate, VIP expired']() });
+    await until(() => got.match.length + got.other.length === 3, 3000, 'three messages');
+    assert.equal(got.match.length, 1);
+    assert.equal(got.match[0], vip, 'the message itself, not a copy');
+    assert.equal(got.other.length, 2);
+  });
+
+  it('any: one rule holding is enough', async () => {
+    await helper.load(
+      translatedModule(TYPE),
+      flow({
+        combine: 'any',
+        rules: [
+          { t: 'plate', v: 'ABC123' },
+          { t: 'name', v: 'Doe' },
+        ],
+      }),
+    );
+    const got = record();
+    const flt = helper.getNode('flt');
+    flt.receive({ payload: EVENTS.face() });
+    flt.receive({ payload: EVENTS.plate() });
+    await until(() => got.match.length + got.other.length === 2, 3000, 'two messages');
+    assert.equal(got.match.length, 1);
+    assert.equal(got.match[0].payload.publishType, 'WebHookFaceRecPayload');
+  });
+
+  it('with output 2 off: one output, messages that do not match are dropped, finished and counted', async () => {
+    await helper.load(
+      translatedModule(TYPE),
+      flow({ noMatchOutput: false, outputs: 1, wires: [['flt-match']], rules: [{ t: 'kind', v: 'lpr' }] }, completeProbe('flt', 'f1')),
+    );
+    const flt = helper.getNode('flt');
+    const finished = trackFinished(flt);
+    const got = record();
+    flt.receive({ payload: EVENTS.face() });
+    flt.receive({ payload: EVENTS.plate() });
+    flt.receive({ payload: 'not an event' });
+    await finished();
+    await until(() => got.match.length === 1, 3000, 'the plate');
+    assert.equal(got.other.length, 0);
+    const sends = ownCalls(flt, 'send');
+    assert.equal(sends.length, 1, 'one send, for the plate');
+    await until(() => (lastStatus(flt) || {}).text === '1 matched · 2 not', 3000, 'status with counts');
+  });
+
+  it('a message without a detection event does not match, without an error', async () => {
+    await helper.load(translatedModule(TYPE), flow({ rules: [] }, completeProbe('flt', 'f1')));
+    const flt = helper.getNode('flt');
+    const finished = trackFinished(flt);
+    const got = record();
+    flt.receive({ payload: { publishType: 'WebHookPosPayload' } });
+    flt.receive({ payload: 42 });
+    flt.receive({ topic: 'no payload' });
+    flt.receive({ payload: EVENTS.face() });
+    await finished();
+    await until(() => got.other.length === 3 && got.match.length === 1, 3000, 'messages');
+    assert.equal(flt.error.callCount, 0);
+    assert.equal(flt.warn.callCount, 0);
+  });
+
+  it('reads the event from another property', async () => {
+    await helper.load(translatedModule(TYPE), flow({ property: 'data.event', rules: [{ t: 'kind', v: 'face' }] }));
+    const got = record();
+    const flt = helper.getNode('flt');
+    flt.receive({ data: { event: EVENTS.face() } });
+    flt.receive({ payload: EVENTS.face() });
+    await until(() => got.match.length + got.other.length === 2, 3000, 'two messages');
+    assert.equal(got.match.length, 1);
+    assert.ok(got.match[0].data);
+  });
+
+  it('reads a list from msg for each message, as an array or as text', async () => {
+    await helper.load(translatedModule(TYPE), flow({ rules: [{ t: 'plate', v: 'watch.plates', vt: 'msg' }] }));
+    const got = record();
+    const flt = helper.getNode('flt');
+    flt.receive({ payload: EVENTS.plate(), watch: { plates: ['AB 1', 'xyz-987'] }, topic: 'array' });
+    flt.receive({ payload: EVENTS.plate(), watch: { plates: 'AB1, XYZ 987' }, topic: 'text' });
+    flt.receive({ payload: EVENTS.plate(), watch: { plates: ['AB1'] }, topic: 'not on the list' });
+    await until(() => got.match.length + got.other.length === 3, 3000, 'three messages');
+    assert.deepEqual(
+      got.match.map((m) => m.topic),
+      ['array', 'text'],
+    );
+  });
+
+  it('reads lists from flow and global context for each message, and sees them change', async () => {
+    await helper.load(
+      translatedModule(TYPE),
+      flow({
+        rules: [
+          { t: 'tag', v: 'alertTags', vt: 'flow' },
+          { t: 'camera', v: 'cameras', vt: 'global' },
+        ],
+      }),
+    );
+    const got = record();
+    const flt = helper.getNode('flt');
+    const ctx = flt.context();
+    ctx.flow.set('alertTags', ['Banned']);
+    ctx.global.set('cameras', 'Gate 2 LPR, Gate 1 LPR');
+    flt.receive({ payload: EVENTS.plate(), topic: 'first' });
+    await until(() => got.other.length === 1, 3000, 'the first message');
+    assert.equal(got.match.length, 0, 'no Banned tag on the plate');
+    ctx.flow.set('alertTags', 'banned\nvip');
+    flt.receive({ payload: EVENTS.plate(), topic: 'second' });
+    await until(() => got.match.length === 1, 3000, 'the second message passes with VIP on the list');
+    ctx.global.set('cameras', ['Gate 1 LPR']);
+    flt.receive({ payload: EVENTS.plate(), topic: 'third' });
+    await until(() => got.other.length === 2, 3000, 'the third message: its camera is off the list');
+    assert.deepEqual(
+      got.match.map((m) => m.topic),
+      ['second'],
+    );
+  });
+
+  it('a list that is missing matches nothing and is reported once, as a warning', async () => {
+    await helper.load(translatedModule(TYPE), flow({ rules: [{ t: 'plate', v: 'watchlist', vt: 'flow' }] }, completeProbe('flt', 'f1')));
+    const got = record();
+    const flt = helper.getNode('flt');
+    const finished = trackFinished(flt);
+    flt.receive({ payload: EVENTS.plate() });
+    flt.receive({ payload: EVENTS.plate() });
+    await finished();
+    await until(() => got.other.length === 2, 3000, 'two messages that do not match');
+    const warnings = ownCalls(flt, 'warn');
+    assert.equal(warnings.length, 1, 'one warning');
+    assert.match(warnings[0].args[0], /^rule 1: flow\.watchlist does not exist/);
+    assert.equal(flt.error.callCount, 0);
+    flt.context().flow.set('watchlist', ['XYZ987']);
+    flt.receive({ payload: EVENTS.plate() });
+    await until(() => got.match.length === 1, 3000, 'matches once the list is set');
+  });
+
+  it('reports rules that cannot work: red status, an error at deploy, every message failed with it', async () => {
+    await helper.load(
+      translatedModule(TYPE),
+      flow(
+        {
+          rules: [
+            { t: 'kind', v: 'lpr' },
+            { t: 'tag', v: ' ', vt: 'list' },
+            { t: 'confidence', v: '85' },
+          ],
+        },
+        [
+          { id: 'c1', type: 'catch', z: 'f1', scope: ['flt'], uncaught: false, wires: [['caught']] },
+          { id: 'caught', type: 'helper', z: 'f1' },
+        ],
+      ),
+    );
+    const flt = helper.getNode('flt');
+    await until(() => flt.error.called, 2000, 'an error at deploy');
+    const problem = 'detection filter cannot run: rule 2: enter at least one tag; rule 3: enter a confidence from 0 to 1 (0.8 for 80%), not "85"';
+    assert.equal(flt.error.firstCall.args[0], problem);
+    assert.deepEqual(lastStatus(flt), { fill: 'red', shape: 'ring', text: 'rule 2: enter at least one tag' });
+    const caught = collect(helper.getNode('caught'), 2);
+    const got = record();
+    flt.receive({ payload: EVENTS.plate() });
+    flt.receive({ payload: EVENTS.face() });
+    const msgs = await caught;
+    for (const msg of msgs) {
+      assert.equal(msg.error.message.replace(/^Error: /, ''), problem);
+      assert.equal(msg.error.source.id, 'flt');
+    }
+    assert.equal(got.match.length + got.other.length, 0, 'nothing passes');
+  });
+
+  it('reports a list property that is not valid', async () => {
+    await helper.load(translatedModule(TYPE), flow({ rules: [{ t: 'plate', v: 'watch..list', vt: 'msg' }] }));
+    const flt = helper.getNode('flt');
+    await until(() => flt.error.called, 2000, 'an error at deploy');
+    assert.match(flt.error.firstCall.args[0], /^detection filter cannot use rule 1's list msg\.watch\.\.list: /);
+    assert.equal(lastStatus(flt).fill, 'red');
+  });
+
+  it('shows counts in its status, and the rules too when the node has a name', async () => {
+    await helper.load(translatedModule(TYPE), [
+      ...flow({ rules: [{ t: 'kind', v: 'face' }] }),
+      filterNode('named', {
+        name: 'VIP at the gate',
+        rules: [
+          { t: 'tag', v: 'VIP' },
+          { t: 'camera', v: 'Gate 2 LPR' },
+        ],
+      }),
+      { id: 'named-match', type: 'helper', z: 'f1' },
+      { id: 'named-other', type: 'helper', z: 'f1' },
+    ]);
+    const flt = helper.getNode('flt');
+    const named = helper.getNode('named');
+    assert.equal(lastStatus(flt).text, '0 matched · 0 not');
+    const got = record();
+    for (let i = 0; i < 3; i++) flt.receive({ payload: EVENTS.face() });
+    for (let i = 0; i < 2; i++) flt.receive({ payload: EVENTS.plate() });
+    named.receive({ payload: EVENTS.plate() });
+    await until(() => got.match.length === 3 && got.other.length === 2, 3000, 'messages');
+    const status = await until(
+      () => {
+        const s = lastStatus(flt);
+        return s && s.text === '3 matched · 2 not' ? s : null;
+      },
+      3000,
+      'status with counts',
+    );
+    assert.equal(status.fill, 'green');
+    await until(() => (lastStatus(named) || {}).text === '1 matched · 0 not (tag VIP · camera Gate 2 LPR)', 3000, 'the named node shows its rules');
+  });
+
+  it('sends a failing JSONata event expression to Catch nodes', async () => {
+    await helper.load(
+      translatedModule(TYPE),
+      flow({ property: '$error("boom")', propertyType: 'jsonata' }, [
+        { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
+        { id: 'caught', type: 'helper', z: 'f1' },
+      ]),
+    );
+    const got = collect(helper.getNode('caught'), 1);
+    helper.getNode('flt').receive({ payload: EVENTS.plate() });
+    const [msg] = await got;
+    assert.match(msg.error.message, /detection filter could not read jsonata:\$error\("boom"\): boom/);
+    assert.equal(msg.error.code, 'PROPERTY_READ');
+  });
+});
