@@ -6,7 +6,8 @@
  * (git-ignored) with this package installed, deploys the demo flow and every
  * example on tabs of their own, starts the events-bridge sample endpoints and
  * the mock platform v2 core, starts Node-RED (the dev dependency) on
- * 127.0.0.1, and runs the events-bridge simulator against the demo flow.
+ * 127.0.0.1, and runs the events-bridge simulator against the demo flow and
+ * the alert-with-picture example (round robin).
  * Where Debian's redis-server is installed, a Redis for the several-instances
  * example is started too (its files in .demo/redis); otherwise that tab is left out.
  * Ctrl-C stops everything and prints the simulator's summary.
@@ -183,11 +184,12 @@ async function main() {
   Node-RED editor:   ${base}/          (tab "live demo": watch the node status and the debug sidebar)
   Demo receiver:     ${base}/demo/detections   (Bearer ${DEMO_TOKEN})
   Example receiver:  ${base}/detections        (tab "receive-detections", no credentials)
+  Alert example:     ${base}/detections/alerts (tab "alert-with-picture", no credentials; messages for e-mail and Telegram in the debug sidebar)
   Bridge samples:    ${coreUrl}/api/v1/webhook-models/face  and  /lpr
   Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
   ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in .demo/redis)` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
 
-  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently.` : 'The simulator is off (--rate 0).'}
+  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently, two in three to the live demo, one in three to the alert example.` : 'The simulator is off (--rate 0).'}
   Post one yourself:
     curl -X POST ${base}/detections -H 'Content-Type: application/json' -d @- < <(curl -s ${coreUrl}/api/v1/webhook-models/lpr)
 
@@ -200,7 +202,10 @@ async function main() {
 
 function startSimulator() {
   delivery = startDelivery({
-    url: `${base}/demo/detections`,
+    // Round robin: one event in three goes to the alert-with-picture example (its receiver
+    // takes any credentials: none are set; the samples are VIP at its cameras). Three
+    // receivers, not two: faces and plates alternate, so each receiver gets both.
+    url: [`${base}/demo/detections`, `${base}/demo/detections`, `${base}/detections/alerts`],
     forever: true,
     rate,
     mix: 0.5,

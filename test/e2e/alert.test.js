@@ -1,0 +1,383 @@
+'use strict';
+// Functions run inside the page (page.evaluate) use the browser's and the editor's globals.
+/* global window, document, innerWidth, innerHeight, RED */
+/**
+ * End to end: the "alert with picture" example in Chromium (issue 13).
+ *
+ * The packed module is installed into a fresh Node-RED; a headless Chromium
+ * opens the editor, imports `alert-with-picture` from Menu → Import →
+ * Examples as a person would, and deploys it with the Deploy button. Events
+ * are then POSTed over real HTTP to the example's receiver
+ * (/detections/alerts): built from the built-in samples, with a small real
+ * JPEG as every picture, and changed per case:
+ *
+ * - the VIP plate at the example's camera (Gate 2 LPR): must make an alert;
+ * - the same plate at another camera: must not;
+ * - the same plate with its VIP tag expired before the detection: must not;
+ * - a person tagged Banned at Entrance Cam 3: must make an alert.
+ *
+ * The negatives are posted first: one receiver emits in order and the filter
+ * decides each message as it comes, so once the alerts of the later events
+ * show, the negatives have been decided, and must have made none (the
+ * filter's status counts them as not matching). No sleeping.
+ *
+ * The debug sidebar must show the e-mail message (its text line and an
+ * attachment whose file name ends .jpg) and the Telegram message (a photo
+ * with the caption). The editor's own messages over its comms websocket are
+ * read too, for the exact values.
+ *
+ * Skipped, with a message, only where /usr/bin/chromium is not installed.
+ */
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, nodeRedVersion, postJson, translate, until } = require('../support');
+const { MODULE, NodeRedProcess } = require('../support/nodered-process');
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+const EXAMPLE = 'alert-with-picture';
+const ARTIFACTS = path.join(ROOT, 'test-artifacts', `alert-nr${nodeRedVersion().split('.')[0]}`);
+const EMAIL_DEBUG = 'e-mail (connect an e-mail node here)';
+const TELEGRAM_DEBUG = 'Telegram (connect a telegram sender here)';
+
+/** A small real JPEG: SOI, a JFIF APP0 segment, EOI. The image node only sniffs the format. */
+const JPEG = Buffer.from([
+  0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9,
+]).toString('base64');
+
+const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib'));
+
+/** A sample event of `kind` with its own messageId, every picture the small JPEG, changed by `change`. */
+function eventOf(kind, messageId, change = () => {}) {
+  const event = buildSampleEvent(kind, { messageId });
+  if (kind === 'lpr') for (const image of event.payload.detectionImages) image.image = JPEG;
+  else {
+    event.payload.detectionImage = { image: JPEG };
+    event.payload.defaultPhoto = { image: JPEG };
+  }
+  change(event);
+  return event;
+}
+
+describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
+  this.timeout(60000);
+
+  let nr;
+  let context;
+  let page;
+  let comms;
+  let userDataDir;
+  const problems = [];
+  const external = [];
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) {
+      console.log(`      SKIPPED: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium); it is not installed here`);
+      this.skip();
+    }
+    this.timeout(180000);
+    const { chromium } = require('playwright-core');
+    fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-chromium-'));
+    const launching = chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1600, height: 1000 },
+      locale: 'en-US',
+    });
+    const [launched, nodeRed] = await Promise.allSettled([
+      launching,
+      (async () => {
+        nr = await NodeRedProcess.create({ settings: { editorTheme: { tours: false } } });
+        await nr.start();
+      })(),
+    ]);
+    if (launched.status === 'fulfilled') context = launched.value;
+    if (launched.status === 'rejected') throw new Error(`Chromium (${CHROMIUM}) did not start: ${launched.reason.message}`);
+    if (nodeRed.status === 'rejected') throw nodeRed.reason;
+    context.setDefaultTimeout(15000);
+    // No network here: the palette manager's catalogue fetch gets an empty
+    // catalogue; any other request off 127.0.0.1 is recorded (and fails the test).
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) => {
+        const u = new URL(route.request().url());
+        if (u.hostname === 'catalogue.nodered.org') {
+          return route.fulfill({
+            status: 200,
+            contentType: 'application/json',
+            body: JSON.stringify({ name: 'Node-RED Community catalogue', updated_at: new Date().toISOString(), modules: [] }),
+          });
+        }
+        external.push(route.request().url());
+        return route.abort();
+      },
+    );
+    page = context.pages()[0] || (await context.newPage());
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`uncaught: ${err.stack || err.message}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
+    });
+    comms = await nr.openComms();
+    await page.goto(nr.url);
+    await page.waitForFunction(
+      () => window.RED && RED.nodes && RED.workspaces && RED.workspaces.active() && RED.nodes.getType('detection-filter'),
+      null,
+      { timeout: 30000 },
+    );
+  });
+
+  afterEach(async function () {
+    if (this.currentTest && this.currentTest.state === 'failed' && page) {
+      const file = path.join(ARTIFACTS, `FAILED-${this.currentTest.title.replace(/[^\w.-]+/g, '_').slice(0, 80)}.png`);
+      await page.screenshot({ path: file }).then(
+        () => console.log(`      (screenshot of the failure: ${path.relative(ROOT, file)})`),
+        () => {},
+      );
+    }
+  });
+
+  after(async function () {
+    this.timeout(60000);
+    if (problems.length) console.log(`\n---- browser problems ----\n${problems.join('\n')}\n----`);
+    if (comms) comms.close();
+    if (context) await context.close().catch((err) => console.log(`closing Chromium: ${err.message}`));
+    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    if (nr) await nr.cleanup();
+  });
+
+  /** Waits until an element matching `selector` (with `text`, the first whose text is
+   *  `text`) is inside the window and has stopped moving (trays and dialogs slide in). */
+  async function settled(selector, text) {
+    await page.waitForFunction(
+      ([sel, txt]) => {
+        const el = [...document.querySelectorAll(sel)].find((e) => txt === undefined || e.textContent.trim() === txt);
+        const r = el && el.offsetParent !== null ? el.getBoundingClientRect() : null;
+        const shown = r && r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+        const key = shown ? `${sel}|${txt}|${r.left},${r.top},${r.width},${r.height}` : null;
+        const same = key !== null && window.__e2eSettled === key;
+        window.__e2eSettled = key;
+        return same;
+      },
+      [selector, text],
+      { polling: 'raf' },
+    );
+  }
+
+  /** The button that opens a sidebar tab (Node-RED 4: the tab strip; 5: the tab bar). */
+  function sidebarTab(id) {
+    return page
+      .locator(`#red-ui-tab-${id} .red-ui-tab-label, #red-ui-tab-${id}-link-button, button[data-tab-id="${id}"]`)
+      .filter({ visible: true })
+      .first();
+  }
+
+  /** The nodes of the active flow: id, type and name. */
+  function flowNodes() {
+    return page.evaluate(() => RED.nodes.filterNodes({ z: RED.workspaces.active() }).map((n) => ({ id: n.id, type: n.type, name: n.name })));
+  }
+
+  /** The messages a debug node sent the editor, decoded as the sidebar decodes them. */
+  function debugMessages(id) {
+    return comms.debug(id).map((d) => ({ ...d, msg: typeof d.msg === 'string' ? JSON.parse(d.msg) : d.msg }));
+  }
+
+  let ids;
+
+  it(`imports the ${EXAMPLE} example from Menu → Import → Examples and deploys it`, async function () {
+    const workspaceBefore = await page.evaluate(() => RED.workspaces.active());
+    await page.locator('#red-ui-header-button-sidemenu').click();
+    await page.locator('#menu-item-import').click();
+    await settled('#red-ui-clipboard-dialog-ok');
+    await page.locator('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples .red-ui-tab-label').click();
+    const lib = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+    const treeLabel = '#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label-text';
+    await settled(treeLabel, MODULE);
+    const labelOf = (text) =>
+      lib.locator('.red-ui-treeList-label').filter({ has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${text}$`) }) });
+    // a click that lands while the tree is still being drawn is sometimes lost: click again while it is shut
+    for (let attempt = 1; ; attempt++) {
+      await labelOf(MODULE).click();
+      const opened = await labelOf(EXAMPLE)
+        .waitFor({ state: 'visible', timeout: 3000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (opened || attempt === 3) break;
+    }
+    await settled(treeLabel, EXAMPLE);
+    await labelOf(EXAMPLE).click();
+    await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
+    await page.locator('#red-ui-clipboard-dialog-ok').click();
+    await page.waitForFunction(
+      (ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0,
+      workspaceBefore,
+    );
+
+    const nodes = await flowNodes();
+    const one = (type, name) => {
+      const found = nodes.filter((n) => n.type === type && (name === undefined || n.name === name));
+      assert.equal(found.length, 1, `one ${type}${name ? ` "${name}"` : ''} in the example: ${JSON.stringify(nodes)}`);
+      return found[0].id;
+    };
+    ids = {
+      receiver: one('detection-in'),
+      filter: one('detection-filter'),
+      dedupe: one('detection-dedupe'),
+      image: one('detection-image'),
+      email: one('debug', EMAIL_DEBUG),
+      telegram: one('debug', TELEGRAM_DEBUG),
+    };
+    const invalid = await page.evaluate(() =>
+      RED.nodes
+        .filterNodes({ z: RED.workspaces.active() })
+        .filter((n) => n.valid === false)
+        .map((n) => `${n.type} "${n.name}": ${n.validationErrors}`),
+    );
+    assert.deepEqual(invalid, [], 'imported nodes that are invalid');
+
+    // the imported nodes hang on the mouse until a click on the workspace places them
+    const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
+    await page.mouse.move(chart.x + 40, chart.y + 40);
+    await page.mouse.click(chart.x + 40, chart.y + 40);
+    await page.waitForFunction(() => RED.view.state() === RED.state.DEFAULT);
+    await page.locator('#red-ui-header-button-deploy').click();
+    await page.waitForFunction(() => !RED.nodes.dirty(), null, { timeout: 30000 });
+    // the receiver says it listens once its route is mounted (no request made: it would count)
+    const listening = translate('detection-in.status.listening', { path: '/detections/alerts' });
+    await until(() => (comms.status(ids.receiver) || {}).text === listening, 20000, `the receiver's status "${listening}"`);
+    await page.locator('#red-ui-workspace-chart').screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-deployed.png`) });
+  });
+
+  it('alerts, with the picture, on a VIP plate at the chosen camera and a Banned person; not on another camera or an expired tag', async function () {
+    assert.ok(ids, 'the example was deployed by the test before');
+    const expires = (event) => {
+      // expired an hour before the detection
+      const at = Date.parse(event.payload.detectionInfo.dateTimeUtc);
+      event.payload.lprPlateInfo.tags = [{ tagName: 'VIP', expires: new Date(at - 3600000).toISOString() }];
+    };
+    const events = {
+      otherCamera: eventOf('lpr', 'e2e-other-camera', (e) => (e.payload.detectionInfo.detectorName = 'Gate 1 LPR')),
+      expiredTag: eventOf('lpr', 'e2e-expired-tag', expires),
+      vipPlate: eventOf('lpr', 'e2e-vip-plate'),
+      bannedPerson: eventOf('face', 'e2e-banned-person', (e) => {
+        e.payload.personInfo.tags = [{ tagName: 'Banned', expires: null }];
+      }),
+    };
+    // sample sanity: the positive is what the example's filter is set up for
+    assert.equal(events.vipPlate.payload.detectionInfo.detectorName, 'Gate 2 LPR');
+    assert.ok(events.vipPlate.payload.lprPlateInfo.tags.some((t) => t.tagName === 'VIP' && Date.parse(t.expires) > Date.now()));
+    assert.equal(events.bannedPerson.payload.detectionInfo.detectorName, 'Entrance Cam 3');
+
+    await sidebarTab('debug').click();
+    // negatives first: one receiver emits in order
+    for (const key of ['otherCamera', 'expiredTag', 'vipPlate', 'bannedPerson']) {
+      const res = await postJson(`${nr.url}/detections/alerts`, events[key]);
+      assert.equal(res.status, 200, `${key}: ${res.text}`);
+    }
+
+    // the structured messages the debug nodes sent the editor
+    await until(() => debugMessages(ids.email).length >= 2 && debugMessages(ids.telegram).length >= 2, 20000, 'two e-mail and two Telegram messages');
+    const emails = debugMessages(ids.email).map((d) => d.msg);
+    const telegrams = debugMessages(ids.telegram).map((d) => d.msg);
+    assert.deepEqual(
+      emails.map((m) => m.detection.messageId),
+      ['e2e-vip-plate', 'e2e-banned-person'],
+      'e-mails for the VIP plate and the Banned person only, in order',
+    );
+    assert.deepEqual(
+      telegrams.map((m) => m.payload.caption && m.detection.messageId),
+      ['e2e-vip-plate', 'e2e-banned-person'],
+      'Telegram photos for the VIP plate and the Banned person only',
+    );
+
+    const [plateMail, faceMail] = emails;
+    assert.match(
+      plateMail.payload,
+      /^\[VIP\] \[Staff Parking\] XYZ987 at Gate 2 LPR, eConnect Site 1 LPR, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
+      'the text line of the plate',
+    );
+    assert.equal(plateMail.topic, plateMail.payload, 'the subject is the text line');
+    assert.match(
+      faceMail.payload,
+      /^\[Banned\] John Michael Doe at Entrance Cam 3, eConnect Site 1 FR, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
+      'the text line of the face',
+    );
+    for (const mail of emails) {
+      assert.equal(mail.attachments.length, 1, 'one attachment');
+      assert.match(mail.attachments[0].filename, /\.jpg$/, 'the attachment is named .jpg');
+      assert.equal(mail.attachments[0].content.type, 'Buffer', 'the attachment content is a Buffer');
+      assert.equal(Buffer.from(mail.attachments[0].content.data).toString('base64'), JPEG, 'the attachment is the picture sent');
+      assert.equal(mail.image, undefined, 'the picture was moved into the attachment');
+    }
+    assert.match(plateMail.attachments[0].filename, /Close/, 'the plate picture is the Close crop');
+    for (const [i, tg] of telegrams.entries()) {
+      assert.equal(tg.payload.type, 'photo');
+      assert.equal(typeof tg.payload.chatId, 'number', 'a chat id to replace');
+      assert.equal(tg.payload.caption, emails[i].payload, 'the caption is the text line');
+      assert.equal(tg.payload.content.type, 'Buffer', 'the photo is a Buffer');
+      assert.equal(Buffer.from(tg.payload.content.data).toString('base64'), JPEG);
+    }
+
+    // The filter decided the negatives before the positives (in order): two did not match.
+    const counted = translate('detection-filter.status.counts', { matched: 2, not: 2 });
+    await until(() => (comms.status(ids.filter) || {}).text === counted, 5000, `the filter's status "${counted}"`);
+
+    // The debug sidebar shows them as a person sees them: the e-mail's subject (the text
+    // line) in its header and, unfolded, the attachment's file name; the Telegram photo's caption.
+    const shown = (name) =>
+      page.locator('#red-ui-sidebar-content .red-ui-debug-msg').filter({ has: page.locator('.red-ui-debug-msg-name', { hasText: name }) });
+    await until(
+      async () => (await shown(EMAIL_DEBUG).count()) === 2 && (await shown(TELEGRAM_DEBUG).count()) === 2,
+      10000,
+      'two of each in the sidebar',
+    );
+    const unfold = async (message, keys) => {
+      await message.locator('.red-ui-debug-msg-expandable').first().click();
+      for (const key of keys) {
+        const row = message
+          .locator('.red-ui-debug-msg-expandable')
+          .filter({ has: page.locator('.red-ui-debug-msg-object-key', { hasText: new RegExp(`^${key}$`) }) });
+        await row.first().click();
+      }
+    };
+    for (const [i, mail] of emails.entries()) {
+      const message = shown(EMAIL_DEBUG).nth(i);
+      assert.ok((await message.innerText()).includes(mail.payload), `the sidebar shows the text line "${mail.payload}"`);
+      await unfold(message, ['attachments', '0']);
+      // msg.filename, and now the attachment's
+      assert.equal((await message.innerText()).match(/filename: "[^"]+\.jpg"/g).length, 2, 'the sidebar shows the attachment file name');
+    }
+    for (const [i, tg] of telegrams.entries()) {
+      const message = shown(TELEGRAM_DEBUG).nth(i);
+      await unfold(message, ['payload']);
+      const text = await message.innerText();
+      assert.match(text, /type: "photo"/, 'the sidebar shows a photo');
+      assert.ok(text.includes(`caption: "${tg.payload.caption.slice(0, 20)}`), `the sidebar shows the caption: ${text}`);
+    }
+    await page.locator('#red-ui-sidebar-content').screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-debug.png`) });
+  });
+
+  it('saw no errors in the browser console and none in the Node-RED log', function () {
+    assert.deepEqual(problems, [], 'browser console errors, uncaught errors and failed requests');
+    assert.deepEqual(external, []);
+    assert.deepEqual(nr.errorLines(), []);
+  });
+});
