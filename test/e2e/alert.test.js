@@ -380,4 +380,99 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
     assert.deepEqual(external, []);
     assert.deepEqual(nr.errorLines(), []);
   });
+
+  it('a receiver that cannot start says why under it: no token, a path in use (by name and flow, not id)', async function () {
+    assert.ok(ids, 'the example was deployed by the test before');
+    const flowLabel = await page.evaluate(() => RED.nodes.workspace(RED.workspaces.active()).label);
+    // Pasted into the example's flow, as a person copies a receiver from elsewhere:
+    // one on the example's path, one on Bearer without its token.
+    const pasted = [
+      {
+        id: 'e2e0000000000a01',
+        type: 'detection-in',
+        name: 'second receiver',
+        path: '/detections/alerts',
+        auth: 'none',
+        x: 200,
+        y: 700,
+        wires: [[], []],
+      },
+      {
+        id: 'e2e0000000000a02',
+        type: 'detection-in',
+        name: 'new receiver',
+        path: '/detections/new',
+        auth: 'bearer',
+        x: 200,
+        y: 780,
+        wires: [[], []],
+      },
+    ];
+    await page.locator('#red-ui-header-button-sidemenu').click();
+    await page.locator('#menu-item-import').click();
+    await settled('#red-ui-clipboard-dialog-ok');
+    const pasteBox = page.locator('#red-ui-clipboard-dialog-import-text');
+    await pasteBox.fill(JSON.stringify(pasted));
+    await pasteBox.press('End'); // the dialog checks the JSON on keyup
+    await page.locator('#red-ui-clipboard-dialog-ok').click();
+    const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
+    await page.mouse.move(chart.x + 60, chart.y + chart.height - 200);
+    await page.mouse.click(chart.x + 60, chart.y + chart.height - 200);
+    await page.waitForFunction(() => RED.view.state() === RED.state.DEFAULT);
+    const added = await page.evaluate(
+      (names) =>
+        RED.nodes
+          .filterNodes({ z: RED.workspaces.active(), type: 'detection-in' })
+          .filter((n) => names.includes(n.name))
+          .map((n) => ({ id: n.id, name: n.name, valid: n.valid, errors: n.validationErrors })),
+      pasted.map((n) => n.name),
+    );
+    const byName = Object.fromEntries(added.map((n) => [n.name, n]));
+    assert.equal(byName['new receiver'].valid, false, 'a pasted receiver on Bearer without its token is flagged');
+    assert.ok(
+      byName['new receiver'].errors.includes(translate('detection-in.validators.credentials-bearer')),
+      `its message says what to do: ${byName['new receiver'].errors}`,
+    );
+    assert.equal(byName['second receiver'].valid, true, `a path used elsewhere is only known to the runtime: ${byName['second receiver'].errors}`);
+
+    // Deploy anyway: the editor asks to confirm a flow with an invalid node.
+    await page.locator('#red-ui-header-button-deploy').click();
+    await page.getByRole('button', { name: 'Confirm deploy' }).click();
+    await page.waitForFunction(() => !RED.nodes.dirty(), null, { timeout: 30000 });
+
+    const needsToken = translate('detection-in.status.needs-token');
+    await until(() => (comms.status(byName['new receiver'].id) || {}).text === needsToken, 20000, `"new receiver": "${needsToken}"`);
+    // The example's receiver was deployed first and keeps its path.
+    const inUse = translate('detection-in.status.path-in-use', { name: translate('detection-in.paletteLabel'), flow: flowLabel });
+    await until(() => (comms.status(byName['second receiver'].id) || {}).text === inUse, 20000, `"second receiver": "${inUse}"`);
+    // ... and the person sees it under each node in the workspace.
+    const statusText = (id) =>
+      page.evaluate((nodeId) => {
+        const label = document.querySelector(`[id="${nodeId}"] .red-ui-flow-node-status-label`);
+        return label ? label.textContent : null;
+      }, id);
+    await page.waitForFunction(
+      ([a, b, ta, tb]) =>
+        [
+          [a, ta],
+          [b, tb],
+        ].every(([id, text]) => {
+          const label = document.querySelector(`[id="${id}"] .red-ui-flow-node-status-label`);
+          return label && label.textContent === text;
+        }),
+      [byName['new receiver'].id, byName['second receiver'].id, needsToken, inUse],
+    );
+    assert.equal(await statusText(byName['second receiver'].id), inUse);
+    await page.locator('#red-ui-workspace-chart').screenshot({ path: path.join(ARTIFACTS, 'receivers-that-cannot-start.png') });
+
+    // The log names the other receiver and its flow, never by id.
+    const errors = nr.errorLines();
+    const pathError = errors.find((l) => l.includes('/detections/alerts'));
+    assert.ok(pathError, `the path in use is logged: ${errors.join('\n')}`);
+    assert.ok(pathError.includes(`"${flowLabel}"`), `the log names the flow: ${pathError}`);
+    assert.ok(!pathError.includes(ids.receiver), `the log does not name the node by id: ${pathError}`);
+    // The example keeps working.
+    const res = await postJson(`${nr.url}/detections/alerts`, eventOf('lpr', 'e2e-after-paste'));
+    assert.equal(res.status, 200);
+  });
 });
