@@ -48,6 +48,8 @@ const CHROMIUM_ARGS = [
 ];
 const EXAMPLE = 'alert-with-picture';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', `alert-nr${nodeRedVersion().split('.')[0]}`);
+/** The sidebar's content: one element in Node-RED 4, a top and a bottom section in Node-RED 5 (the debug tab opens in the bottom one). */
+const SIDEBAR = ':is(#red-ui-sidebar-content, .red-ui-sidebar-content)';
 const EMAIL_DEBUG = 'e-mail (connect an e-mail node here)';
 const TELEGRAM_DEBUG = 'Telegram (connect a telegram sender here)';
 
@@ -286,7 +288,17 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
     assert.ok(events.vipPlate.payload.lprPlateInfo.tags.some((t) => t.tagName === 'VIP' && Date.parse(t.expires) > Date.now()));
     assert.equal(events.bannedPerson.payload.detectionInfo.detectorName, 'Entrance Cam 3');
 
-    await sidebarTab('debug').click();
+    // The debug tab's button toggles it in Node-RED 5, where it may already be open in the
+    // sidebar's bottom section: clicked only when the debug messages are not shown.
+    const debugOpen = () =>
+      page.evaluate(() => {
+        const list = document.querySelector('.red-ui-debug-content');
+        const box = list && list.closest('#red-ui-sidebar-content, .red-ui-sidebar-content');
+        const r = box && list.offsetParent !== null ? box.getBoundingClientRect() : null;
+        return Boolean(r && r.width > 0 && r.height > 0);
+      });
+    if (!(await debugOpen())) await sidebarTab('debug').click();
+    await until(debugOpen, 5000, 'the debug messages shown in the sidebar');
     // negatives first: one receiver emits in order
     for (const key of ['otherCamera', 'expiredTag', 'vipPlate', 'bannedPerson']) {
       const res = await postJson(`${nr.url}/detections/alerts`, events[key]);
@@ -342,8 +354,7 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
 
     // The debug sidebar shows them as a person sees them: the e-mail's subject (the text
     // line) in its header and, unfolded, the attachment's file name; the Telegram photo's caption.
-    const shown = (name) =>
-      page.locator('#red-ui-sidebar-content .red-ui-debug-msg').filter({ has: page.locator('.red-ui-debug-msg-name', { hasText: name }) });
+    const shown = (name) => page.locator(`${SIDEBAR} .red-ui-debug-msg`).filter({ has: page.locator('.red-ui-debug-msg-name', { hasText: name }) });
     await until(
       async () => (await shown(EMAIL_DEBUG).count()) === 2 && (await shown(TELEGRAM_DEBUG).count()) === 2,
       10000,
@@ -372,7 +383,11 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
       assert.match(text, /type: "photo"/, 'the sidebar shows a photo');
       assert.ok(text.includes(`caption: "${tg.payload.caption.slice(0, 20)}`), `the sidebar shows the caption: ${text}`);
     }
-    await page.locator('#red-ui-sidebar-content').screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-debug.png`) });
+    await page
+      .locator(SIDEBAR)
+      .filter({ has: page.locator('.red-ui-debug-content') })
+      .first()
+      .screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-debug.png`) });
   });
 
   it('saw no errors in the browser console and none in the Node-RED log', function () {
