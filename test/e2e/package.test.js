@@ -148,6 +148,9 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
         `dist/nodes/${type}/locales/en-US/${type}.html`,
       ]),
       ...fs.readdirSync(path.join(ROOT, 'examples')).map((f) => `examples/${f}`),
+      'README.md',
+      'CHANGELOG.md',
+      'LICENSE',
     ]) {
       assert.ok(nr.packedFiles.includes(f), `the tarball ships ${f}`);
     }
