@@ -1096,7 +1096,11 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     await settled('.red-ui-help-title', labels[type]);
     const help = page.locator('.red-ui-help').filter({ has: title });
     const headings = (await help.locator('h3').allInnerTexts()).map((h) => h.trim());
-    for (const h of ['Outputs', 'Details']) assert.ok(headings.includes(h), `help has a ${h} heading: ${headings.join(', ')}`);
+    // a configuration node's help, as core's, has Details and no Inputs or Outputs (it has no ports)
+    const config = CONFIG_TYPES.includes(type);
+    for (const h of config ? ['Details'] : ['Outputs', 'Details']) assert.ok(headings.includes(h), `help has a ${h} heading: ${headings.join(', ')}`);
+    if (config)
+      for (const h of ['Inputs', 'Outputs']) assert.ok(!headings.includes(h), `configuration node help has no ${h} heading: ${headings.join(', ')}`);
     const text = await help.innerText();
     assert.ok(text.length > 200, 'help has some text');
     assert.doesNotMatch(text, RAW_KEY);

@@ -148,6 +148,9 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
         `dist/nodes/${type}/locales/en-US/${type}.html`,
       ]),
       ...fs.readdirSync(path.join(ROOT, 'examples')).map((f) => `examples/${f}`),
+      'README.md',
+      'CHANGELOG.md',
+      'LICENSE',
     ]) {
       assert.ok(nr.packedFiles.includes(f), `the tarball ships ${f}`);
     }
@@ -235,9 +238,15 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
       assert.ok(html.includes(`data-template-name="${type}"`), 'the edit dialog template is served');
       assert.ok(html.includes(`data-help-name="${type}"`), 'the help text is served');
       assert.ok(html.includes(`RED.nodes.registerType('${type}'`), 'the editor registration is served');
+      // A flow node's help has Inputs, Outputs and Details; a configuration node's (as core's
+      // own configuration nodes) only Details: it has no ports.
+      const ownHelp = html.slice(html.indexOf(`data-help-name="${type}"`));
+      const helpText = ownHelp.slice(0, ownHelp.indexOf('</script>'));
+      const isConfig = /category:\s*'config'/.test(html.slice(html.indexOf(`RED.nodes.registerType('${type}'`)).slice(0, 400));
       for (const section of ['Inputs', 'Outputs', 'Details']) {
-        const help = html.slice(html.indexOf(`data-help-name="${type}"`));
-        assert.match(help.slice(0, help.indexOf('</script>')), new RegExp(`<h3>${section}</h3>`), `help has ${section}`);
+        if (isConfig && section !== 'Details')
+          assert.doesNotMatch(helpText, new RegExp(`<h3>${section}</h3>`), `configuration node help has no ${section}`);
+        else assert.match(helpText, new RegExp(`<h3>${section}</h3>`), `help has ${section}`);
       }
 
       // our part of the concatenated editor html: the installed package's own file

@@ -4,6 +4,8 @@
  * against the mock v2 core (lib/mock-core) on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { getHelper, translatedModule, collect, until, selfSigned } = require('../support');
 const { startMockCore } = require('../../dist/sim/mock-core');
 
@@ -143,6 +145,37 @@ describe('platform nodes against a mock v2 core', function () {
       const [msg] = await got;
       assert.ok(msg.error.message.length > 0);
       assert.ok(!msg.error.message.includes(CREDS.password));
+    });
+
+    it('runs the platform-request example as imported: the installed modules, and why a call failed', async () => {
+      const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'platform-request.json'), 'utf8'));
+      core = await startMockCore({ ...CREDS });
+      const byName = (name) => example.find((n) => n.name === name);
+      const server = example.find((n) => n.type === 'platform-server');
+      assert.equal(server.url, 'http://127.0.0.1:5023', 'the example points at the demo core');
+      const request = example.find((n) => n.type === 'platform-request');
+      assert.deepEqual([request.method, request.path], ['GET', '/api/v2/portal/installed-plugins']);
+      assert.deepEqual(byName('list modules').wires, [[request.id]], 'the inject node starts the call');
+      // the inject and comment nodes stay out (a click is a message to the request node); debug nodes become probes
+      const nodes = example
+        .filter((n) => n.type !== 'inject' && n.type !== 'comment')
+        .map((n) => {
+          if (n.type === 'platform-server') return { ...n, url: core.url };
+          if (n.type === 'debug') return { id: n.id, type: 'helper', z: 'f1', name: n.name };
+          return { ...n, z: 'f1' };
+        });
+      await helper.load(modules, [{ id: 'f1', type: 'tab', label: 'example' }, ...nodes], { [server.id]: { ...CREDS } });
+      let got = collect(helper.getNode(byName('installed modules').id), 1);
+      helper.getNode(request.id).receive({});
+      const [answer] = await got;
+      assert.equal(answer.statusCode, 200);
+      assert.ok(JSON.stringify(answer.payload).includes('pos'), JSON.stringify(answer.payload));
+      core.failNext(1, { status: 404, body: { title: 'Not Found' } });
+      got = collect(helper.getNode(byName('why it failed').id), 1);
+      helper.getNode(request.id).receive({});
+      const [failed] = await got;
+      assert.equal(failed.statusCode, 404);
+      assert.match(failed.error.message, /answered 404/);
     });
   });
 
