@@ -1,6 +1,6 @@
 'use strict';
 // Functions run inside the page (page.evaluate) use the browser's and the editor's globals.
-/* global window, document, innerWidth, innerHeight, RED */
+/* global document, RED */
 /**
  * End to end: the "alert with picture" example in Chromium (issue 13).
  *
@@ -29,27 +29,12 @@
  * Skipped, with a message, only where /usr/bin/chromium is not installed.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { ROOT, nodeRedVersion, postJson, translate, until } = require('../support');
-const { MODULE, NodeRedProcess } = require('../support/nodered-process');
+const { EditorBrowser, SIDEBAR } = require('../support/editor-browser');
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
 const EXAMPLE = 'alert-with-picture';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', `alert-nr${nodeRedVersion().split('.')[0]}`);
-/** The sidebar's content: one element in Node-RED 4, a top and a bottom section in Node-RED 5 (the debug tab opens in the bottom one). */
-const SIDEBAR = ':is(#red-ui-sidebar-content, .red-ui-sidebar-content)';
 const EMAIL_DEBUG = 'e-mail (connect an e-mail node here)';
 const TELEGRAM_DEBUG = 'Telegram (connect a telegram sender here)';
 
@@ -75,125 +60,29 @@ function eventOf(kind, messageId, change = () => {}) {
 describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
   this.timeout(60000);
 
+  let browser;
   let nr;
-  let context;
   let page;
   let comms;
-  let userDataDir;
-  const problems = [];
-  const external = [];
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(`      SKIPPED: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium); it is not installed here`);
-      this.skip();
-    }
+    if (!EditorBrowser.available()) this.skip();
     this.timeout(180000);
-    const { chromium } = require('playwright-core');
-    fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-chromium-'));
-    const launching = chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1600, height: 1000 },
-      locale: 'en-US',
-    });
-    const [launched, nodeRed] = await Promise.allSettled([
-      launching,
-      (async () => {
-        nr = await NodeRedProcess.create({ settings: { editorTheme: { tours: false } } });
-        await nr.start();
-      })(),
-    ]);
-    if (launched.status === 'fulfilled') context = launched.value;
-    if (launched.status === 'rejected') throw new Error(`Chromium (${CHROMIUM}) did not start: ${launched.reason.message}`);
-    if (nodeRed.status === 'rejected') throw nodeRed.reason;
-    context.setDefaultTimeout(15000);
-    // No network here: the palette manager's catalogue fetch gets an empty
-    // catalogue; any other request off 127.0.0.1 is recorded (and fails the test).
-    await context.route(
-      (url) => url.hostname !== '127.0.0.1',
-      (route) => {
-        const u = new URL(route.request().url());
-        if (u.hostname === 'catalogue.nodered.org') {
-          return route.fulfill({
-            status: 200,
-            contentType: 'application/json',
-            body: JSON.stringify({ name: 'Node-RED Community catalogue', updated_at: new Date().toISOString(), modules: [] }),
-          });
-        }
-        external.push(route.request().url());
-        return route.abort();
-      },
-    );
-    page = context.pages()[0] || (await context.newPage());
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (err) => problems.push(`uncaught: ${err.stack || err.message}`));
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
-    });
+    browser = await EditorBrowser.start({ viewport: { width: 1600, height: 1000 }, artifacts: ARTIFACTS });
+    ({ nr, page } = browser);
     comms = await nr.openComms();
-    await page.goto(nr.url);
-    await page.waitForFunction(
-      () => window.RED && RED.nodes && RED.workspaces && RED.workspaces.active() && RED.nodes.getType('detection-filter'),
-      null,
-      { timeout: 30000 },
-    );
+    await browser.openEditor(['detection-filter']);
   });
 
   afterEach(async function () {
-    if (this.currentTest && this.currentTest.state === 'failed' && page) {
-      const file = path.join(ARTIFACTS, `FAILED-${this.currentTest.title.replace(/[^\w.-]+/g, '_').slice(0, 80)}.png`);
-      await page.screenshot({ path: file }).then(
-        () => console.log(`      (screenshot of the failure: ${path.relative(ROOT, file)})`),
-        () => {},
-      );
-    }
+    if (browser) await browser.screenshotIfFailed(this.currentTest);
   });
 
   after(async function () {
     this.timeout(60000);
-    if (problems.length) console.log(`\n---- browser problems ----\n${problems.join('\n')}\n----`);
     if (comms) comms.close();
-    if (context) await context.close().catch((err) => console.log(`closing Chromium: ${err.message}`));
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-    if (nr) await nr.cleanup();
+    if (browser) await browser.close();
   });
-
-  /** Waits until an element matching `selector` (with `text`, the first whose text is
-   *  `text`) is inside the window and has stopped moving (trays and dialogs slide in). */
-  async function settled(selector, text) {
-    await page.waitForFunction(
-      ([sel, txt]) => {
-        const el = [...document.querySelectorAll(sel)].find((e) => txt === undefined || e.textContent.trim() === txt);
-        const r = el && el.offsetParent !== null ? el.getBoundingClientRect() : null;
-        const shown = r && r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
-        const key = shown ? `${sel}|${txt}|${r.left},${r.top},${r.width},${r.height}` : null;
-        const same = key !== null && window.__e2eSettled === key;
-        window.__e2eSettled = key;
-        return same;
-      },
-      [selector, text],
-      { polling: 'raf' },
-    );
-  }
-
-  /** The button that opens a sidebar tab (Node-RED 4: the tab strip; 5: the tab bar). */
-  function sidebarTab(id) {
-    return page
-      .locator(`#red-ui-tab-${id} .red-ui-tab-label, #red-ui-tab-${id}-link-button, button[data-tab-id="${id}"]`)
-      .filter({ visible: true })
-      .first();
-  }
-
-  /** The nodes of the active flow: id, type and name. */
-  function flowNodes() {
-    return page.evaluate(() => RED.nodes.filterNodes({ z: RED.workspaces.active() }).map((n) => ({ id: n.id, type: n.type, name: n.name })));
-  }
 
   /** The messages a debug node sent the editor, decoded as the sidebar decodes them. */
   function debugMessages(id) {
@@ -203,37 +92,9 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
   let ids;
 
   it(`imports the ${EXAMPLE} example from Menu → Import → Examples and deploys it`, async function () {
-    const workspaceBefore = await page.evaluate(() => RED.workspaces.active());
-    await page.locator('#red-ui-header-button-sidemenu').click();
-    await page.locator('#menu-item-import').click();
-    await settled('#red-ui-clipboard-dialog-ok');
-    await page.locator('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples .red-ui-tab-label').click();
-    const lib = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
-    const treeLabel = '#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label-text';
-    await settled(treeLabel, MODULE);
-    const labelOf = (text) =>
-      lib.locator('.red-ui-treeList-label').filter({ has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${text}$`) }) });
-    // a click that lands while the tree is still being drawn is sometimes lost: click again while it is shut
-    for (let attempt = 1; ; attempt++) {
-      await labelOf(MODULE).click();
-      const opened = await labelOf(EXAMPLE)
-        .waitFor({ state: 'visible', timeout: 3000 })
-        .then(
-          () => true,
-          () => false,
-        );
-      if (opened || attempt === 3) break;
-    }
-    await settled(treeLabel, EXAMPLE);
-    await labelOf(EXAMPLE).click();
-    await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
-    await page.locator('#red-ui-clipboard-dialog-ok').click();
-    await page.waitForFunction(
-      (ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0,
-      workspaceBefore,
-    );
+    await browser.importExample(EXAMPLE);
 
-    const nodes = await flowNodes();
+    const nodes = await browser.flowNodes();
     const one = (type, name) => {
       const found = nodes.filter((n) => n.type === type && (name === undefined || n.name === name));
       assert.equal(found.length, 1, `one ${type}${name ? ` "${name}"` : ''} in the example: ${JSON.stringify(nodes)}`);
@@ -247,21 +108,13 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
       email: one('debug', EMAIL_DEBUG),
       telegram: one('debug', TELEGRAM_DEBUG),
     };
-    const invalid = await page.evaluate(() =>
-      RED.nodes
-        .filterNodes({ z: RED.workspaces.active() })
-        .filter((n) => n.valid === false)
-        .map((n) => `${n.type} "${n.name}": ${n.validationErrors}`),
+    assert.deepEqual(
+      nodes.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`),
+      [],
+      'imported nodes that are invalid',
     );
-    assert.deepEqual(invalid, [], 'imported nodes that are invalid');
-
-    // the imported nodes hang on the mouse until a click on the workspace places them
-    const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
-    await page.mouse.move(chart.x + 40, chart.y + 40);
-    await page.mouse.click(chart.x + 40, chart.y + 40);
-    await page.waitForFunction(() => RED.view.state() === RED.state.DEFAULT);
-    await page.locator('#red-ui-header-button-deploy').click();
-    await page.waitForFunction(() => !RED.nodes.dirty(), null, { timeout: 30000 });
+    await browser.place();
+    await browser.deploy();
     // the receiver says it listens once its route is mounted (no request made: it would count)
     const listening = translate('detection-in.status.listening', { path: '/detections/alerts' });
     await until(() => (comms.status(ids.receiver) || {}).text === listening, 20000, `the receiver's status "${listening}"`);
@@ -288,17 +141,8 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
     assert.ok(events.vipPlate.payload.lprPlateInfo.tags.some((t) => t.tagName === 'VIP' && Date.parse(t.expires) > Date.now()));
     assert.equal(events.bannedPerson.payload.detectionInfo.detectorName, 'Entrance Cam 3');
 
-    // The debug tab's button toggles it in Node-RED 5, where it may already be open in the
-    // sidebar's bottom section: clicked only when the debug messages are not shown.
-    const debugOpen = () =>
-      page.evaluate(() => {
-        const list = document.querySelector('.red-ui-debug-content');
-        const box = list && list.closest('#red-ui-sidebar-content, .red-ui-sidebar-content');
-        const r = box && list.offsetParent !== null ? box.getBoundingClientRect() : null;
-        return Boolean(r && r.width > 0 && r.height > 0);
-      });
-    if (!(await debugOpen())) await sidebarTab('debug').click();
-    await until(debugOpen, 5000, 'the debug messages shown in the sidebar');
+    // Node-RED 5's tab buttons toggle, and the debug tab may already be open in the sidebar's bottom section.
+    await browser.showSidebarTab('debug', '.red-ui-debug-content');
     // negatives first: one receiver emits in order
     for (const key of ['otherCamera', 'expiredTag', 'vipPlate', 'bannedPerson']) {
       const res = await postJson(`${nr.url}/detections/alerts`, events[key]);
@@ -391,8 +235,8 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
   });
 
   it('saw no errors in the browser console and none in the Node-RED log', function () {
-    assert.deepEqual(problems, [], 'browser console errors, uncaught errors and failed requests');
-    assert.deepEqual(external, []);
+    assert.deepEqual(browser.problems, [], 'browser console errors, uncaught errors and failed requests');
+    assert.deepEqual(browser.external, []);
     assert.deepEqual(nr.errorLines(), []);
   });
 
@@ -423,17 +267,8 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
         wires: [[], []],
       },
     ];
-    await page.locator('#red-ui-header-button-sidemenu').click();
-    await page.locator('#menu-item-import').click();
-    await settled('#red-ui-clipboard-dialog-ok');
-    const pasteBox = page.locator('#red-ui-clipboard-dialog-import-text');
-    await pasteBox.fill(JSON.stringify(pasted));
-    await pasteBox.press('End'); // the dialog checks the JSON on keyup
-    await page.locator('#red-ui-clipboard-dialog-ok').click();
-    const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
-    await page.mouse.move(chart.x + 60, chart.y + chart.height - 200);
-    await page.mouse.click(chart.x + 60, chart.y + chart.height - 200);
-    await page.waitForFunction(() => RED.view.state() === RED.state.DEFAULT);
+    await browser.pasteNodes(pasted);
+    await browser.place(60, -200);
     const added = await page.evaluate(
       (names) =>
         RED.nodes
@@ -451,9 +286,7 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
     assert.equal(byName['second receiver'].valid, true, `a path used elsewhere is only known to the runtime: ${byName['second receiver'].errors}`);
 
     // Deploy anyway: the editor asks to confirm a flow with an invalid node.
-    await page.locator('#red-ui-header-button-deploy').click();
-    await page.getByRole('button', { name: 'Confirm deploy' }).click();
-    await page.waitForFunction(() => !RED.nodes.dirty(), null, { timeout: 30000 });
+    await browser.deploy({ confirm: true });
 
     const needsToken = translate('detection-in.status.needs-token');
     await until(() => (comms.status(byName['new receiver'].id) || {}).text === needsToken, 20000, `"new receiver": "${needsToken}"`);

@@ -24,19 +24,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, nodeRedVersion, request } = require('../support');
-const { MODULE, NodeRedProcess } = require('../support/nodered-process');
+const { MODULE } = require('../support/nodered-process');
+const { EditorBrowser } = require('../support/editor-browser');
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
 const PKG = require(path.join(ROOT, 'package.json'));
 /** Every node type the package registers. */
 const TYPES = Object.keys(PKG['node-red'].nodes);
@@ -55,9 +45,6 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts', `editor-nr${nodeRedVersion()
  *  of the package starts with its node type) or the namespaced
  *  `node-red-contrib-detection-bridge/detection-in:…`. */
 const RAW_KEY = new RegExp(`\\b(?:${TYPES.join('|')})\\.[a-zA-Z]|${MODULE}/`);
-
-/** How the editor logs an error it caught from a node definition's function. */
-const EDITOR_CAUGHT = /^(Definition error|oneditprepare|oneditsave|oneditcancel|oneditresize|oneditdelete|Validation error)\b/;
 
 /** The address the detection-in dialog should suggest, as lib/http/addresses.ts picks
  *  it from this machine's interfaces; null when only loopback ones exist. */
@@ -585,10 +572,9 @@ const CASES = {
 describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
   this.timeout(30000);
 
+  let browser;
   let nr;
-  let context;
   let page;
-  let userDataDir;
   /** Palette labels from each type's catalog as Node-RED serves it. */
   const labels = {};
   /** Each type's message catalog as Node-RED serves it. */
@@ -598,49 +584,14 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   let defs = {};
   /** The node each flow type's tests work on: its id. */
   const nodeIds = {};
-  /** Browser console errors, uncaught page errors and failed requests. */
-  const problems = [];
-  /** Requests that left 127.0.0.1. */
-  const external = [];
-  let problemsSeen = 0;
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(`      SKIPPED: the editor browser test needs Chromium at ${CHROMIUM} (apt-get install chromium); it is not installed here`);
-      this.skip();
-    }
+    if (!EditorBrowser.available()) this.skip();
     this.timeout(180000);
     const started = Date.now();
-    let chromium;
-    try {
-      ({ chromium } = require('playwright-core'));
-    } catch (err) {
-      throw new Error(`playwright-core is not installed: it is a dev dependency of this package (npm install): ${err.message}`, { cause: err });
-    }
-    fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-
     // Chromium starts while the module is packed and installed and Node-RED starts.
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-chromium-'));
-    const launching = chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1400, height: 1000 },
-      locale: 'en-US',
-    });
-    const [launched, nodeRed] = await Promise.allSettled([
-      launching,
-      (async () => {
-        // tours: false — a fresh user directory opens with the "Welcome to
-        // Node-RED" tour, a modal over the whole editor.
-        nr = await NodeRedProcess.create({ settings: { editorTheme: { tours: false } } });
-        await nr.start();
-      })(),
-    ]);
-    if (launched.status === 'fulfilled') context = launched.value;
-    if (launched.status === 'rejected') throw new Error(`Chromium (${CHROMIUM}) did not start: ${launched.reason.message}`);
-    if (nodeRed.status === 'rejected') throw nodeRed.reason;
+    browser = await EditorBrowser.start({ viewport: { width: 1400, height: 1000 }, artifacts: ARTIFACTS, timeout: 10000 });
+    ({ nr, page } = browser);
     for (const type of TYPES) {
       const c = await request(`${nr.url}/locales/${MODULE}/${type}?lng=en-US`, { method: 'GET', headers: { accept: 'application/json' } });
       assert.equal(c.status, 200, `catalog of ${type}`);
@@ -648,56 +599,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       labels[type] = c.json[type].paletteLabel;
       assert.equal(typeof labels[type], 'string', `${type} has a palette label in its catalog`);
     }
-    context.setDefaultTimeout(10000);
-    // The palette manager of Node-RED 4.1 and 5 fetches the public node
-    // catalogue when the editor starts. This machine has no network, and that
-    // fetch is not about our nodes: it gets an empty catalogue, so the editor
-    // runs as it does online and its console stays clean. Any other request
-    // off 127.0.0.1 is recorded (and fails the test).
-    await context.route(
-      (url) => url.hostname !== '127.0.0.1',
-      (route) => {
-        const u = new URL(route.request().url());
-        if (u.hostname === 'catalogue.nodered.org') {
-          return route.fulfill({
-            status: 200,
-            contentType: 'application/json',
-            body: JSON.stringify({ name: 'Node-RED Community catalogue', updated_at: new Date().toISOString(), modules: [] }),
-          });
-        }
-        external.push(route.request().url());
-        return route.abort();
-      },
-    );
-    page = context.pages()[0] || (await context.newPage());
-    // Nothing in the console is ignored.
-    page.on('console', (m) => {
-      const where = `(${m.location().url}:${m.location().lineNumber})`;
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()} ${where}`);
-      // The editor catches what a node definition throws (label, paletteLabel,
-      // icon, oneditprepare, oneditsave, validate, …) and only console.logs it.
-      else if (EDITOR_CAUGHT.test(m.text())) problems.push(`console.${m.type()} (an error the editor caught): ${m.text()} ${where}`);
-    });
-    page.on('pageerror', (err) => problems.push(`uncaught: ${err.stack || err.message}`));
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
-    });
-    page.on('requestfailed', (r) => {
-      if (!external.includes(r.url())) problems.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`);
-    });
-
-    await page.goto(nr.url);
-    await page.waitForFunction(
-      (types) =>
-        window.RED &&
-        RED.nodes &&
-        RED.workspaces &&
-        RED.workspaces.active() &&
-        types.every((t) => RED.nodes.getType(t)) &&
-        document.querySelectorAll('#red-ui-palette .red-ui-palette-node').length > 0,
-      TYPES,
-      { timeout: 30000 },
-    );
+    await browser.openEditor(TYPES);
     defs = await page.evaluate((types) => {
       const out = {};
       for (const t of types) {
@@ -711,25 +613,19 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     }, TYPES);
     for (const t of TYPES) assert.equal(defs[t].category === 'config', CONFIG_TYPES.includes(t), `${t}: category ${defs[t].category}`);
     console.log(
-      `      (Node-RED ${nodeRedVersion()} and Chromium ${context.browser() ? context.browser().version() : ''} up, editor loaded in ${Date.now() - started} ms)`,
+      `      (Node-RED ${nodeRedVersion()} and Chromium ${browser.context.browser() ? browser.context.browser().version() : ''} up, editor loaded in ${Date.now() - started} ms)`,
     );
   });
 
   /** Fails the test that made the browser report a problem. */
   function noNewProblems() {
-    const fresh = problems.slice(problemsSeen);
-    problemsSeen = problems.length;
-    assert.deepEqual(fresh, [], 'problems in the browser');
-    assert.deepEqual(external, [], 'requests off 127.0.0.1');
+    assert.deepEqual(browser.newProblems(), [], 'problems in the browser');
+    assert.deepEqual(browser.external, [], 'requests off 127.0.0.1');
   }
 
   afterEach(async function () {
     if (!(this.currentTest && this.currentTest.state === 'failed' && page)) return;
-    const file = path.join(ARTIFACTS, `FAILED-${this.currentTest.title.replace(/[^\w.-]+/g, '_').slice(0, 80)}.png`);
-    await page.screenshot({ path: file }).then(
-      () => console.log(`      (screenshot of the failure: ${path.relative(ROOT, file)})`),
-      () => {},
-    );
+    await browser.screenshotIfFailed(this.currentTest);
     // leave the editor usable for the next test: close edit trays and dialogs left open
     for (let i = 0; i < 3; i++) {
       await page
@@ -745,10 +641,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
 
   after(async function () {
     this.timeout(60000);
-    if (problems.length) console.log(`\n---- browser problems ----\n${problems.join('\n')}\n----`);
-    if (context) await context.close().catch((err) => console.log(`closing Chromium: ${err.message}`));
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-    if (nr) await nr.cleanup();
+    if (browser) await browser.close();
   });
 
   // ---- helpers that drive the editor ----
@@ -875,29 +768,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     lastNodeClick = Date.now();
   }
 
-  /**
-   * Waits until an element is shown in the window (with `text`: the first
-   * element matching `selector` whose text is `text`) and has stopped moving:
-   * trays slide in.
-   * Checks on every animation frame, where Playwright's own waits back off to
-   * half a second between checks.
-   */
-  async function settled(selector, text) {
-    await page.waitForFunction(
-      ([sel, txt]) => {
-        const el = [...document.querySelectorAll(sel)].find((e) => txt === undefined || e.textContent.trim() === txt);
-        const r = el && el.offsetParent !== null ? el.getBoundingClientRect() : null;
-        // inside the window: a tray starts off its right edge, then slides in
-        const shown = r && r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
-        const key = shown ? `${sel}|${txt}|${r.left},${r.top},${r.width},${r.height}` : null;
-        const same = key !== null && window.__e2eSettled === key;
-        window.__e2eSettled = key;
-        return same;
-      },
-      [selector, text],
-      { polling: 'raf' },
-    );
-  }
+  const settled = (selector, text) => browser.settled(selector, text);
 
   /** Double-clicks the node on the workspace and waits for its edit tray. */
   async function openDialog(id) {
@@ -1003,17 +874,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     return { user, id: nodeIds[user], prop: defs[user].configRefs.find((r) => r.type === type).prop };
   }
 
-  /**
-   * The button that opens a sidebar tab. Node-RED 4: a tab of the sidebar's
-   * tab strip, or its icon button (the sidebar is narrow: only the active tab
-   * has a label); Node-RED 5: a button of the sidebar tab bar.
-   */
-  function sidebarTab(id) {
-    return page
-      .locator(`#red-ui-tab-${id} .red-ui-tab-label, #red-ui-tab-${id}-link-button, button[data-tab-id="${id}"]`)
-      .filter({ visible: true })
-      .first();
-  }
+  const sidebarTab = (id) => browser.sidebarTab(id);
 
   /** Fields of an open dialog marked as errors. */
   function markedFields(form = '#dialog-form') {
@@ -1431,40 +1292,9 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
           return ids;
         });
       const idsBefore = await allIds();
-      const workspaceBefore = await page.evaluate(() => RED.workspaces.active());
 
-      await page.locator('#red-ui-header-button-sidemenu').click();
-      await page.locator('#menu-item-import').click();
-      // the dialog is built as it opens: wait for its Import button before using its tabs
-      await settled('#red-ui-clipboard-dialog-ok');
-      await page.locator('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples .red-ui-tab-label').click();
-      const lib = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
-      const treeLabel = '#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label-text';
-      await settled(treeLabel, MODULE);
-      const labelOf = (text) =>
-        lib.locator('.red-ui-treeList-label').filter({ has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${text}$`) }) });
-      // The folder opens on a click; a click that lands while the tree is still being
-      // drawn is sometimes lost (seen once in Node-RED 4.1): click again while it is shut.
-      for (let attempt = 1; ; attempt++) {
-        await labelOf(MODULE).click();
-        const opened = await labelOf(name)
-          .waitFor({ state: 'visible', timeout: 3000 })
-          .then(
-            () => true,
-            () => false,
-          );
-        if (opened || attempt === 3) break;
-      }
-      await settled(treeLabel, name);
-      const listed = await lib.locator('.red-ui-treeList-label-text').allInnerTexts();
+      const listed = await browser.importExample(name);
       for (const e of EXAMPLES) assert.ok(listed.includes(e), `the examples of ${MODULE} list ${e}: ${listed.join(', ')}`);
-      await labelOf(name).click();
-      await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
-      await page.locator('#red-ui-clipboard-dialog-ok').click();
-      await page.waitForFunction(
-        (ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0,
-        workspaceBefore,
-      );
       const ws = await page.evaluate(() => RED.workspaces.active());
       const imported = await page.evaluate((before) => {
         const out = [];
@@ -1512,8 +1342,8 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   });
 
   it('saw no errors in the browser console and none in the Node-RED log', function () {
-    assert.deepEqual(problems, [], 'browser console errors, uncaught errors and failed requests');
-    assert.deepEqual(external, []);
+    assert.deepEqual(browser.problems, [], 'browser console errors, uncaught errors and failed requests');
+    assert.deepEqual(browser.external, []);
     assert.deepEqual(nr.errorLines(), []);
   });
 });

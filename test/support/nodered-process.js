@@ -107,9 +107,11 @@ function runSimulator(args, timeoutMs = 90000) {
 class NodeRedProcess extends NodeRedChild {
   /**
    * Creates a user directory with the packed module installed.
-   * `settings`: extra settings.js entries (JSON-serialisable).
+   * `settings`: extra settings.js entries (JSON-serialisable); `modules`:
+   * other packages to install beside it (npm install specs: a directory, a
+   * tarball, name@version).
    */
-  static async create({ settings = {} } = {}) {
+  static async create({ settings = {}, modules = [] } = {}) {
     const { tarball, files } = await packModule();
     const base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-e2e-'));
     const nr = new NodeRedProcess(base, files);
@@ -118,7 +120,7 @@ class NodeRedProcess extends NodeRedChild {
       path.join(nr.userDir, 'package.json'),
       JSON.stringify({ name: 'node-red-project', description: 'e2e user dir', version: '0.0.1', private: true }, null, 2),
     );
-    await run('npm', ['install', tarball, '--prefix', nr.userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    await run('npm', ['install', tarball, ...modules, '--prefix', nr.userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
       cwd: nr.userDir,
     });
     assert.ok(fs.existsSync(path.join(nr.userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');

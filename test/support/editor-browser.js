@@ -1,0 +1,304 @@
+'use strict';
+// Functions run inside the page (page.evaluate) use the browser's and the editor's globals.
+/* global window, document, innerWidth, innerHeight, RED */
+/**
+ * The Node-RED editor in a headless Chromium, for the browser tests: a fresh
+ * Node-RED with the packed module (NodeRedProcess) and Chromium start side by
+ * side; every request off 127.0.0.1 is refused and recorded, except the
+ * palette manager's fetch of the public node catalogue, which gets an empty
+ * one (no network here, and that fetch is not about our nodes); console
+ * errors and warnings, uncaught page errors, errors the editor caught from a
+ * node definition and failed responses are collected in `problems`.
+ *
+ * Steps a person takes that several tests share live here too: waiting for a
+ * tray or dialog to stop moving, the sidebar tab buttons of Node-RED 4 and 5,
+ * Menu → Import → Examples, placing what was imported, Deploy.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT } = require('./index');
+const { MODULE, NodeRedProcess } = require('./nodered-process');
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+/** How the editor logs an error it caught from a node definition's function. */
+const EDITOR_CAUGHT = /^(Definition error|oneditprepare|oneditsave|oneditcancel|oneditresize|oneditdelete|Validation error)\b/;
+/** The sidebar's content: one element in Node-RED 4, a top and a bottom section in Node-RED 5. */
+const SIDEBAR = ':is(#red-ui-sidebar-content, .red-ui-sidebar-content)';
+
+class EditorBrowser {
+  /** False (after saying why) where Chromium is not installed: the caller skips. */
+  static available() {
+    if (fs.existsSync(CHROMIUM)) return true;
+    console.log(`      SKIPPED: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium); it is not installed here`);
+    return false;
+  }
+
+  /**
+   * Starts Node-RED (the packed module, `modules` installed beside it,
+   * `settings` added; the welcome tour off) and Chromium (`locale`,
+   * `viewport`) at once. `artifacts`: a directory emptied for screenshots.
+   */
+  static async start({ settings = {}, modules = [], locale = 'en-US', viewport = { width: 1400, height: 1000 }, artifacts, timeout = 15000 } = {}) {
+    let chromium;
+    try {
+      ({ chromium } = require('playwright-core'));
+    } catch (err) {
+      throw new Error(`playwright-core is not installed: it is a dev dependency of this package (npm install): ${err.message}`, { cause: err });
+    }
+    const browser = new EditorBrowser(artifacts);
+    if (artifacts) {
+      fs.rmSync(artifacts, { recursive: true, force: true });
+      fs.mkdirSync(artifacts, { recursive: true });
+    }
+    browser.userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-chromium-'));
+    const [launched, nodeRed] = await Promise.allSettled([
+      chromium.launchPersistentContext(browser.userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport, locale }),
+      (async () => {
+        // tours: false — a fresh user directory opens with the "Welcome to Node-RED" tour, a modal over the editor.
+        browser.nr = await NodeRedProcess.create({ settings: { editorTheme: { tours: false }, ...settings }, modules });
+        await browser.nr.start();
+      })(),
+    ]);
+    if (launched.status === 'fulfilled') browser.context = launched.value;
+    if (launched.status === 'rejected' || nodeRed.status === 'rejected') {
+      await browser.close();
+      if (launched.status === 'rejected') throw new Error(`Chromium (${CHROMIUM}) did not start: ${launched.reason.message}`);
+      throw nodeRed.reason;
+    }
+    browser.context.setDefaultTimeout(timeout);
+    await browser.context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) => {
+        const u = new URL(route.request().url());
+        if (u.hostname === 'catalogue.nodered.org') {
+          return route.fulfill({
+            status: 200,
+            contentType: 'application/json',
+            body: JSON.stringify({ name: 'Node-RED Community catalogue', updated_at: new Date().toISOString(), modules: [] }),
+          });
+        }
+        browser.external.push(route.request().url());
+        return route.abort();
+      },
+    );
+    browser.page = browser.context.pages()[0] || (await browser.context.newPage());
+    browser.watch(browser.page);
+    return browser;
+  }
+
+  constructor(artifacts) {
+    this.artifacts = artifacts;
+    /** Browser console errors and warnings, uncaught page errors, errors the editor caught, failed requests. */
+    this.problems = [];
+    /** Requests that left 127.0.0.1. */
+    this.external = [];
+    this.problemsSeen = 0;
+  }
+
+  /** Collects what goes wrong in `page` into `problems`. Nothing in the console is ignored. */
+  watch(page) {
+    page.on('console', (m) => {
+      const where = `(${m.location().url}:${m.location().lineNumber})`;
+      if (m.type() === 'error' || m.type() === 'warning') this.problems.push(`console.${m.type()}: ${m.text()} ${where}`);
+      // The editor catches what a node definition throws (label, oneditprepare, validate, …) and only console.logs it.
+      else if (EDITOR_CAUGHT.test(m.text())) this.problems.push(`console.${m.type()} (an error the editor caught): ${m.text()} ${where}`);
+    });
+    page.on('pageerror', (err) => this.problems.push(`uncaught: ${err.stack || err.message}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) this.problems.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
+    });
+    page.on('requestfailed', (r) => {
+      if (!this.external.includes(r.url())) this.problems.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`);
+    });
+  }
+
+  /** The problems seen since the last call. */
+  newProblems() {
+    const fresh = this.problems.slice(this.problemsSeen);
+    this.problemsSeen = this.problems.length;
+    return fresh;
+  }
+
+  /** Opens the editor (`query`, e.g. `?lang=de`) and waits until it is loaded with `types` registered. */
+  async openEditor(types = [], query = '') {
+    await this.page.goto(`${this.nr.url}/${query}`);
+    await this.page.waitForFunction(
+      (ts) =>
+        window.RED &&
+        RED.nodes &&
+        RED.workspaces &&
+        RED.workspaces.active() &&
+        ts.every((t) => RED.nodes.getType(t)) &&
+        document.querySelectorAll('#red-ui-palette .red-ui-palette-node').length > 0,
+      types,
+      { timeout: 30000 },
+    );
+  }
+
+  /**
+   * Waits until an element matching `selector` (with `text`, the first whose
+   * text is `text`) is inside the window and has stopped moving: trays and
+   * dialogs slide in. Checks on every animation frame, where Playwright's own
+   * waits back off to half a second between checks.
+   */
+  async settled(selector, text) {
+    await this.page.waitForFunction(
+      ([sel, txt]) => {
+        const el = [...document.querySelectorAll(sel)].find((e) => txt === undefined || e.textContent.trim() === txt);
+        const r = el && el.offsetParent !== null ? el.getBoundingClientRect() : null;
+        const shown = r && r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+        const key = shown ? `${sel}|${txt}|${r.left},${r.top},${r.width},${r.height}` : null;
+        const same = key !== null && window.__e2eSettled === key;
+        window.__e2eSettled = key;
+        return same;
+      },
+      [selector, text],
+      { polling: 'raf' },
+    );
+  }
+
+  /**
+   * The button that opens a sidebar tab. Node-RED 4: a tab of the sidebar's
+   * tab strip, or its icon button (only the active tab has a label when the
+   * sidebar is narrow); Node-RED 5: a button of the sidebar tab bar.
+   */
+  sidebarTab(id) {
+    return this.page
+      .locator(`#red-ui-tab-${id} .red-ui-tab-label, #red-ui-tab-${id}-link-button, button[data-tab-id="${id}"]`)
+      .filter({ visible: true })
+      .first();
+  }
+
+  /** Opens the sidebar tab `id` unless its content (`contentSelector`) is shown already (Node-RED 5's tab buttons toggle); waits until it shows. */
+  async showSidebarTab(id, contentSelector) {
+    if (!(await this.page.evaluate(sidebarShows, [contentSelector, SIDEBAR]))) await this.sidebarTab(id).click();
+    await this.page.waitForFunction(sidebarShows, [contentSelector, SIDEBAR]);
+  }
+
+  /** Menu → Import, waiting for the dialog (it is built as it opens) to stand still. */
+  async openImportDialog() {
+    await this.page.locator('#red-ui-header-button-sidemenu').click();
+    await this.page.locator('#menu-item-import').click();
+    await this.settled('#red-ui-clipboard-dialog-ok');
+  }
+
+  /**
+   * Menu → Import → Examples → `module` → `name`, imported into a new flow,
+   * which becomes the active one. Resolves with the names the module's folder
+   * listed. The imported nodes then hang on the mouse: see place().
+   */
+  async importExample(name, module = MODULE) {
+    const page = this.page;
+    const workspaceBefore = await page.evaluate(() => RED.workspaces.active());
+    await this.openImportDialog();
+    await page.locator('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples .red-ui-tab-label').click();
+    const lib = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+    const treeLabel = '#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label-text';
+    await this.settled(treeLabel, module);
+    const labelOf = (text) =>
+      lib
+        .locator('.red-ui-treeList-label')
+        .filter({ has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${escape(text)}$`) }) });
+    // The folder opens on a click; a click that lands while the tree is still being
+    // drawn is sometimes lost (seen in Node-RED 4.1): click again while it is shut.
+    for (let attempt = 1; ; attempt++) {
+      await labelOf(module).click();
+      const opened = await labelOf(name)
+        .waitFor({ state: 'visible', timeout: 3000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (opened || attempt === 3) break;
+    }
+    await this.settled(treeLabel, name);
+    const listed = await lib.locator('.red-ui-treeList-label-text').allInnerTexts();
+    await labelOf(name).click();
+    await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
+    await page.locator('#red-ui-clipboard-dialog-ok').click();
+    await page.waitForFunction(
+      (ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0,
+      workspaceBefore,
+    );
+    return listed;
+  }
+
+  /** Menu → Import → the clipboard tab: pastes `nodes` (JSON) and imports them into the active flow. */
+  async pasteNodes(nodes) {
+    await this.openImportDialog();
+    const pasteBox = this.page.locator('#red-ui-clipboard-dialog-import-text');
+    await pasteBox.fill(JSON.stringify(nodes));
+    await pasteBox.press('End'); // the dialog checks the JSON on keyup
+    await this.page.locator('#red-ui-clipboard-dialog-ok').click();
+  }
+
+  /** Imported nodes hang on the mouse until a click on the workspace places them: clicks at (`dx`, `dy`) from its top left (negative: from the bottom). */
+  async place(dx = 40, dy = 40) {
+    const chart = await this.page.locator('#red-ui-workspace-chart').boundingBox();
+    const x = chart.x + dx;
+    const y = dy < 0 ? chart.y + chart.height + dy : chart.y + dy;
+    await this.page.mouse.move(x, y);
+    await this.page.mouse.click(x, y);
+    await this.page.waitForFunction(() => RED.view.state() === RED.state.DEFAULT);
+  }
+
+  /** The nodes of the active flow: id, type, name, valid and validation errors. */
+  flowNodes() {
+    return this.page.evaluate(() =>
+      RED.nodes
+        .filterNodes({ z: RED.workspaces.active() })
+        .map((n) => ({ id: n.id, type: n.type, name: n.name, valid: n.valid, errors: n.validationErrors || [] })),
+    );
+  }
+
+  /** The Deploy button; `confirm`: accept the editor's "flow has invalid nodes" question. Waits until deployed. */
+  async deploy({ confirm = false } = {}) {
+    await this.page.locator('#red-ui-header-button-deploy').click();
+    if (confirm) await this.page.getByRole('button', { name: 'Confirm deploy' }).click();
+    await this.page.waitForFunction(() => !RED.nodes.dirty(), null, { timeout: 30000 });
+  }
+
+  /** A screenshot of the page into the artifacts when `test` failed (mocha's this.currentTest). */
+  async screenshotIfFailed(test) {
+    if (!(test && test.state === 'failed' && this.page && this.artifacts)) return;
+    const file = path.join(this.artifacts, `FAILED-${test.title.replace(/[^\w.-]+/g, '_').slice(0, 80)}.png`);
+    await this.page.screenshot({ path: file }).then(
+      () => console.log(`      (screenshot of the failure: ${path.relative(ROOT, file)})`),
+      () => {},
+    );
+  }
+
+  /** Closes Chromium, removes its profile, stops Node-RED and removes its user directory; prints the problems seen. */
+  async close() {
+    if (this.problems.length) console.log(`\n---- browser problems ----\n${this.problems.join('\n')}\n----`);
+    if (this.context) await this.context.close().catch((err) => console.log(`closing Chromium: ${err.message}`));
+    if (this.userDataDir) fs.rmSync(this.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    if (this.nr) await this.nr.cleanup();
+  }
+}
+
+/** In the page: whether the element `sel` is shown inside the sidebar. */
+function sidebarShows([sel, sidebar]) {
+  const el = document.querySelector(sel);
+  const box = el && el.closest(sidebar);
+  const r = box && el.offsetParent !== null ? box.getBoundingClientRect() : null;
+  return Boolean(r && r.width > 0 && r.height > 0);
+}
+
+/** `text` as a literal inside a RegExp. */
+function escape(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+module.exports = { CHROMIUM, CHROMIUM_ARGS, EDITOR_CAUGHT, SIDEBAR, EditorBrowser };
