@@ -46,6 +46,32 @@ function packModule() {
   return packed;
 }
 
+const packedInstalled = new Map();
+/**
+ * A tarball of the package `name` as installed in this package's
+ * node_modules (a dev dependency), for NodeRedProcess.create's `modules`: it
+ * installs without the network (its own dependencies come from the npm cache
+ * that installed it) and at the locked version. Packed once per test run;
+ * null when `name` is not installed.
+ */
+function packInstalled(name) {
+  if (!packedInstalled.has(name)) {
+    const dir = path.join(ROOT, 'node_modules', name);
+    packedInstalled.set(
+      name,
+      !fs.existsSync(path.join(dir, 'package.json'))
+        ? Promise.resolve(null)
+        : (async () => {
+            const dest = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-dep-'));
+            process.once('exit', () => fs.rmSync(dest, { recursive: true, force: true }));
+            const out = await run('npm', ['pack', dir, '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: dest });
+            return path.join(dest, JSON.parse(out.stdout.slice(out.stdout.indexOf('[')))[0].filename);
+          })(),
+    );
+  }
+  return packedInstalled.get(name);
+}
+
 /** The JS body of a core function node that turns a message into one JSON
  *  line: `fields` is a JS object expression over `msg`. */
 function probeFunction(fields) {
@@ -193,4 +219,4 @@ function readProbeLines(file) {
     .map((l) => JSON.parse(l));
 }
 
-module.exports = { MODULE, NodeRedProcess, packModule, probeFunction, readProbeLines, run, functionNode, fileNode, runSimulator };
+module.exports = { MODULE, NodeRedProcess, packModule, packInstalled, probeFunction, readProbeLines, run, functionNode, fileNode, runSimulator };
