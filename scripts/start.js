@@ -6,10 +6,12 @@
  * (git-ignored) with this package installed, deploys the demo flow and every
  * example on tabs of their own, starts the events-bridge sample endpoints and
  * the mock platform v2 core, starts Node-RED (the dev dependency) on
- * 127.0.0.1, and runs the events-bridge simulator against the demo flow and
- * the alert-with-picture example (round robin).
+ * 127.0.0.1, and runs the events-bridge simulator against the demo flow, the
+ * alert-with-picture example and the live-dashboard example (round robin).
  * Where Debian's redis-server is installed, a Redis for the several-instances
  * example is started too (its files in .demo/redis); otherwise that tab is left out.
+ * The live-dashboard example needs FlowFuse Dashboard 2.0, a dev dependency:
+ * where it is not installed, that tab is left out too.
  * Ctrl-C stops everything and prints the simulator's summary.
  */
 'use strict';
@@ -70,6 +72,10 @@ const rate = Number(values.rate ?? process.env.DEMO_RATE ?? '1');
 if (!Number.isFinite(rate) || rate < 0 || rate > 1000)
   fail(`--rate must be a number of events per second from 0 to 1000, got "${values.rate ?? process.env.DEMO_RATE}"`);
 const keepFlows = values['keep-flows'] || process.env.DEMO_KEEP_FLOWS === '1';
+// The live-dashboard example needs the dashboard (a dev dependency): linked into the demo where installed.
+const DASHBOARD = '@flowfuse/node-red-dashboard';
+const dashboardDir = path.join(root, 'node_modules', DASHBOARD);
+const haveDashboard = fs.existsSync(path.join(dashboardDir, 'package.json'));
 
 console.log('Building…');
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
@@ -88,9 +94,16 @@ fs.mkdirSync(path.join(userDir, 'node_modules'), { recursive: true });
 const link = path.join(userDir, 'node_modules', 'node-red-contrib-detection-bridge');
 fs.rmSync(link, { recursive: true, force: true });
 fs.symlinkSync(root, link, 'dir');
+const dashboardLink = path.join(userDir, 'node_modules', DASHBOARD);
+fs.rmSync(dashboardLink, { recursive: true, force: true });
+if (haveDashboard) {
+  fs.mkdirSync(path.dirname(dashboardLink), { recursive: true });
+  fs.symlinkSync(dashboardDir, dashboardLink, 'dir');
+}
+const demoDependencies = { 'node-red-contrib-detection-bridge': '*', ...(haveDashboard ? { [DASHBOARD]: '*' } : {}) };
 fs.writeFileSync(
   path.join(userDir, 'package.json'),
-  JSON.stringify({ name: 'detection-bridge-demo', private: true, dependencies: { 'node-red-contrib-detection-bridge': '*' } }, null, 2),
+  JSON.stringify({ name: 'detection-bridge-demo', private: true, dependencies: demoDependencies }, null, 2),
 );
 fs.writeFileSync(
   path.join(userDir, 'settings.js'),
@@ -118,6 +131,9 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
         // Examples point at the demo core; give it the demo credentials.
         flows.push({ ...node, url: coreUrl });
         credentials[node.id] = { userName: CORE_USER, password: CORE_PASSWORD };
+      } else if (node.x === undefined) {
+        // other configuration nodes (the dashboard's): global, as an import makes them
+        flows.push(node);
       } else flows.push({ ...node, z: id });
     }
   };
@@ -130,7 +146,10 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
   const examples = fs
     .readdirSync(path.join(root, 'examples'))
     .filter((f) => f.endsWith('.json'))
-    .filter((f) => haveRedis || !JSON.parse(fs.readFileSync(path.join(root, 'examples', f), 'utf8')).some((n) => n.type === 'detection-redis'))
+    .filter((f) => {
+      const nodes = JSON.parse(fs.readFileSync(path.join(root, 'examples', f), 'utf8'));
+      return (haveRedis || !nodes.some((n) => n.type === 'detection-redis')) && (haveDashboard || !nodes.some((n) => n.type.startsWith('ui-')));
+    })
     .sort();
   examples.forEach((file, i) => {
     addTab(
@@ -182,6 +201,7 @@ async function main() {
     announced = true;
     console.log(`
   Node-RED editor:   ${base}/          (tab "live demo": watch the node status and the debug sidebar)
+  ${haveDashboard ? `Dashboard:         ${base}/dashboard/live     (tab "live-dashboard": the latest plates and faces for a wall screen; receiver ${base}/detections/dashboard)` : `Dashboard:         ${DASHBOARD} is not installed (npm install): the "live-dashboard" tab is left out`}
   Demo receiver:     ${base}/demo/detections   (Bearer ${DEMO_TOKEN})
   Example receiver:  ${base}/detections        (tab "receive-detections", no credentials)
   Alert example:     ${base}/detections/alerts (tab "alert-with-picture", no credentials; messages for e-mail and Telegram in the debug sidebar)
@@ -189,7 +209,7 @@ async function main() {
   Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
   ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in .demo/redis)` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
 
-  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently, two in three to the live demo, one in three to the alert example.` : 'The simulator is off (--rate 0).'}
+  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently, ${haveDashboard ? 'two in five to the live demo, two in five to the dashboard, one in five to the alert example' : 'two in three to the live demo, one in three to the alert example'}.` : 'The simulator is off (--rate 0).'}
   Post one yourself:
     curl -X POST ${base}/detections -H 'Content-Type: application/json' -d @- < <(curl -s ${coreUrl}/api/v1/webhook-models/lpr)
 
@@ -202,10 +222,19 @@ async function main() {
 
 function startSimulator() {
   delivery = startDelivery({
-    // Round robin: one event in three goes to the alert-with-picture example (its receiver
-    // takes any credentials: none are set; the samples are VIP at its cameras). Three
-    // receivers, not two: faces and plates alternate, so each receiver gets both.
-    url: [`${base}/demo/detections`, `${base}/demo/detections`, `${base}/detections/alerts`],
+    // Round robin: one event in three (five with the dashboard) goes to the alert-with-picture
+    // example, two in five to the live-dashboard example (their receivers take any
+    // credentials: none are set; the samples are VIP at the alert's cameras). An odd number
+    // of receivers: faces and plates alternate, so each receiver gets both.
+    url: haveDashboard
+      ? [
+          `${base}/demo/detections`,
+          `${base}/detections/dashboard`,
+          `${base}/detections/alerts`,
+          `${base}/demo/detections`,
+          `${base}/detections/dashboard`,
+        ]
+      : [`${base}/demo/detections`, `${base}/demo/detections`, `${base}/detections/alerts`],
     forever: true,
     rate,
     mix: 0.5,
