@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { buildSampleEvent } from '../lib/events/sample';
 import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
 import { fillerJpegBase64 } from './images';
+import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from '../lib/events/sample-images';
 
 /** Approximate JSON size of an event with realistic images. */
 export const REALISTIC_EVENT_BYTES: Readonly<Record<EventKind, number>> = { face: 370 * 1024, lpr: 1024 * 1024 };
@@ -66,13 +67,16 @@ export function buildDeliveryEvent(kind: EventKind, options: DeliveryEventOption
     face.payload.detectionInfo.detectId = `det-${messageId.slice(0, 8)}`;
     if (options.realisticImages) {
       const [live, enrolled] = imageSizes('face');
-      face.payload.detectionImage = { image: fillerJpegBase64(live, 1) };
-      face.payload.defaultPhoto = { image: fillerJpegBase64(enrolled, 2) };
+      face.payload.detectionImage = { image: fillerJpegBase64(live, 1, SAMPLE_FACE_PICTURES.detectionImage) };
+      face.payload.defaultPhoto = { image: fillerJpegBase64(enrolled, 2, SAMPLE_FACE_PICTURES.defaultPhoto) };
     }
   } else if (options.realisticImages) {
     const lpr = event as WebHookLprPayload;
     const sizes = imageSizes('lpr');
-    lpr.payload.detectionImages = LPR_CROPS.map(([cropSizeName], i) => ({ image: fillerJpegBase64(sizes[i], 10 + i), cropSizeName }));
+    lpr.payload.detectionImages = LPR_CROPS.map(([cropSizeName], i) => ({
+      image: fillerJpegBase64(sizes[i], 10 + i, SAMPLE_PLATE_PICTURES[cropSizeName]),
+      cropSizeName,
+    }));
   }
   return event;
 }

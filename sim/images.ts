@@ -1,25 +1,27 @@
 /**
- * Filler images of realistic size for the bridge simulator: base64 text that
- * decodes to bytes starting like a JPEG (FF D8 FF E0 00 10, the JFIF APP0
- * marker) and ending with the end-of-image marker FF D9, with pseudo-random
- * bytes between (so compression on the way does not shrink them).
+ * Images of realistic size for the bridge simulator: a real small JPEG (one
+ * of the built-in sample pictures, lib/events/sample-images.ts) grown to the
+ * size asked for with JPEG comment segments (COM, FF FE) of pseudo-random
+ * bytes, inserted after its JFIF header. Decoders skip comments, so every
+ * image shows as the picture (a dashboard or an e-mail shows it) while the
+ * event keeps the size of a real one; random bytes, so compression on the
+ * way does not shrink them.
  *
  * Cheap and deterministic: one pool of pseudo-random bytes is made once
- * (xorshift32, fixed seed) and base64-encoded once; every image is a slice of
- * that text between a fixed head and tail, cached by (length, variant). A run
- * of thousands of events allocates its images once. Node-RED-free.
+ * (xorshift32, fixed seed); each image is built and base64-encoded once per
+ * (length, variant, picture) and cached: a run of thousands of events
+ * allocates its images once. Node-RED-free.
  */
+import { SAMPLE_PLATE_PICTURES } from '../lib/events/sample-images';
 
-/** base64 of FF D8 FF E0 00 10: SOI and the start of a JFIF APP0 segment. */
-const JPEG_HEAD_B64 = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]).toString('base64'); // "/9j/4AAQ"
-/** base64 of FF D9, end of image. */
-const JPEG_TAIL_B64 = Buffer.from([0xff, 0xd9]).toString('base64'); // "/9k="
+/** A comment segment: marker FF FE, a two-byte length (counting itself), at most 65,533 bytes of data. */
+const COM_MAX_BYTES = 4 + 65_533;
 
 /** Raw bytes in the pool: its base64 text (1 MiB) covers any single image we make. */
 const POOL_BYTES = 768 * 1024;
-let pool: string | undefined;
+let pool: Buffer | undefined;
 
-function poolText(): string {
+function poolBytes(): Buffer {
   if (pool === undefined) {
     const buf = Buffer.allocUnsafe(POOL_BYTES);
     let x = 0x9e3779b9;
@@ -31,7 +33,7 @@ function poolText(): string {
       x >>>= 0;
       buf.writeUInt32LE(x, i);
     }
-    pool = buf.toString('base64');
+    pool = buf;
   }
   return pool;
 }
@@ -39,27 +41,57 @@ function poolText(): string {
 const cache = new Map<string, string>();
 
 /** The largest image `fillerJpegBase64` makes, in base64 characters. */
-export const MAX_FILLER_CHARS = (POOL_BYTES / 3) * 4 + JPEG_HEAD_B64.length + JPEG_TAIL_B64.length;
+export const MAX_FILLER_CHARS = (POOL_BYTES / 3) * 4;
 
 /**
- * A base64 "JPEG" of about `chars` characters (rounded down to a multiple of
- * four, at least 12). `variant` picks another slice of the pool, so the crops
- * of one event differ. The same arguments return the same string.
+ * A base64 JPEG of about `chars` characters (rounded down to a multiple of
+ * four): `picture` (base64 of a real JPEG; default the sample's car) padded
+ * with comments. Never smaller than the picture. `variant` picks other
+ * padding bytes, so the crops of one event differ. The same arguments return
+ * the same string.
  */
-export function fillerJpegBase64(chars: number, variant = 0): string {
-  const total = Math.max(12, Math.min(MAX_FILLER_CHARS, Math.floor(chars / 4) * 4));
-  const key = `${total}:${variant}`;
+export function fillerJpegBase64(chars: number, variant = 0, picture: string = SAMPLE_PLATE_PICTURES.Car): string {
+  const total = Math.min(MAX_FILLER_CHARS, Math.floor(chars / 4) * 4);
+  const key = `${total}:${variant}:${picture.slice(-24)}:${picture.length}`;
   let image = cache.get(key);
   if (image === undefined) {
-    const text = poolText();
-    const middle = total - JPEG_HEAD_B64.length - JPEG_TAIL_B64.length;
-    const room = text.length - middle;
-    // A multiple of 4 so the slice starts on a base64 quantum boundary.
-    const offset = room > 0 ? ((variant * 40_961) % Math.floor(room / 4)) * 4 : 0;
-    image = JPEG_HEAD_B64 + text.slice(offset, offset + middle) + JPEG_TAIL_B64;
+    image = paddedJpeg(Buffer.from(picture, 'base64'), (total / 4) * 3, variant).toString('base64');
     cache.set(key, image);
   }
   return image;
+}
+
+/** `jpeg` with comment segments after its first segment (the JFIF APP0) so that it is `bytes` long. */
+function paddedJpeg(jpeg: Buffer, bytes: number, variant: number): Buffer {
+  let padding = bytes - jpeg.length;
+  if (padding < 4) return jpeg;
+  // SOI (2 bytes), then the APP0 segment: marker (2) and its length (which counts its own two bytes)
+  const headEnd = jpeg[3] === 0xe0 ? 4 + jpeg.readUInt16BE(4) : 2;
+  const out = Buffer.allocUnsafe(jpeg.length + padding);
+  jpeg.copy(out, 0, 0, headEnd);
+  let at = headEnd;
+  const random = poolBytes();
+  let from = (variant * 40_961) % random.length;
+  // equal segments, so none is left shorter than a segment's four header bytes
+  let segments = Math.ceil(padding / COM_MAX_BYTES);
+  while (segments > 0) {
+    const size = Math.ceil(padding / segments);
+    out[at] = 0xff;
+    out[at + 1] = 0xfe;
+    out.writeUInt16BE(size - 2, at + 2);
+    let filled = 4;
+    while (filled < size) {
+      const n = Math.min(size - filled, random.length - from);
+      random.copy(out, at + filled, from, from + n);
+      filled += n;
+      from = (from + n) % random.length;
+    }
+    at += size;
+    padding -= size;
+    segments--;
+  }
+  jpeg.copy(out, at, headEnd);
+  return out;
 }
 
 /** The size of decoded base64 text, in bytes. */

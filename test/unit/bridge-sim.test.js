@@ -150,6 +150,29 @@ function withoutVolatile(event) {
   return copy;
 }
 
+/**
+ * A JPEG read as a decoder does, segment by segment from SOI to the start of
+ * scan, its comment segments (FF FE) left out: fails on a length that runs
+ * past the data or a missing marker.
+ */
+function withoutComments(jpeg) {
+  assert.deepEqual([...jpeg.subarray(0, 2)], [0xff, 0xd8], 'SOI');
+  const kept = [jpeg.subarray(0, 2)];
+  let at = 2;
+  for (;;) {
+    assert.equal(jpeg[at], 0xff, `a marker at ${at}`);
+    const marker = jpeg[at + 1];
+    if (marker === 0xda) break; // start of scan: the entropy-coded picture follows
+    const end = at + 2 + jpeg.readUInt16BE(at + 2);
+    assert.ok(end <= jpeg.length, `segment ${marker.toString(16)} at ${at} ends inside the data`);
+    if (marker !== 0xfe) kept.push(jpeg.subarray(at, end));
+    at = end;
+  }
+  kept.push(jpeg.subarray(at));
+  assert.deepEqual([...jpeg.subarray(-2)], [0xff, 0xd9], 'EOI');
+  return Buffer.concat(kept);
+}
+
 describe('bridge simulator', function () {
   before(function () {
     sim = require(path.join(dist, 'sim', 'index'));
@@ -536,6 +559,19 @@ describe('bridge simulator', function () {
         assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff], 'starts like a JPEG');
         assert.equal(bytes.toString('base64'), image, 'valid base64');
       }
+      // each is a built-in sample picture grown with JPEG comment segments: without them, the picture itself
+      const { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } = require(path.join(dist, 'lib', 'events', 'sample-images.js'));
+      for (const { image, cropSizeName } of plate.json.payload.detectionImages) {
+        assert.equal(withoutComments(Buffer.from(image, 'base64')).toString('base64'), SAMPLE_PLATE_PICTURES[cropSizeName], cropSizeName);
+      }
+      assert.equal(
+        withoutComments(Buffer.from(face.json.payload.detectionImage.image, 'base64')).toString('base64'),
+        SAMPLE_FACE_PICTURES.detectionImage,
+      );
+      assert.equal(
+        withoutComments(Buffer.from(face.json.payload.defaultPhoto.image, 'base64')).toString('base64'),
+        SAMPLE_FACE_PICTURES.defaultPhoto,
+      );
       assert.ok(checkEvent(plate.json).ok && checkEvent(face.json).ok);
     });
 
@@ -679,7 +715,7 @@ describe('bridge simulator', function () {
         child.stderr.on('data', (d) => (stderr += d));
         child.on('error', reject);
         child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-        const killer = setTimeout(() => child.kill('SIGKILL'), 15000);
+        const killer = setTimeout(() => child.kill('SIGKILL'), 60000);
         child.on('close', () => clearTimeout(killer));
         onStart?.(child, () => stdout);
       });
