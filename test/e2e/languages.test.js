@@ -265,6 +265,9 @@ describe(`e2e: the editor in German and Japanese, Node-RED ${nodeRedVersion()} (
         );
         await browser.pasteNodes(flow);
         await browser.place(40, 40);
+        // the editor's note of what was imported would cover the dialogs' titles: closed with a click, as a person does
+        for (const note of await page.locator('.red-ui-notification').all()) await note.click();
+        await page.waitForFunction(() => !document.querySelector('.red-ui-notification'));
         const nodes = await browser.flowNodes();
         assert.deepEqual(nodes.map((n) => n.type).sort(), [...FLOW_TYPES].sort(), 'one node of each flow type');
         const labels = await page.evaluate(() =>

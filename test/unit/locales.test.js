@@ -29,7 +29,11 @@ const PLURAL = /_(plural|\d+|zero|one|two|few|many|other)$/;
 
 /** A help file's outline: its <h3> sections and <h4> subsections, its <dt> properties and those without a type. */
 function helpOutline(html) {
-  const text = (s) => s.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  const text = (s) =>
+    s
+      .replace(/<[^>]+>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const dts = [...html.matchAll(/<dt\b[^>]*>([\s\S]*?)<\/dt>/g)].map((m) => m[1]);
   return {
     sections: [...html.matchAll(/<h3>([\s\S]*?)<\/h3>/g)].map((m) => text(m[1])),
@@ -94,7 +98,11 @@ describe('locales: every shipped language is complete', function () {
           const base = helpOutline(fs.readFileSync(path.join(LOCALES, BASE, file), 'utf8'));
           const own = helpOutline(help);
           for (const part of ['sections', 'subsections', 'properties'])
-            assert.equal(own[part].length, base[part].length, `locales/${lang}/${file}: ${part} ${own[part].join(', ')} as ${BASE}'s ${base[part].join(', ')}`);
+            assert.equal(
+              own[part].length,
+              base[part].length,
+              `locales/${lang}/${file}: ${part} ${own[part].join(', ')} as ${BASE}'s ${base[part].join(', ')}`,
+            );
           assert.deepEqual(own.untyped, [], `locales/${lang}/${file}: every <dt> has a <span class="property-type">`);
         });
       }
