@@ -317,14 +317,14 @@ class EditorBrowser {
    * text (a sentence split by markup), placeholders, titles and aria-labels,
    * the lines the tray shows, and the entries of the TypedInput type menus.
    * Text inside <code> and <textarea> is left out: identifiers and values,
-   * not words. With `cycle`, every <select> of the dialog but those with an
-   * id in `keep` (configuration node lists) is set to each of its options in
-   * turn, as its change handlers then write other texts (tips, problems); its
-   * value is put back after.
+   * not words. With `cycle`, every <select> of the dialog but the
+   * configuration node lists (whose "add new" would open another tray) is
+   * set to each of its options in turn, as its change handlers then write
+   * other texts (tips, problems); its value is put back after.
    */
-  dialogTexts(form, { cycle = true, keep = [] } = {}) {
+  dialogTexts(form, { cycle = true } = {}) {
     return this.page.evaluate(
-      ([formSel, cycleSelects, keepIds]) => {
+      ([formSel, cycleSelects]) => {
         const f = document.querySelector(formSel);
         const tray = f.closest('.red-ui-tray') || f;
         const texts = new Set();
@@ -351,7 +351,7 @@ class EditorBrowser {
         collect();
         if (cycleSelects) {
           for (const select of f.querySelectorAll('select')) {
-            if (keepIds.includes(select.id)) continue;
+            if (select.querySelector('option[value="_ADD_"]')) continue;
             const was = select.value;
             for (const option of [...select.options]) {
               $(select).val(option.value).trigger('change');
@@ -362,7 +362,7 @@ class EditorBrowser {
         }
         return [...texts];
       },
-      [form, cycle, keep],
+      [form, cycle],
     );
   }
 
