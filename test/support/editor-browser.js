@@ -1,6 +1,6 @@
 'use strict';
 // Functions run inside the page (page.evaluate) use the browser's and the editor's globals.
-/* global window, document, innerWidth, innerHeight, RED */
+/* global window, document, innerWidth, innerHeight, NodeFilter, RED, $ */
 /**
  * The Node-RED editor in a headless Chromium, for the browser tests: a fresh
  * Node-RED with the packed module (NodeRedProcess) and Chromium start side by
@@ -267,6 +267,103 @@ class EditorBrowser {
     await this.page.locator('#red-ui-header-button-deploy').click();
     if (confirm) await this.page.getByRole('button', { name: 'Confirm deploy' }).click();
     await this.page.waitForFunction(() => !RED.nodes.dirty(), null, { timeout: 30000 });
+  }
+
+  /**
+   * Double-clicks node `id` on the workspace and waits for its edit tray. The
+   * workspace makes its own double-click out of two mousedowns on one node
+   * less than 650 ms apart, so a double-click comes 700 ms after the last.
+   */
+  async editNode(id) {
+    const wait = (this.lastNodeClick || 0) + 700 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await this.page.locator(`[id="${id}"] .red-ui-flow-node`).dblclick({ delay: 30 });
+    this.lastNodeClick = Date.now();
+    await this.settled('#node-dialog-ok');
+  }
+
+  /** Cancel in the open edit tray; waits until the tray has gone. */
+  async cancelEdit() {
+    await this.page.locator('#node-dialog-cancel').click();
+    await this.page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0 && RED.view.state() === RED.state.DEFAULT);
+  }
+
+  /** In a node's open dialog: the pencil button next to configuration node field `prop`; waits for the configuration node's tray. */
+  async editConfigOf(prop) {
+    await this.page.locator(`#node-input-btn-${prop}-edit`).click();
+    await this.settled('#node-config-dialog-ok');
+  }
+
+  /** Cancel in a configuration node's tray; waits until the node's own dialog is back. */
+  async cancelConfigEdit() {
+    await this.page.locator('#node-config-dialog-cancel').click();
+    await this.page.waitForFunction(() => !document.querySelector('#node-config-dialog-edit-form'), null, { polling: 'raf' });
+    await this.settled('#node-dialog-ok');
+  }
+
+  /** The book button in the footer of the tray holding `form`: the Help sidebar shows that node type's help; waits until its title is `title`. */
+  async helpFromTray(form, title) {
+    const tray = this.page.locator('.red-ui-tray').filter({ has: this.page.locator(form) });
+    await tray
+      .locator('.red-ui-tray-footer button')
+      .filter({ has: this.page.locator('i.fa-book') })
+      .click();
+    await this.settled('.red-ui-help-title', title);
+  }
+
+  /**
+   * Every text the tray holding `form` shows or can show, whitespace
+   * collapsed: each text node (of hidden rows too) and each element's whole
+   * text (a sentence split by markup), placeholders, titles and aria-labels,
+   * the lines the tray shows, and the entries of the TypedInput type menus.
+   * Text inside <code> and <textarea> is left out: identifiers and values,
+   * not words. With `cycle`, every <select> of the dialog but the
+   * configuration node lists (whose "add new" would open another tray) is
+   * set to each of its options in turn, as its change handlers then write
+   * other texts (tips, problems); its value is put back after.
+   */
+  dialogTexts(form, { cycle = true } = {}) {
+    return this.page.evaluate(
+      ([formSel, cycleSelects]) => {
+        const f = document.querySelector(formSel);
+        const tray = f.closest('.red-ui-tray') || f;
+        const texts = new Set();
+        const add = (t) => {
+          const s = (t || '').replace(/\s+/g, ' ').trim();
+          if (s) texts.add(s);
+        };
+        const literal = (el) => el && el.closest('code, textarea, script, style');
+        const collect = () => {
+          const walker = document.createTreeWalker(tray, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!literal(n.parentElement)) add(n.nodeValue);
+          for (const el of tray.querySelectorAll('*')) {
+            if (literal(el)) continue;
+            if (el.children.length && el.textContent.length < 1000) {
+              const copy = el.cloneNode(true);
+              copy.querySelectorAll('code, textarea, script, style').forEach((c) => c.remove());
+              add(copy.textContent);
+            }
+            for (const a of ['placeholder', 'title', 'aria-label']) add(el.getAttribute(a));
+          }
+          tray.innerText.split('\n').forEach(add);
+          document.querySelectorAll('.red-ui-typedInput-options a').forEach((a) => add(a.textContent));
+        };
+        collect();
+        if (cycleSelects) {
+          for (const select of f.querySelectorAll('select')) {
+            if (select.querySelector('option[value="_ADD_"]')) continue;
+            const was = select.value;
+            for (const option of [...select.options]) {
+              $(select).val(option.value).trigger('change');
+              collect();
+            }
+            $(select).val(was).trigger('change');
+          }
+        }
+        return [...texts];
+      },
+      [form, cycle],
+    );
   }
 
   /** A screenshot of the page into the artifacts when `test` failed (mocha's this.currentTest). */

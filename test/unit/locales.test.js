@@ -3,7 +3,8 @@
  * Every language the package ships says everything en-US says: each catalog
  * has every key of its en-US original (plural variants may be added, as a
  * language needs), every message keeps the same __placeholders__, and each help
- * file is the help of its node type. A missing key would show English (or the
+ * file is the help of its node type, with the sections, subsections and
+ * properties of its en-US original, every property with its type. A missing key would show English (or the
  * raw key) in the middle of a translated dialog.
  */
 const assert = require('node:assert/strict');
@@ -26,6 +27,22 @@ const placeholders = (text) => [...String(text).matchAll(/__(\w+)__/g)].map((m) 
 /** i18next plural variants a language may add or leave out (`_plural`, `_0`, `_one`, `_other`, …). */
 const PLURAL = /_(plural|\d+|zero|one|two|few|many|other)$/;
 
+/** A help file's outline: its <h3> sections and <h4> subsections, its <dt> properties and those without a type. */
+function helpOutline(html) {
+  const text = (s) =>
+    s
+      .replace(/<[^>]+>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+  const dts = [...html.matchAll(/<dt\b[^>]*>([\s\S]*?)<\/dt>/g)].map((m) => m[1]);
+  return {
+    sections: [...html.matchAll(/<h3>([\s\S]*?)<\/h3>/g)].map((m) => text(m[1])),
+    subsections: [...html.matchAll(/<h4>([\s\S]*?)<\/h4>/g)].map((m) => text(m[1])),
+    properties: dts.map(text),
+    untyped: dts.filter((dt) => !/<span class="property-type">[^<]+<\/span>/.test(dt)).map(text),
+  };
+}
+
 describe('locales: every shipped language is complete', function () {
   const files = fs.readdirSync(path.join(LOCALES, BASE));
   it(`${BASE} is there, with a catalog and a help file per node type`, function () {
@@ -33,6 +50,17 @@ describe('locales: every shipped language is complete', function () {
     for (const type of types) {
       assert.ok(files.includes(`${type}.json`), `${BASE}/${type}.json`);
       assert.ok(files.includes(`${type}.html`), `${BASE}/${type}.html`);
+    }
+  });
+
+  it(`${BASE} help: Details, after Inputs and Outputs for a node with ports, and every <dt> with a type`, function () {
+    for (const file of files.filter((f) => f.endsWith('.html'))) {
+      const type = file.replace(/\.html$/, '');
+      const source = fs.readFileSync(path.join(ROOT, 'nodes', type, `${type}.html`), 'utf8');
+      const outline = helpOutline(fs.readFileSync(path.join(LOCALES, BASE, file), 'utf8'));
+      const expected = /\bcategory:\s*'config'/.test(source) ? ['Details'] : ['Inputs', 'Outputs', 'Details'];
+      assert.deepEqual(outline.sections, expected, `locales/${BASE}/${file}: sections`);
+      assert.deepEqual(outline.untyped, [], `locales/${BASE}/${file}: every <dt> has a <span class="property-type">`);
     }
   });
 
@@ -63,10 +91,19 @@ describe('locales: every shipped language is complete', function () {
         const type = file.replace(/\.html$/, '');
         const target = path.join(LOCALES, lang, file);
         if (!fs.existsSync(target)) continue; // Node-RED shows the en-US help
-        it(`${file}: the help of ${type}`, function () {
+        it(`${file}: the help of ${type}, with the sections and properties of ${BASE}`, function () {
           const help = fs.readFileSync(target, 'utf8');
           assert.match(help, new RegExp(`<script type="text/html" data-help-name="${type}">`), `locales/${lang}/${file} is ${type}'s help`);
           assert.ok(help.trim().endsWith('</script>'), `locales/${lang}/${file} is closed`);
+          const base = helpOutline(fs.readFileSync(path.join(LOCALES, BASE, file), 'utf8'));
+          const own = helpOutline(help);
+          for (const part of ['sections', 'subsections', 'properties'])
+            assert.equal(
+              own[part].length,
+              base[part].length,
+              `locales/${lang}/${file}: ${part} ${own[part].join(', ')} as ${BASE}'s ${base[part].join(', ')}`,
+            );
+          assert.deepEqual(own.untyped, [], `locales/${lang}/${file}: every <dt> has a <span class="property-type">`);
         });
       }
     });
