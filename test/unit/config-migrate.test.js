@@ -28,7 +28,19 @@ function frozen(value) {
   return freeze(copy);
 }
 
-const sample = (kind) => ({ id: 's1', type: 'detection-sample', z: 'f1', name: '', kind, source: 'builtin', images: 'pictures', baseUrl: '', insecure: false, timeout: 10, wires: [[]] });
+const sample = (kind) => ({
+  id: 's1',
+  type: 'detection-sample',
+  z: 'f1',
+  name: '',
+  kind,
+  source: 'builtin',
+  images: 'pictures',
+  baseUrl: '',
+  insecure: false,
+  timeout: 10,
+  wires: [[]],
+});
 const push = (posId, path = '') => ({
   id: 'p1',
   type: 'platform-push',
@@ -43,7 +55,17 @@ const push = (posId, path = '') => ({
   maxRetries: 5,
   wires: [[]],
 });
-const request = (method, path) => ({ id: 'r1', type: 'platform-request', z: 'f1', name: '', server: 'srv', method, path, errors: 'catch', wires: [[]] });
+const request = (method, path) => ({
+  id: 'r1',
+  type: 'platform-request',
+  z: 'f1',
+  name: '',
+  server: 'srv',
+  method,
+  path,
+  errors: 'catch',
+  wires: [[]],
+});
 
 describe('lib/config/migrate', () => {
   it('knows every node type of the package: version 2 for the three with TypedInputs, 1 for the others', () => {
