@@ -158,7 +158,10 @@ export = function register(RED: NodeAPI): void {
         );
         return;
       }
-      reading = reading.then(() => pathFor(msg)).then((path) => (path instanceof Error ? done(path) : enqueue(msg, path, items, done)));
+      reading = reading
+        .then(() => pathFor(msg))
+        .then((path) => (path instanceof Error ? done(path) : enqueue(msg, path, items, done)))
+        .catch((err: unknown) => done(flowError(RED, err))); // and the next message still has its turn
     });
 
     function enqueue(msg: NodeMessageInFlow, path: string, items: unknown[], done: Done): void {

@@ -4,7 +4,6 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { fillPath } from '../../lib/platform/path-template';
-import { choiceOption, dialogOptions, field } from '../../lib/options';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
@@ -42,7 +41,8 @@ export = function register(RED: NodeAPI): void {
     const pathType = config.pathType || 'str';
     // A fixed method the dialog does not offer is GET, as any option a hand-edited flow gets wrong;
     // msg.method and msg.path when the dialog names no property.
-    const fixedMethod = dialogOptions({ method: field(choiceOption(METHODS), 'GET') }, { method: String(config.method ?? '').toUpperCase() }).method;
+    const upper = String(config.method ?? '').toUpperCase();
+    const fixedMethod = (METHODS as readonly string[]).includes(upper) ? upper : 'GET';
     const methodValue = methodType === FIXED_METHOD ? fixedMethod : config.method || 'method';
     const pathValue = pathType === 'str' ? (config.path || '').trim() : config.path || 'path';
     const methodSource = typedLabel(methodType, methodValue);
@@ -93,10 +93,12 @@ export = function register(RED: NodeAPI): void {
     }
 
     node.on('input', (msg: NodeMessageInFlow, send: Send, done: Done) => {
-      void target(msg).then((found) => {
-        if (found instanceof Error) done(found);
-        else call(msg, found.method, found.template, send, done);
-      });
+      target(msg)
+        .then((found) => {
+          if (found instanceof Error) done(found);
+          else call(msg, found.method, found.template, send, done);
+        })
+        .catch((err: unknown) => done(flowError(RED, err)));
     });
 
     function call(msg: NodeMessageInFlow, method: string, template: string, send: Send, done: Done): void {
