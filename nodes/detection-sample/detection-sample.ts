@@ -14,12 +14,18 @@ import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/options';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
+import { failConfig } from '../shared/status';
+import { shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
-type KindOption = EventKind | 'msg';
 type SourceOption = 'builtin' | 'bridge';
 
+/** The Kind TypedInput's own type: one of the kinds, fixed in the node. */
+const FIXED_KIND = 'kind';
+
 interface DetectionSampleDef extends NodeDef {
-  kind: KindOption;
+  /** A kind (`kindType` "kind"), or where to read it: a msg, flow or global property, an environment variable. */
+  kind: string;
+  kindType: string;
   source: SourceOption;
   images?: SampleImageMode;
   baseUrl: string;
@@ -32,18 +38,11 @@ const MAX_TIMEOUT_S = 600;
 /** Schema errors listed in a warning; the rest are counted. */
 const WARN_ERRORS = 5;
 
-/** msg.kind as a kind: undefined when not set, null when set to something else. */
-function kindFromMsg(value: unknown): EventKind | undefined | null {
-  if (value === undefined || value === null || value === '') return undefined;
+/** A kind read from a message: face when not set, null when set to something else. */
+function kindFromValue(value: unknown): EventKind | null {
+  if (value === undefined || value === null || value === '') return 'face';
   const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
   return isEventKind(text) ? text : null;
-}
-
-/** A msg value for an error message: strings quoted, objects by type. */
-function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (value !== null && typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
 }
 
 export = function register(RED: NodeAPI): void {
@@ -51,7 +50,7 @@ export = function register(RED: NodeAPI): void {
     const t = nodeText(RED, 'detection-sample');
     const options = dialogOptions(
       {
-        kind: field(choiceOption<KindOption>(['face', 'lpr', 'msg']), 'face'),
+        kind: field(choiceOption<EventKind>(['face', 'lpr']), 'face'),
         source: field(choiceOption<SourceOption>(['builtin', 'bridge']), 'builtin'),
         // pictures also for flows saved before the option existed: an image flow works at once
         images: field(choiceOption<SampleImageMode>(SAMPLE_IMAGE_MODES), 'pictures'),
@@ -60,16 +59,33 @@ export = function register(RED: NodeAPI): void {
       },
       config,
     );
-    const { kind: kindOption, source, images } = options;
+    const { source, images } = options;
     const timeoutMs = Math.min(options.timeout, MAX_TIMEOUT_S) * 1000;
     const baseUrl = String(config.baseUrl ?? '').trim();
+    const kindType = config.kindType || FIXED_KIND;
+    const fixed = kindType === FIXED_KIND;
+    // a fixed kind as the dialog allows it (face when it is not one), or where it is read (msg.kind when not said)
+    const kindValue = fixed ? options.kind : String(config.kind || 'kind');
+    const kindSource = fixed ? kindValue : typedLabel(kindType, kindValue);
+    let readKind: PropertyReader;
+    try {
+      readKind = typedReader(RED.util as unknown as PropertyUtil, node, kindValue, kindType, FIXED_KIND);
+    } catch (err) {
+      failConfig(
+        node,
+        t('status.kind-invalid'),
+        t('errors.kind-property', { property: kindSource, message: (err as Error).message }),
+        'ERR_SAMPLE_KIND',
+      );
+      return;
+    }
 
     let sent = 0;
     let agent: Agent | undefined;
     const closing = new AbortController();
     const warned = new Set<EventKind>();
 
-    const idleText = t(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindOption === 'msg' ? 'msg.kind' : kindOption });
+    const idleText = t(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindSource });
     node.status({ fill: 'grey', shape: 'ring', text: idleText });
 
     /** What is wrong with the bridge URL, translated; undefined when it is usable. */
@@ -127,19 +143,23 @@ export = function register(RED: NodeAPI): void {
     }
 
     node.on('input', (msg, send, done) => {
-      let kind: EventKind;
-      if (kindOption === 'msg') {
-        const fromMsg = kindFromMsg((msg as { kind?: unknown }).kind);
-        if (fromMsg === null) {
+      readKind(msg, (err, value) => {
+        if (err) {
           showError();
-          done(coded(t('errors.kind', { value: shown((msg as { kind?: unknown }).kind) }), 'ERR_SAMPLE_KIND'));
+          done(coded(t('errors.kind-property', { property: kindSource, message: err.message }), 'ERR_SAMPLE_KIND'));
           return;
         }
-        kind = fromMsg ?? 'face';
-      } else {
-        kind = kindOption;
-      }
+        const kind = kindFromValue(value);
+        if (kind === null) {
+          showError();
+          done(coded(t('errors.kind-value', { property: kindSource, value: shownValue(value) }), 'ERR_SAMPLE_KIND'));
+          return;
+        }
+        sample(msg, kind, send, done);
+      });
+    });
 
+    function sample(msg: NodeMessageInFlow, kind: EventKind, send: (msg: NodeMessageInFlow) => void, done: (err?: Error) => void): void {
       if (source === 'builtin') {
         const now = new Date();
         deliver(msg, buildSampleEvent(kind, { now, images }), kind, now.toISOString());
@@ -176,7 +196,7 @@ export = function register(RED: NodeAPI): void {
           done(flowError(RED, err));
         },
       );
-    });
+    }
 
     node.on('close', (_removed: boolean, done: () => void) => {
       closing.abort();

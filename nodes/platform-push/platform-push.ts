@@ -14,14 +14,19 @@ import { coded, flowError, nodeText, translate } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
+import { readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
 const OPERATIONS = ['pos', 'casino-ratings', 'tito', 'face-detections', 'plate-reads'] as const;
 
 interface PlatformPushDef extends NodeDef {
   server: string;
   operation: string;
+  /** The POS instance id (`posIdType` "str"), or where to read it: msg, flow, global, env, JSONata. */
   posId: string;
+  posIdType: string;
+  /** The path template of the other kinds (`pathType` "str"), or where to read it. */
   path: string;
+  pathType: string;
   batchSize: number | string;
   batchMs: number | string;
   maxRetries: number | string;
@@ -46,10 +51,29 @@ export = function register(RED: NodeAPI): void {
       config,
     );
     const { operation } = options;
-    const template = (config.path || '').trim();
+    const pos = operation === 'pos';
+    // POS transactions go to the instance's path; the other kinds to the path given. Text is
+    // fixed in the node; otherwise msg.posId and msg.path when the dialog names no property.
+    const saved = pos ? config.posId : config.path;
+    const type = (pos ? config.posIdType : config.pathType) || 'str';
+    const value = type === 'str' ? String(saved ?? '').trim() : saved || (pos ? 'posId' : 'path');
+    const source = typedLabel(type, value);
     const client = platformClientOf(RED, config.server) ?? new Error(t('errors.no-server'));
-    if (client instanceof Error || (operation !== 'pos' && !template)) {
-      failConfig(node, t('status.error'), client instanceof Error ? client.message : t('errors.no-path'), 'ERR_PUSH_CONFIG');
+    const empty = type === 'str' && !value;
+    if (client instanceof Error || empty) {
+      failConfig(
+        node,
+        t('status.error'),
+        client instanceof Error ? client.message : t(pos ? 'errors.pos-empty' : 'errors.no-path'),
+        'ERR_PUSH_CONFIG',
+      );
+      return;
+    }
+    let reader: PropertyReader;
+    try {
+      reader = typedReader(RED.util as unknown as PropertyUtil, node, value, type, 'str');
+    } catch (err) {
+      failConfig(node, t('status.error'), t('errors.property', { property: source, message: (err as Error).message }), 'ERR_PUSH_CONFIG');
       return;
     }
 
@@ -88,12 +112,20 @@ export = function register(RED: NodeAPI): void {
     });
 
     /** The request path for a message, or the error that stops it. */
-    function pathFor(msg: NodeMessageInFlow): string | Error {
-      if (operation === 'pos') {
-        const posId = (msg as { posId?: unknown }).posId ?? config.posId;
-        if (posId === undefined || posId === null || String(posId).trim() === '') return coded(t('errors.no-pos'), 'ERR_PUSH_NO_POS');
-        return posBatchPath(String(posId).trim());
+    async function pathFor(msg: NodeMessageInFlow): Promise<string | Error> {
+      let found: unknown;
+      try {
+        found = await readProperty(reader, msg);
+      } catch (err) {
+        return coded(t('errors.property', { property: source, message: (err as Error).message }), 'ERR_PUSH_PROPERTY');
       }
+      if (pos) {
+        const posId = typeof found === 'string' || typeof found === 'number' ? String(found).trim() : '';
+        if (!posId) return coded(t('errors.pos-value', { property: source, value: shownValue(found) }), 'ERR_PUSH_NO_POS');
+        return posBatchPath(posId);
+      }
+      const template = typeof found === 'string' ? found.trim() : '';
+      if (!template) return coded(t('errors.path-value', { property: source, value: shownValue(found) }), 'ERR_PUSH_NO_PATH');
       const filled = fillPath(template, (name) => {
         try {
           return RED.util.getMessageProperty(msg, name);
@@ -103,6 +135,11 @@ export = function register(RED: NodeAPI): void {
       });
       return filled.ok ? filled.path : coded(t('errors.placeholder', { name: filled.missing }), 'ERR_PUSH_PLACEHOLDER');
     }
+
+    // Paths are read one message after another, so the items of each message reach the
+    // queue in the order the messages came, even when a path is read asynchronously
+    // (JSONata, a persistent context store).
+    let reading: Promise<unknown> = Promise.resolve();
 
     node.on('input', (msg: NodeMessageInFlow, _send: unknown, done: Done) => {
       const payload = msg.payload;
@@ -121,11 +158,13 @@ export = function register(RED: NodeAPI): void {
         );
         return;
       }
-      const path = pathFor(msg);
-      if (path instanceof Error) {
-        done(path);
-        return;
-      }
+      reading = reading
+        .then(() => pathFor(msg))
+        .then((path) => (path instanceof Error ? done(path) : enqueue(msg, path, items, done)))
+        .catch((err: unknown) => done(flowError(RED, err))); // and the next message still has its turn
+    });
+
+    function enqueue(msg: NodeMessageInFlow, path: string, items: unknown[], done: Done): void {
       void queue.add(path, items, { msg, done }).then((outcome) => {
         showStatus();
         if (outcome.ok) {
@@ -142,14 +181,17 @@ export = function register(RED: NodeAPI): void {
         else done(Object.assign(flowError(RED, error), { statusCode: error.status }));
       });
       showStatus();
-    });
+    }
 
     node.on('close', (done: () => void) => {
-      // Send what is queued; what cannot go in time is reported to Catch nodes by its ticket.
-      void queue.close().then(() => {
-        showStatus.cancel();
-        done();
-      });
+      // Send what is queued (after the paths still being read); what cannot go in time is
+      // reported to Catch nodes by its ticket.
+      void reading
+        .then(() => queue.close())
+        .then(() => {
+          showStatus.cancel();
+          done();
+        });
     });
   });
 };

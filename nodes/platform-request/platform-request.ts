@@ -8,13 +8,20 @@ import { coded, flowError, nodeText } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
+import { readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** The Method TypedInput's own type: one of the methods, fixed in the node. */
+const FIXED_METHOD = 'method';
 
 interface PlatformRequestDef extends NodeDef {
   server: string;
+  /** A method (`methodType` "method"), or where to read it: a msg, flow or global property, an environment variable. */
   method: string;
+  methodType: string;
+  /** The path template (`pathType` "str"), or where to read it. */
   path: string;
+  pathType: string;
   errors: 'catch' | 'output';
 }
 
@@ -24,9 +31,36 @@ type Send = (msg: NodeMessageInFlow) => void;
 export = function register(RED: NodeAPI): void {
   registerNode<PlatformRequestDef>(RED, 'platform-request', (node, config) => {
     const t = nodeText(RED, 'platform-request');
-    const client = platformClientOf(RED, config.server) ?? new Error(t('errors.no-server'));
-    if (client instanceof Error) {
-      failConfig(node, t('status.error'), client.message, 'ERR_PLATFORM_CONFIG');
+    const clientOrError = platformClientOf(RED, config.server) ?? new Error(t('errors.no-server'));
+    if (clientOrError instanceof Error) {
+      failConfig(node, t('status.error'), clientOrError.message, 'ERR_PLATFORM_CONFIG');
+      return;
+    }
+    const client = clientOrError;
+    const methodType = config.methodType || FIXED_METHOD;
+    const pathType = config.pathType || 'str';
+    // A fixed method the dialog does not offer is GET, as any option a hand-edited flow gets wrong;
+    // msg.method and msg.path when the dialog names no property.
+    const upper = String(config.method ?? '').toUpperCase();
+    const fixedMethod = (METHODS as readonly string[]).includes(upper) ? upper : 'GET';
+    const methodValue = methodType === FIXED_METHOD ? fixedMethod : config.method || 'method';
+    const pathValue = pathType === 'str' ? (config.path || '').trim() : config.path || 'path';
+    const methodSource = typedLabel(methodType, methodValue);
+    const pathSource = typedLabel(pathType, pathValue);
+    if (pathType === 'str' && !pathValue) {
+      failConfig(node, t('status.error'), t('errors.path-empty'), 'ERR_PLATFORM_PATH');
+      return;
+    }
+    const util = RED.util as unknown as PropertyUtil;
+    let readMethod: PropertyReader;
+    let readPath: PropertyReader;
+    let reading = methodSource;
+    try {
+      readMethod = typedReader(util, node, methodValue, methodType, FIXED_METHOD);
+      reading = pathSource;
+      readPath = typedReader(util, node, pathValue, pathType, 'str');
+    } catch (err) {
+      failConfig(node, t('status.error'), t('errors.property', { property: reading, message: (err as Error).message }), 'ERR_PLATFORM_CONFIG');
       return;
     }
     const errorsToOutput = config.errors === 'output';
@@ -37,18 +71,38 @@ export = function register(RED: NodeAPI): void {
       text: t('status.counts', counts),
     }));
 
+    /** The method and the path template for a message, or the error that stops it. */
+    async function target(msg: NodeMessageInFlow): Promise<{ method: string; template: string } | Error> {
+      let method: unknown;
+      let template: unknown;
+      let reading = methodSource;
+      try {
+        method = await readProperty(readMethod, msg);
+        reading = pathSource;
+        template = await readProperty(readPath, msg);
+      } catch (err) {
+        return coded(t('errors.property', { property: reading, message: (err as Error).message }), 'ERR_PLATFORM_PROPERTY');
+      }
+      const upper = typeof method === 'string' ? method.trim().toUpperCase() : '';
+      if (!(METHODS as readonly string[]).includes(upper)) {
+        return coded(t('errors.method-value', { property: methodSource, value: shownValue(method) }), 'ERR_PLATFORM_METHOD');
+      }
+      const path = typeof template === 'string' ? template.trim() : '';
+      if (!path) return coded(t('errors.path-value', { property: pathSource, value: shownValue(template) }), 'ERR_PLATFORM_PATH');
+      return { method: upper, template: path };
+    }
+
     node.on('input', (msg: NodeMessageInFlow, send: Send, done: Done) => {
-      const fields = msg as NodeMessageInFlow & { method?: unknown; path?: unknown; query?: unknown; statusCode?: number; headers?: unknown };
-      const method = config.method === 'msg' ? String(fields.method ?? '').toUpperCase() : (config.method || 'GET').toUpperCase();
-      if (!(METHODS as readonly string[]).includes(method)) {
-        done(coded(t('errors.bad-method', { method: String(fields.method) }), 'ERR_PLATFORM_METHOD'));
-        return;
-      }
-      const template = (config.path || '').trim() || (typeof fields.path === 'string' ? fields.path.trim() : '');
-      if (!template) {
-        done(coded(t('errors.no-path'), 'ERR_PLATFORM_PATH'));
-        return;
-      }
+      target(msg)
+        .then((found) => {
+          if (found instanceof Error) done(found);
+          else call(msg, found.method, found.template, send, done);
+        })
+        .catch((err: unknown) => done(flowError(RED, err)));
+    });
+
+    function call(msg: NodeMessageInFlow, method: string, template: string, send: Send, done: Done): void {
+      const fields = msg as NodeMessageInFlow & { query?: unknown; statusCode?: number; headers?: unknown };
       const filled = fillPath(template, (name) => {
         try {
           return RED.util.getMessageProperty(msg, name);
@@ -90,6 +144,6 @@ export = function register(RED: NodeAPI): void {
           done(flowError(RED, err));
         },
       );
-    });
+    }
   });
 };

@@ -2,8 +2,13 @@
  * Registers a node type whose setup is a plain function of the node and its
  * configuration: Node-RED calls a constructor with the node as `this`, and
  * every adapter would otherwise begin with `createNode` and `const node = this`.
+ *
+ * The configuration the setup gets is always of the current version: one
+ * saved by an older release of the package is migrated first
+ * (lib/config/migrate.ts), so each adapter reads one shape only.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { serveEditorScript, upToDate } from './config-version';
 
 export interface NodeTypeOptions<TCreds extends object> {
   /** Credential fields (`password` ones never reach the editor). */
@@ -16,11 +21,12 @@ export function registerNode<TDef extends NodeDef, TCreds extends object = objec
   setup: (node: TNode, config: TDef) => void,
   options?: NodeTypeOptions<TCreds>,
 ): void {
+  serveEditorScript(RED);
   RED.nodes.registerType(
     type,
-    function (this: TNode, config: TDef) {
-      RED.nodes.createNode(this, config);
-      setup(this, config);
+    function (this: TNode, saved: TDef) {
+      RED.nodes.createNode(this, saved);
+      setup(this, upToDate(RED, this, type, saved));
     },
     options,
   );

@@ -47,3 +47,33 @@ export function propertyReader(util: PropertyUtil, node: object, value: string, 
   }
   return (msg, callback) => util.evaluateNodeProperty(value, type, node, msg, (err, result) => callback(err, result));
 }
+
+/**
+ * A reader for a TypedInput that has a type of its own for fixed choices
+ * (`fixedType`: the methods, the sample kinds, or `str`): that type reads as
+ * its value, at once; every other type (msg, flow, global, env, jsonata) is
+ * read per message. A missing type counts as the fixed one.
+ */
+export function typedReader(util: PropertyUtil, node: object, value: string, type: string | undefined, fixedType: string): PropertyReader {
+  if (!type || type === fixedType) return (_msg, callback) => callback(null, value);
+  return propertyReader(util, node, value, type);
+}
+
+/** Where a TypedInput reads from, as a person writes it: `msg.kind`, `flow.site`, `env.POS_ID`, `J: expression`. */
+export function typedLabel(type: string | undefined, value: string): string {
+  if (type === 'msg' || type === 'flow' || type === 'global' || type === 'env') return `${type}.${value}`;
+  if (type === 'jsonata') return `J: ${value}`;
+  return value;
+}
+
+/** A value read from a message, for an error message: text quoted (and cut short), objects by kind. */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value !== null && typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
+
+/** A property's value for one message, as a promise. */
+export function readProperty(reader: PropertyReader, msg: object): Promise<unknown> {
+  return new Promise((resolve, reject) => reader(msg, (err, value) => (err ? reject(err) : resolve(value))));
+}

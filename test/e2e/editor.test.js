@@ -64,6 +64,8 @@ const CONFIG = 'node-config-input';
 /**
  * What each dialog is driven with. A step sets one field as a person does:
  * `fill` (text, number and typedInput value boxes), `select`, `check`,
+ * `typed` (a typedInput: `{ typed: field, type, value }`, the type from its
+ * type menu, then the value from its option menu or typed in),
  * `crop` (a row of detection-image's crop list), `rule` (a row of
  * detection-filter's rule list: `{ rule: n, type, value, key }`), or `config` (a
  * configuration node list: value `first`, the first configuration node in
@@ -410,7 +412,7 @@ const CASES = {
   'detection-sample': {
     valid: {
       steps: [
-        { select: 'kind', value: 'lpr' },
+        { typed: 'kind', type: 'kind', value: 'lpr' },
         // Images: a row of the built-in source only
         { select: 'images', value: 'fillers' },
         { select: 'source', value: 'bridge' },
@@ -427,7 +429,15 @@ const CASES = {
         assert.ok(!(await page.locator('#node-input-images').isVisible()), 'no Images row for a fetched sample: it is sent as the bridge answered');
         assert.equal(await page.evaluate(() => RED.nodes.getType('detection-sample').defaults.images.value), 'pictures', 'a new node sends pictures');
       },
-      expect: { kind: 'lpr', source: 'bridge', images: 'fillers', baseUrl: 'https://bridge-host:5022', insecure: true, timeout: 30 },
+      expect: {
+        kind: 'lpr',
+        kindType: 'kind',
+        source: 'bridge',
+        images: 'fillers',
+        baseUrl: 'https://bridge-host:5022',
+        insecure: true,
+        timeout: 30,
+      },
       ports: 1,
     },
     invalid: [
@@ -438,9 +448,17 @@ const CASES = {
         restore: [{ fill: 'baseUrl', value: 'https://bridge-host:5022' }],
       },
       { steps: [{ fill: 'timeout', value: '0' }], error: 'timeout', reason: 'validators.timeout', restore: [{ fill: 'timeout', value: '30' }] },
+      {
+        steps: [{ typed: 'kind', type: 'msg', value: '' }],
+        error: 'kind',
+        reason: 'validators.kind-empty',
+        restore: [{ typed: 'kind', type: 'kind', value: 'lpr' }],
+      },
     ],
   },
   'platform-push': {
+    // a POS instance is to be chosen (or msg.posId)
+    fresh: 'validators.posId-empty',
     valid: {
       steps: [
         { select: 'operation', value: 'tito' },
@@ -450,8 +468,8 @@ const CASES = {
         { fill: 'maxRetries', value: '3' },
       ],
       check: async (page) => {
-        assert.ok(await page.locator('#node-input-path').isVisible(), 'the path is asked for a push kind the spec gives no path for');
-        assert.ok(!(await page.locator('#node-input-posId').isVisible()), 'the POS instance is only asked for POS transactions');
+        assert.ok(await page.locator('.platform-push-path').first().isVisible(), 'the path is asked for a push kind the spec gives no path for');
+        assert.ok(!(await page.locator('.platform-push-pos').first().isVisible()), 'the POS instance is only asked for POS transactions');
         // the new server is not deployed: nothing to list its POS instances from yet
         assert.match(await page.locator('#platform-push-pos-tip').textContent(), /^Deploy the platform server/);
       },
@@ -482,11 +500,11 @@ const CASES = {
   'platform-request': {
     valid: {
       steps: [
-        { select: 'method', value: 'POST' },
+        { typed: 'method', type: 'method', value: 'POST' },
         { fill: 'path', value: '/api/v2/portal/{name}' },
         { select: 'errors', value: 'output' },
       ],
-      expect: { method: 'POST', path: '/api/v2/portal/{name}', errors: 'output' },
+      expect: { method: 'POST', methodType: 'method', path: '/api/v2/portal/{name}', pathType: 'str', errors: 'output' },
       ports: 1,
     },
     invalid: [
@@ -494,6 +512,12 @@ const CASES = {
         steps: [{ fill: 'path', value: '/api/v2/with space' }],
         error: 'path',
         reason: 'validators.path-spaces',
+        restore: [{ fill: 'path', value: '/api/v2/portal/{name}' }],
+      },
+      {
+        steps: [{ fill: 'path', value: '' }],
+        error: 'path',
+        reason: 'validators.path-empty',
         restore: [{ fill: 'path', value: '/api/v2/portal/{name}' }],
       },
     ],
@@ -690,6 +714,21 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       await input.fill(s.value);
       // the editor validates on change/keyup
       await input.dispatchEvent('change');
+    } else if (s.typed) {
+      const box = page.locator(`#${prefix}-${s.typed} + .red-ui-typedInput-container`);
+      if ((await field(s.typed, prefix).evaluate((e) => $(e).typedInput('type'))) !== s.type) {
+        await box.locator('button.red-ui-typedInput-type-select').click();
+        await page.locator(`.red-ui-typedInput-options:visible a[value="${s.type}"]`).click();
+      }
+      const options = box.locator('button.red-ui-typedInput-option-trigger');
+      if (await options.isVisible()) {
+        await options.click();
+        await page.locator(`.red-ui-typedInput-options:visible a[value="${s.value}"]`).click();
+      } else {
+        const input = box.locator('input.red-ui-typedInput-input');
+        await input.fill(s.value);
+        await input.dispatchEvent('change');
+      }
     } else if (s.select) {
       await field(s.select, prefix).selectOption(s.value);
     } else if (s.check) {

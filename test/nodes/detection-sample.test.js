@@ -29,6 +29,9 @@ function imagesOf(event) {
 /** Whether bytes are a whole JPEG: SOI and a JPEG marker at the start, EOI at the end. */
 const isJpeg = (bytes) => bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff && bytes.at(-2) === 0xff && bytes.at(-1) === 0xd9;
 
+/** Kind: the TypedInput's msg type, reading msg.kind. */
+const FROM_MSG = { kind: 'kind', kindType: 'msg' };
+
 function flow(config = {}) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
@@ -38,10 +41,12 @@ function flow(config = {}) {
       z: 'f1',
       name: '',
       kind: 'face',
+      kindType: 'kind',
       source: 'builtin',
       baseUrl: '',
       insecure: false,
       timeout: 10,
+      configVersion: 2,
       wires: [['out']],
       ...config,
     },
@@ -150,7 +155,7 @@ describe('detection-sample node', function () {
   }
 
   it('from msg.kind: face or lpr as asked, face when not set, an error to Catch otherwise', async () => {
-    const { node, out, caught } = await start({ kind: 'msg' });
+    const { node, out, caught } = await start(FROM_MSG);
     let sent = 0;
     out.on('input', () => sent++);
     const got = collect(out, 4);
@@ -168,7 +173,7 @@ describe('detection-sample node', function () {
     );
     const [e1, e2] = await errors;
     for (const e of [e1, e2]) {
-      assert.equal(e.error.message, 'Error: detection-sample.errors.kind');
+      assert.equal(e.error.message, 'Error: detection-sample.errors.kind-value');
       assert.equal(e.error.code, 'ERR_SAMPLE_KIND');
       assert.equal(e.error.source.id, 's1');
     }
@@ -179,9 +184,49 @@ describe('detection-sample node', function () {
     assert.equal(lastStatus(node).fill, 'red');
   });
 
+  it('kind from flow context or an environment variable, read for each message', async () => {
+    process.env.E2E_SAMPLE_KIND = 'lpr';
+    try {
+      await helper.load(
+        [detectionSample],
+        [...flow({ kind: 'sampleKind', kindType: 'flow' }), { ...flow()[1], id: 's2', kind: 'E2E_SAMPLE_KIND', kindType: 'env' }],
+      );
+      const out = helper.getNode('out');
+      const s1 = helper.getNode('s1');
+      let got = collect(out, 2);
+      s1.context().flow.set('sampleKind', 'lpr');
+      s1.receive({ payload: 1, kind: 'face' });
+      s1.context().flow.set('sampleKind', 'face');
+      s1.receive({ payload: 2, kind: 'lpr' });
+      assert.deepEqual(
+        (await got).map((m) => [m.kind, m.topic]),
+        [
+          ['lpr', 'WebHookLprPayload'],
+          ['face', 'WebHookFaceRecPayload'],
+        ],
+        'flow.sampleKind, not msg.kind',
+      );
+      got = collect(out, 1);
+      helper.getNode('s2').receive({ payload: 3 });
+      assert.equal((await got)[0].kind, 'lpr', 'env.E2E_SAMPLE_KIND');
+    } finally {
+      delete process.env.E2E_SAMPLE_KIND;
+    }
+  });
+
+  it('a msg property that does not parse is reported at deploy and on every input', async () => {
+    const { node, caught } = await start({ kind: 'a..b', kindType: 'msg' });
+    await until(() => node.error.called, 2000, 'the error at deploy');
+    assert.equal(node.error.firstCall.args[0], 'detection-sample.errors.kind-property');
+    assert.deepEqual(lastStatus(node), { fill: 'red', shape: 'ring', text: 'detection-sample.status.kind-invalid' });
+    const got = collect(caught, 1);
+    node.receive({ payload: 1 });
+    assert.equal((await got)[0].error.code, 'ERR_SAMPLE_KIND');
+  });
+
   it('built in: small real pictures by default, also in a flow saved before the Images option', async () => {
     // s1 as a flow saved before the option existed (no `images`), s2 as a new node saves it
-    const saved = flow({ kind: 'msg' });
+    const saved = flow(FROM_MSG);
     delete saved[1].images;
     assert.equal('images' in saved[1], false);
     await helper.load([detectionSample], [...saved, { ...saved[1], id: 's2', images: 'pictures' }]);
@@ -209,7 +254,7 @@ describe('detection-sample node', function () {
   });
 
   it("built in, Images: two-byte fillers: the sample exactly as the bridge's sample endpoints make it", async () => {
-    const { node, out } = await start({ kind: 'msg', images: 'fillers' });
+    const { node, out } = await start({ ...FROM_MSG, images: 'fillers' });
     const got = collect(out, 2);
     node.receive({ payload: 1, kind: 'face' });
     node.receive({ payload: 2, kind: 'lpr' });
@@ -240,7 +285,7 @@ describe('detection-sample node', function () {
     await helper.load(
       [detectionSample, detectionImage],
       [
-        ...flow({ kind: 'msg', wires: [['imageAll', 'imagePhoto']] }),
+        ...flow({ ...FROM_MSG, wires: [['imageAll', 'imagePhoto']] }),
         image('imageAll', { plateMode: 'all', faceImage: 'detection', wires: [['toAll'], ['none']] }),
         image('imagePhoto', { plateMode: 'first', faceImage: 'photo', wires: [['toPhoto'], ['none']] }),
         { id: 'toAll', type: 'helper', z: 'f1' },
@@ -277,7 +322,7 @@ describe('detection-sample node', function () {
 
   it('bridge: fetches the sample from {base_url}/api/v1/webhook-models/{kind}, keeping the path prefix', async () => {
     bridge = await fakeBridge();
-    const { node, out } = await start({ source: 'bridge', kind: 'msg', images: 'pictures', baseUrl: `${bridge.base}/eventsbridge/` });
+    const { node, out } = await start({ source: 'bridge', ...FROM_MSG, images: 'pictures', baseUrl: `${bridge.base}/eventsbridge/` });
     assert.deepEqual(statuses(node)[0].text, 'detection-sample.status.idle-bridge');
     const got = collect(out, 2);
     const before = Date.now();

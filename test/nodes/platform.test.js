@@ -24,10 +24,13 @@ function flow(core, { server = {}, push = {}, request = {} } = {}) {
       server: 'srv',
       operation: 'pos',
       posId: 'pos-1',
+      posIdType: 'str',
       path: '',
+      pathType: 'str',
       batchSize: 100,
       batchMs: 50,
       maxRetries: 3,
+      configVersion: 2,
       wires: [['pushed']],
       ...push,
     },
@@ -37,8 +40,11 @@ function flow(core, { server = {}, push = {}, request = {} } = {}) {
       z: 'f1',
       server: 'srv',
       method: 'GET',
+      methodType: 'method',
       path: '/api/v2/portal/installed-plugins',
+      pathType: 'str',
       errors: 'catch',
+      configVersion: 2,
       wires: [['answers']],
       ...request,
     },
@@ -120,6 +126,55 @@ describe('platform nodes against a mock v2 core', function () {
       assert.deepEqual(seen.body, { a: 1 });
     });
 
+    it('reads method and path from the message, flow context or an environment variable', async () => {
+      process.env.E2E_PLATFORM_PATH = '/api/v2/env/{id}';
+      try {
+        const { req, answers, caught } = await start({ request: { method: 'verb', methodType: 'msg', path: 'where', pathType: 'flow' } });
+        req.context().flow.set('where', '/api/v2/flow/{id}');
+        let got = collect(answers, 1);
+        req.receive({ verb: 'put', id: 7, payload: { a: 1 } });
+        assert.equal((await got)[0].statusCode, 200);
+        let seen = core.received.requests.at(-1);
+        assert.deepEqual([seen.method, seen.path, seen.body], ['PUT', '/api/v2/flow/7', { a: 1 }], 'msg.verb, flow.where, {id} filled');
+        const refused = collect(caught, 2);
+        req.receive({ verb: 'FETCH' });
+        req.receive({ payload: 1 });
+        const messages = (await refused).map((m) => m.error.message);
+        assert.deepEqual(messages, [
+          'Error: msg.verb is "FETCH": the method must be GET, POST, PUT, PATCH or DELETE',
+          'Error: msg.verb is undefined: the method must be GET, POST, PUT, PATCH or DELETE',
+        ]);
+        await helper.unload();
+        await helper.load(modules, flow(core, { request: { path: 'E2E_PLATFORM_PATH', pathType: 'env' } }), { srv: { ...CREDS } });
+        got = collect(helper.getNode('answers'), 1);
+        helper.getNode('req').receive({ id: 'x y' });
+        await got;
+        seen = core.received.requests.at(-1);
+        assert.deepEqual([seen.method, seen.path], ['GET', '/api/v2/env/x%20y']);
+      } finally {
+        delete process.env.E2E_PLATFORM_PATH;
+      }
+    });
+
+    it('says when a path read from the message is missing, and refuses an empty path at deploy', async () => {
+      const { req, caught } = await start({ request: { path: 'path', pathType: 'msg' } });
+      const got = collect(caught, 2);
+      req.receive({});
+      req.receive({ path: { not: 'text' } });
+      assert.deepEqual(
+        (await got).map((m) => m.error.message),
+        [
+          'Error: no path: msg.path is undefined; it must hold the path as text, such as /api/v2/portal/installed-plugins',
+          'Error: no path: msg.path is an object; it must hold the path as text, such as /api/v2/portal/installed-plugins',
+        ],
+      );
+      await helper.unload();
+      await helper.load(modules, flow(core, { request: { path: ' ', pathType: 'str' } }), { srv: { ...CREDS } });
+      const empty = helper.getNode('req');
+      await until(() => empty.error.called, 2000, 'the error at deploy');
+      assert.equal(empty.error.firstCall.args[0], 'no path: enter one in the node, or read it from a message property such as msg.path');
+    });
+
     it('sends non-2xx answers to Catch nodes, or to the output when chosen', async () => {
       const { req, caught } = await start();
       core.failNext(1, { status: 404, body: { title: 'Not Found' } });
@@ -197,12 +252,42 @@ describe('platform nodes against a mock v2 core', function () {
       assert.equal(core.received.batches[0].posId, 'pos-1');
     });
 
-    it('takes the POS instance from msg.posId', async () => {
-      const { push, pushed } = await start();
-      const got = collect(pushed, 1);
+    it('takes the POS instance from msg.posId, or from flow context, when chosen so', async () => {
+      const { push, pushed, caught } = await start({ push: { posId: 'posId', posIdType: 'msg' } });
+      let got = collect(pushed, 1);
       push.receive({ payload: tx(1), posId: 'pos-2' });
       assert.equal((await got)[0].path, '/api/v2/pos/plugins/pos-2/events/batch');
       assert.equal(core.received.batches[0].posId, 'pos-2');
+      const refused = collect(caught, 1);
+      push.receive({ payload: tx(2) });
+      assert.equal((await refused)[0].error.message, 'Error: no POS instance: msg.posId is undefined; it must hold the id of a POS module instance');
+      await helper.unload();
+      await helper.load(modules, flow(core, { push: { posId: 'pos', posIdType: 'flow' } }), { srv: { ...CREDS } });
+      helper.getNode('push').context().flow.set('pos', 'pos-3');
+      got = collect(helper.getNode('pushed'), 1);
+      helper.getNode('push').receive({ payload: tx(3), posId: 'pos-2' });
+      assert.equal((await got)[0].path, '/api/v2/pos/plugins/pos-3/events/batch', 'flow.pos, not msg.posId');
+    });
+
+    it('an id set in the node is the POS instance, whatever msg.posId says', async () => {
+      const { push, pushed } = await start();
+      const got = collect(pushed, 1);
+      push.receive({ payload: tx(1), posId: 'pos-2' });
+      assert.equal((await got)[0].path, '/api/v2/pos/plugins/pos-1/events/batch');
+    });
+
+    it('keeps the order of messages whose POS instance is read with JSONata', async () => {
+      // JSONata answers asynchronously, the shorter branch first: without care the later message would overtake
+      const expression = 'site = "a" ? "pos-1" : $lowercase($trim("  POS-1 "))';
+      const { push, pushed } = await start({ push: { posId: expression, posIdType: 'jsonata', batchSize: 10 } });
+      const got = collect(pushed, 1);
+      for (let i = 0; i < 10; i++) push.receive({ payload: tx(i), site: i % 2 ? 'a' : 'b' });
+      const [batch] = await got;
+      assert.equal(batch.path, '/api/v2/pos/plugins/pos-1/events/batch');
+      assert.deepEqual(
+        core.received.batches[0].items.map((i) => i.transactionId),
+        Array.from({ length: 10 }, (_, i) => `tx-${i}`),
+      );
     });
 
     it('sends 1,000 single messages in at most ceil(1000/N)+1 requests, none lost or duplicated', async function () {
