@@ -77,7 +77,9 @@ describe(`e2e: enroll from a flow, detect, receive (Node-RED ${nodeRedVersion()}
       functionNode(
         'e2e-enroll-probe',
         TAB,
-        probeFunction('{ messageId: msg.messageId, externalId: msg.payload.externalId, fields: msg.payload.fields, plate: msg.payload.payload.lprPlateInfo.plate }'),
+        probeFunction(
+          '{ messageId: msg.messageId, externalId: msg.payload.externalId, fields: msg.payload.fields, plate: msg.payload.payload.lprPlateInfo.plate }',
+        ),
         'e2e-enroll-file',
       ),
       fileNode('e2e-enroll-file', TAB, probeFile),
@@ -86,7 +88,15 @@ describe(`e2e: enroll from a flow, detect, receive (Node-RED ${nodeRedVersion()}
 
     // The bridge delivers plates, half of them enrolled ones while any is enrolled.
     const sent = new Map();
-    run = startDelivery({ url: `${nr.url}/detections/enrolled`, forever: true, rate: 25, mix: 1, concurrency: 2, enrollments: store, enrolledShare: 0.5 });
+    run = startDelivery({
+      url: `${nr.url}/detections/enrolled`,
+      forever: true,
+      rate: 25,
+      mix: 1,
+      concurrency: 2,
+      enrollments: store,
+      enrolledShare: 0.5,
+    });
     run.on('sent', (s) => sent.set(s.messageId, s));
     const received = () => readProbeLines(probeFile);
     await until(() => received().length >= 5, 20000, 'events before any enrollment');
