@@ -6,8 +6,10 @@
  * (git-ignored) with this package installed, deploys the demo flow and every
  * example on tabs of their own, starts the events-bridge sample endpoints and
  * the mock platform v2 core, starts Node-RED (the dev dependency) on
- * 127.0.0.1, and runs the events-bridge simulator against the demo flow and
- * the alert-with-picture example (round robin).
+ * 127.0.0.1, and runs the events-bridge simulator against the demo flow, the
+ * alert-with-picture example and the enroll-and-detect example (round robin).
+ * The simulator also serves the enrollment endpoints: plates and faces
+ * enrolled from a flow show up in its detections with their externalId.
  * Where Debian's redis-server is installed, a Redis for the several-instances
  * example is started too (its files in .demo/redis); otherwise that tab is left out.
  * Ctrl-C stops everything and prints the simulator's summary.
@@ -73,9 +75,11 @@ const keepFlows = values['keep-flows'] || process.env.DEMO_KEEP_FLOWS === '1';
 
 console.log('Building…');
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
-const { startSampleServer, startDelivery, formatSummary, createMockCore } = require(path.join(root, 'dist', 'sim'));
+const { startSampleServer, startDelivery, formatSummary, createMockCore, EnrollmentStore } = require(path.join(root, 'dist', 'sim'));
 
 const DEMO_TOKEN = 'demo-token';
+// The bridge's JWT for the enrollment endpoints: fixed, so flows kept with --keep-flows still work.
+const DEMO_BRIDGE_JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZW1vIn0.ZGVtby1icmlkZ2Utc2lnbmF0dXJl';
 const DEMO_IN = 'de30de30de300002';
 const CORE_USER = 'admin';
 const CORE_PASSWORD = 'secret';
@@ -118,6 +122,10 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
         // Examples point at the demo core; give it the demo credentials.
         flows.push({ ...node, url: coreUrl });
         credentials[node.id] = { userName: CORE_USER, password: CORE_PASSWORD };
+      } else if (node.type === 'events-bridge') {
+        // Examples point at the simulated bridge; give it the demo JWT.
+        flows.push({ ...node, url: coreUrl });
+        credentials[node.id] = { token: DEMO_BRIDGE_JWT };
       } else flows.push({ ...node, z: id });
     }
   };
@@ -146,6 +154,7 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
 }
 
 let sampleServer;
+let enrollments;
 let redis;
 let nodeRed;
 let delivery;
@@ -154,7 +163,8 @@ let stopping = false;
 async function main() {
   // The bridge's sample endpoints, and the mock platform core under /api/v2/, on one port.
   const core = createMockCore({ userName: CORE_USER, password: CORE_PASSWORD });
-  sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler });
+  enrollments = new EnrollmentStore({ token: DEMO_BRIDGE_JWT });
+  sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler, enrollments });
   if (haveRedis) {
     const dir = path.join(userDir, 'redis');
     fs.mkdirSync(dir, { recursive: true });
@@ -186,10 +196,12 @@ async function main() {
   Example receiver:  ${base}/detections        (tab "receive-detections", no credentials)
   Alert example:     ${base}/detections/alerts (tab "alert-with-picture", no credentials; messages for e-mail and Telegram in the debug sidebar)
   Bridge samples:    ${coreUrl}/api/v1/webhook-models/face  and  /lpr
+  Bridge enrollment: ${coreUrl}/api/v1/lpr/monitor/{externalId}, …/faces/… (JWT ${DEMO_BRIDGE_JWT.slice(0, 16)}…; tabs
+                     "enroll-and-detect" and "sync-watch-list": what you enroll shows up in detections at /detections/enrolled)
   Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
   ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in .demo/redis)` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
 
-  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently, two in three to the live demo, one in three to the alert example.` : 'The simulator is off (--rate 0).'}
+  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently: two in five to the live demo, two in five to the enroll example, one in five to the alert example.` : 'The simulator is off (--rate 0).'}
   Post one yourself:
     curl -X POST ${base}/detections -H 'Content-Type: application/json' -d @- < <(curl -s ${coreUrl}/api/v1/webhook-models/lpr)
 
@@ -202,10 +214,17 @@ async function main() {
 
 function startSimulator() {
   delivery = startDelivery({
-    // Round robin: one event in three goes to the alert-with-picture example (its receiver
-    // takes any credentials: none are set; the samples are VIP at its cameras). Three
-    // receivers, not two: faces and plates alternate, so each receiver gets both.
-    url: [`${base}/demo/detections`, `${base}/demo/detections`, `${base}/detections/alerts`],
+    // Round robin: one event in five goes to the alert-with-picture example (its receiver
+    // takes any credentials: none are set; the samples are VIP at its cameras), two to the
+    // enroll-and-detect example. Five receivers, an odd number: faces and plates
+    // alternate, so each receiver gets both.
+    url: [
+      `${base}/demo/detections`,
+      `${base}/detections/enrolled`,
+      `${base}/detections/alerts`,
+      `${base}/detections/enrolled`,
+      `${base}/demo/detections`,
+    ],
     forever: true,
     rate,
     mix: 0.5,
@@ -214,6 +233,8 @@ function startSimulator() {
     resilient: true,
     timeoutMs: 10000,
     concurrency: 4,
+    // Plates and faces enrolled from a flow show up in some of the detections, with their externalId.
+    enrollments,
   });
   const timer = setInterval(() => {
     const s = delivery.snapshot();
