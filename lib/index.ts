@@ -87,6 +87,31 @@ export { posPlugins, type PluginInfo } from './platform/plugins';
 export { PushQueue, type PushQueueOptions, type TicketOutcome } from './platform/push-queue';
 export { checkPushItems, type PushItemError } from './platform/push-schemas';
 
+// The bridge's enrollment endpoints: watch lists of plates and faces.
+export {
+  EventsBridgeClient,
+  bridgeReason,
+  type BridgeAnswer,
+  type CheckAnswer,
+  type EventsBridgeClientOptions,
+  type ListPage,
+} from './enroll/client';
+export { DEFAULT_ENROLLMENT_PATHS, resolveEnrollmentApi, type EnrollmentApi, type EnrollmentApiOptions } from './enroll/api';
+export {
+  ENROLL_ACTIONS,
+  faceBody,
+  plateBody,
+  readExternalId,
+  AdditionalFieldItem,
+  EnrollmentStatus,
+  FaceEnrollment,
+  MonitoredItem,
+  PlateEnrollment,
+  TagInfoItem,
+  type EnrollAction,
+  type EnrollKind,
+} from './enroll/schemas';
+
 // Transport and text.
 export { TransportError, type TransportReason, type TransportService } from './http/transport-error';
 export { parseJsonBody, type JsonParseResult } from './http/json';

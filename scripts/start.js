@@ -7,7 +7,9 @@
  * example on tabs of their own, starts the events-bridge sample endpoints and
  * the mock platform v2 core, starts Node-RED (the dev dependency) on
  * 127.0.0.1, and runs the events-bridge simulator against the demo flow, the
- * alert-with-picture example and the live-dashboard example (round robin).
+ * alert-with-picture example, the enroll-and-detect example and the live-dashboard
+ * example (round robin). The simulator also serves the enrollment endpoints:
+ * plates and faces enrolled from a flow show up in its detections with their externalId.
  * Where Debian's redis-server is installed, a Redis for the several-instances
  * example is started too (its files in .demo/redis); otherwise that tab is left out.
  * The live-dashboard example needs FlowFuse Dashboard 2.0, a dev dependency:
@@ -79,9 +81,11 @@ const haveDashboard = fs.existsSync(path.join(dashboardDir, 'package.json'));
 
 console.log('Building…');
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
-const { startSampleServer, startDelivery, formatSummary, createMockCore } = require(path.join(root, 'dist', 'sim'));
+const { startSampleServer, startDelivery, formatSummary, createMockCore, EnrollmentStore } = require(path.join(root, 'dist', 'sim'));
 
 const DEMO_TOKEN = 'demo-token';
+// The bridge's JWT for the enrollment endpoints: fixed, so flows kept with --keep-flows still work.
+const DEMO_BRIDGE_JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZW1vIn0.ZGVtby1icmlkZ2Utc2lnbmF0dXJl';
 const DEMO_IN = 'de30de30de300002';
 const CORE_USER = 'admin';
 const CORE_PASSWORD = 'secret';
@@ -131,6 +135,10 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
         // Examples point at the demo core; give it the demo credentials.
         flows.push({ ...node, url: coreUrl });
         credentials[node.id] = { userName: CORE_USER, password: CORE_PASSWORD };
+      } else if (node.type === 'events-bridge') {
+        // Examples point at the simulated bridge; give it the demo JWT.
+        flows.push({ ...node, url: coreUrl });
+        credentials[node.id] = { token: DEMO_BRIDGE_JWT };
       } else if (node.x === undefined) {
         // other configuration nodes (the dashboard's): global, as an import makes them
         flows.push(node);
@@ -165,6 +173,7 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
 }
 
 let sampleServer;
+let enrollments;
 let redis;
 let nodeRed;
 let delivery;
@@ -173,7 +182,8 @@ let stopping = false;
 async function main() {
   // The bridge's sample endpoints, and the mock platform core under /api/v2/, on one port.
   const core = createMockCore({ userName: CORE_USER, password: CORE_PASSWORD });
-  sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler });
+  enrollments = new EnrollmentStore({ token: DEMO_BRIDGE_JWT });
+  sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler, enrollments });
   if (haveRedis) {
     const dir = path.join(userDir, 'redis');
     fs.mkdirSync(dir, { recursive: true });
@@ -206,10 +216,12 @@ async function main() {
   Example receiver:  ${base}/detections        (tab "receive-detections", no credentials)
   Alert example:     ${base}/detections/alerts (tab "alert-with-picture", no credentials; messages for e-mail and Telegram in the debug sidebar)
   Bridge samples:    ${coreUrl}/api/v1/webhook-models/face  and  /lpr
+  Bridge enrollment: ${coreUrl}/api/v1/lpr/monitor/{externalId}, …/faces/… (JWT ${DEMO_BRIDGE_JWT.slice(0, 16)}…; tabs
+                     "enroll-and-detect" and "sync-watch-list": what you enroll shows up in detections at /detections/enrolled)
   Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
   ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in .demo/redis)` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
 
-  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently, ${haveDashboard ? 'two in five to the live demo, two in five to the dashboard, one in five to the alert example' : 'two in three to the live demo, one in three to the alert example'}.` : 'The simulator is off (--rate 0).'}
+  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently, ${haveDashboard ? 'two in seven to the live demo, two in seven to the enroll example, two in seven to the dashboard, one in seven to the alert example' : 'two in five to the live demo, two in five to the enroll example, one in five to the alert example'}.` : 'The simulator is off (--rate 0).'}
   Post one yourself:
     curl -X POST ${base}/detections -H 'Content-Type: application/json' -d @- < <(curl -s ${coreUrl}/api/v1/webhook-models/lpr)
 
@@ -222,19 +234,19 @@ async function main() {
 
 function startSimulator() {
   delivery = startDelivery({
-    // Round robin: one event in three (five with the dashboard) goes to the alert-with-picture
-    // example, two in five to the live-dashboard example (their receivers take any
-    // credentials: none are set; the samples are VIP at the alert's cameras). An odd number
-    // of receivers: faces and plates alternate, so each receiver gets both.
-    url: haveDashboard
-      ? [
-          `${base}/demo/detections`,
-          `${base}/detections/dashboard`,
-          `${base}/detections/alerts`,
-          `${base}/demo/detections`,
-          `${base}/detections/dashboard`,
-        ]
-      : [`${base}/demo/detections`, `${base}/demo/detections`, `${base}/detections/alerts`],
+    // Round robin: one event in five (seven with the dashboard) goes to the alert-with-picture
+    // example (its receiver takes any credentials: none are set; the samples are VIP at its
+    // cameras), two to the enroll-and-detect example, two to the live-dashboard example. An odd
+    // number of receivers: faces and plates alternate, so each receiver gets both.
+    url: [
+      `${base}/demo/detections`,
+      `${base}/detections/enrolled`,
+      ...(haveDashboard ? [`${base}/detections/dashboard`] : []),
+      `${base}/detections/alerts`,
+      `${base}/demo/detections`,
+      `${base}/detections/enrolled`,
+      ...(haveDashboard ? [`${base}/detections/dashboard`] : []),
+    ],
     forever: true,
     rate,
     mix: 0.5,
@@ -243,6 +255,8 @@ function startSimulator() {
     resilient: true,
     timeoutMs: 10000,
     concurrency: 4,
+    // Plates and faces enrolled from a flow show up in some of the detections, with their externalId.
+    enrollments,
   });
   const timer = setInterval(() => {
     const s = delivery.snapshot();

@@ -23,16 +23,25 @@ export const PORT_RULE = numberOption({ integer: true, min: 0, max: 65535 });
 const ENV_PASSWORD = 'DETECTION_SIM_PASSWORD';
 export const ENV_TOKEN = 'DETECTION_SIM_TOKEN';
 export const ENV_HEADER_VALUE = 'DETECTION_SIM_HEADER_VALUE';
+export const ENV_JWT = 'DETECTION_SIM_JWT';
 
 export const USAGE = `Usage:
-  ${PROG} serve [options]           serve the events bridge's anonymous sample endpoints
+  ${PROG} serve [options]           serve the events bridge's sample and enrollment endpoints
   ${PROG} send --url URL [options]  deliver face and plate events to a receiver, as the bridge does
   ${PROG} --help                    this text (also: ${PROG} help, ${PROG} <command> --help)
 
 serve: GET {base}/api/v1/webhook-models/face and /lpr answer 200 with a fully
 populated example event (fresh messageId and timestamps, two-byte filler
-images, serverContext null). Any other /api/v1/ path without
-"Authorization: Bearer <JWT>" answers 401 with a JSON problem body.
+images, serverContext null). The enrollment endpoints keep what is enrolled
+in memory, behind a JWT printed at start:
+  PUT, DELETE, GET {base}/api/v1/lpr/monitor/{externalId}     enroll, unenroll, check a plate
+  GET              {base}/api/v1/lpr/monitored                 list (paged with ?page=N&pageSize=M,
+                                                               the simulator's own: the bridge
+                                                               documents no paging)
+  and the same under {base}/api/v1/faces/ (the photo as base64 in "faceImage").
+They answer 200, 401 (no or another JWT) or 500 with a reason. Any other
+/api/v1/ path without "Authorization: Bearer <JWT>" answers 401 with a JSON
+problem body.
   --port N              port to listen on (default ${DEFAULT_SAMPLE_PORT}; 0 picks a free port)
   --host ADDRESS        address to listen on (default ${DEFAULT_SAMPLE_HOST}; 0.0.0.0 for every interface)
   --base-path PATH      path prefix, as the cloud bridge has (e.g. /eventsbridge; default none)
@@ -42,6 +51,15 @@ images, serverContext null). Any other /api/v1/ path without
   --tls-key FILE        the PEM private key for --tls-cert
   --core                also serve a mock platform v2 core under /api/v2/ on the same port
                         (user admin, password secret; POS instances pos-main-bar, pos-restaurant)
+  --jwt TOKEN           the JWT the enrollment endpoints accept (or set ${ENV_JWT});
+                        default: a new one, printed at start
+  --send-to URL         also deliver events to this receiver, as send --url does (repeat it
+                        for round robin), drawing plates and faces from what is enrolled:
+                        their events carry the externalId and, as "fields", the
+                        additionalFields given at enrollment; the others carry externalId
+                        null. Every send option below applies; sending stops with serve.
+  --enrolled-share F    with --send-to: the fraction of each kind's events that show an
+                        enrolled plate or face while any is enrolled, 0 to 1 (default ${DELIVERY_DEFAULTS.enrolledShare})
   --quiet               do not log requests
 
 send: POSTs events with a fresh messageId each; success only on a 2xx answer.
@@ -93,6 +111,9 @@ export const HELP: Options = { help: { type: 'boolean', short: 'h' } };
 
 export const SERVE_OPTIONS: Options = {
   ...HELP,
+  jwt: { type: 'string' },
+  'send-to': { type: 'string', multiple: true },
+  'enrolled-share': { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'base-path': { type: 'string' },
@@ -126,6 +147,11 @@ export const SEND_OPTIONS: Options = {
   'summary-json': { type: 'string' },
   quiet: { type: 'boolean' },
 };
+
+/** The send options `serve --send-to` takes too: all but --url (its receiver is --send-to). */
+export const SEND_BY_SERVE_OPTIONS: Options = Object.fromEntries(
+  Object.entries(SEND_OPTIONS).filter(([name]) => !(name in SERVE_OPTIONS) && name !== 'url'),
+);
 
 export type Values = Record<string, string | string[] | boolean | undefined>;
 
@@ -261,4 +287,5 @@ export const FLAG_OF: Record<string, string> = {
   timeoutMs: '--timeout',
   retries: '--retries',
   concurrency: '--concurrency',
+  enrolledShare: '--enrolled-share',
 };

@@ -3,7 +3,15 @@
  * load-testing a receiver without a real bridge.
  *
  *   detection-bridge-sim serve   the anonymous sample endpoints /api/v1/webhook-models/{face,lpr}
+ *                                and the enrollment endpoints (in memory, behind a JWT); with
+ *                                --send-to, also delivers events drawing from what is enrolled
  *   detection-bridge-sim send    face and plate events POSTed to a receiver URL
+ *
+ * Why `serve --send-to` and not `send --bridge`: the real bridge is one system
+ * that both keeps the enrollments and delivers the events; the simulator does
+ * the same in one process, so a delivery sees an unenrollment at once, and no
+ * endpoint the bridge does not have (the documented list gives ids only, not
+ * the plates and fields an event needs) is made up for a second process.
  *
  * The program behind bin/detection-bridge-sim.ts: the command line (read in
  * cli-args.ts) handed to the simulator. Exit codes: 0 done, 1 events failed
@@ -12,9 +20,25 @@
 import { readFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
 export { PROG } from './cli-args';
-import { deliveryOptionsFromArgs, FLAG_OF, num, parse, PORT_RULE, PROG, SEND_OPTIONS, SERVE_OPTIONS, str, USAGE, UsageError } from './cli-args';
-import { startDelivery, type AttemptReport } from './delivery';
-import { DELIVERY_DEFAULTS, SimOptionError } from './delivery-options';
+import {
+  deliveryOptionsFromArgs,
+  ENV_JWT,
+  FLAG_OF,
+  num,
+  parse,
+  PORT_RULE,
+  PROG,
+  SEND_BY_SERVE_OPTIONS,
+  SEND_OPTIONS,
+  SERVE_OPTIONS,
+  str,
+  USAGE,
+  UsageError,
+  type Values,
+} from './cli-args';
+import { startDelivery, type AttemptReport, type DeliveryRun } from './delivery';
+import { DELIVERY_DEFAULTS, DELIVERY_NUMBER_RULES, SimOptionError, type DeliveryOptions } from './delivery-options';
+import { EnrollmentStore } from './enroll-server';
 import { createMockCore } from './mock-core';
 import { DEFAULT_SAMPLE_HOST, DEFAULT_SAMPLE_PORT, startSampleServer, type SampleServer, type SampleServerTls } from './sample-server';
 import { formatSummary, writeSummaryJson } from './summary';
@@ -48,6 +72,16 @@ const stdio: Io = {
   err: (text) => process.stderr.write(text),
 };
 
+/** Starts a delivery run; bad options are usage errors. */
+function startRun(options: DeliveryOptions): DeliveryRun {
+  try {
+    return startDelivery(options);
+  } catch (err) {
+    if (err instanceof SimOptionError) throw new UsageError(`${FLAG_OF[err.option] ?? err.option}: ${err.detail}`);
+    throw err;
+  }
+}
+
 async function send(args: string[], io: Io): Promise<number> {
   const values = parse(args, SEND_OPTIONS);
   if (values.help) {
@@ -55,13 +89,7 @@ async function send(args: string[], io: Io): Promise<number> {
     return 0;
   }
   const { summaryJson, quiet, ...options } = deliveryOptionsFromArgs(values);
-  let run;
-  try {
-    run = startDelivery(options);
-  } catch (err) {
-    if (err instanceof SimOptionError) throw new UsageError(`${FLAG_OF[err.option] ?? err.option}: ${err.detail}`);
-    throw err;
-  }
+  const run = startRun(options);
   const log = quiet ? () => undefined : (line: string) => io.err(`${line}\n`);
   const count = options.count ?? DELIVERY_DEFAULTS.count;
   const total = options.forever ? 'events until stopped' : `${count} ${count === 1 ? 'event' : 'events'}`;
@@ -127,12 +155,30 @@ async function startCoreHook(): Promise<StartedCore> {
   return { handler: core.handler };
 }
 
+/** The delivery of `serve --send-to`, from the send options given with it. */
+function serveDelivery(values: Values, enrollments: EnrollmentStore): (DeliveryOptions & { summaryJson?: string }) | undefined {
+  if (values['send-to'] === undefined) {
+    const stray = Object.keys(values).filter((name) => name in SEND_BY_SERVE_OPTIONS || name === 'enrolled-share');
+    if (stray.length) throw new UsageError(`--${stray[0]} is an option of the delivery: give --send-to URL with it`);
+    return undefined;
+  }
+  try {
+    const { quiet: _quiet, ...options } = deliveryOptionsFromArgs({ ...values, url: values['send-to'] });
+    return { ...options, enrollments, enrolledShare: num(values, 'enrolled-share', DELIVERY_NUMBER_RULES.enrolledShare) };
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(err.message.replace(/--url\b/g, '--send-to'));
+    throw err;
+  }
+}
+
 async function serve(args: string[], io: Io): Promise<number> {
-  const values = parse(args, SERVE_OPTIONS);
+  const values = parse(args, { ...SEND_BY_SERVE_OPTIONS, ...SERVE_OPTIONS });
   if (values.help) {
     io.out(USAGE);
     return 0;
   }
+  const enrollments = new EnrollmentStore({ token: str(values, 'jwt') ?? (process.env[ENV_JWT] || undefined) });
+  const delivery = serveDelivery(values, enrollments);
   const port = num(values, 'port', PORT_RULE) ?? DEFAULT_SAMPLE_PORT;
   const host = str(values, 'host') ?? DEFAULT_SAMPLE_HOST;
   const basePath = str(values, 'base-path');
@@ -161,6 +207,7 @@ async function serve(args: string[], io: Io): Promise<number> {
       host,
       basePath,
       tls,
+      enrollments,
       fallback: core?.handler,
       onRequest: quiet ? undefined : (r) => io.err(`${new Date().toISOString()} ${r.method} ${r.path} ${r.status}\n`),
     });
@@ -174,9 +221,23 @@ async function serve(args: string[], io: Io): Promise<number> {
   io.out(`${PROG}: sample endpoints at ${server.url}\n`);
   io.out(`  GET ${server.url}/api/v1/webhook-models/face\n`);
   io.out(`  GET ${server.url}/api/v1/webhook-models/lpr\n`);
+  io.out(`enrollment endpoints (in memory, behind the JWT below):\n`);
+  io.out(`  PUT, DELETE, GET ${server.url}/api/v1/lpr/monitor/{externalId}    GET ${server.url}/api/v1/lpr/monitored\n`);
+  io.out(`  PUT, DELETE, GET ${server.url}/api/v1/faces/monitor/{externalId}  GET ${server.url}/api/v1/faces/monitored\n`);
+  io.out(`  JWT: ${enrollments.token}\n`);
   if (server.fingerprint256) io.out(`  TLS: self-signed certificate, SHA-256 fingerprint ${server.fingerprint256}\n`);
   if (core?.url) io.out(`  mock v2 core at ${core.url}\n`);
   else if (core?.handler) io.out(`  mock v2 core at ${server.url}/api/v2/\n`);
+  let run: DeliveryRun | undefined;
+  if (delivery) {
+    const { summaryJson: _summary, ...options } = delivery;
+    run = startRun(options);
+    const targets = ([] as Array<string | URL>).concat(options.url as string | URL).join(', ');
+    io.out(
+      `delivering to ${targets} at ${options.rate ?? DELIVERY_DEFAULTS.rate}/s, enrolled plates and faces in ${options.enrolledShare ?? DELIVERY_DEFAULTS.enrolledShare} of the events\n`,
+    );
+    if (!quiet) run.on('attempt', (r) => r.outcome !== 'acknowledged' && io.err(`${describeAttempt(r)}\n`));
+  }
   io.out('Ctrl-C stops.\n');
   await new Promise<void>((resolve) => {
     const stop = (): void => {
@@ -187,6 +248,12 @@ async function serve(args: string[], io: Io): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  if (run) {
+    run.stop();
+    const summary = await run.done;
+    io.out(formatSummary(summary));
+    if (delivery?.summaryJson) await writeSummaryJson(delivery.summaryJson, summary);
+  }
   await Promise.all([server.close(), core?.close?.()]);
   io.err(`${PROG}: stopped\n`);
   return 0;

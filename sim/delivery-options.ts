@@ -9,6 +9,7 @@ import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/events
 import { renderMessage } from '../lib/messages';
 import { numberOption, parseOptions } from '../lib/options';
 import type { AttemptReport } from './delivery';
+import type { EnrollmentStore } from './enroll-server';
 
 export const DELIVERY_DEFAULTS = {
   count: 10,
@@ -19,6 +20,7 @@ export const DELIVERY_DEFAULTS = {
   retries: 3,
   timeoutMs: 10_000,
   concurrency: 4,
+  enrolledShare: 0.5,
 } as const;
 
 /** The rules of the number options (numbers or number text). */
@@ -31,6 +33,7 @@ export const DELIVERY_NUMBER_RULES = {
   retries: numberOption({ integer: true, min: 0 }),
   timeoutMs: numberOption({ above: 0 }),
   concurrency: numberOption({ integer: true, min: 1 }),
+  enrolledShare: numberOption({ min: 0, max: 1 }),
 };
 
 const DELIVERY_NUMBERS = z.object(
@@ -80,6 +83,13 @@ export interface DeliveryOptions {
   dispatcher?: Dispatcher;
   /** Called after every attempt. */
   onAttempt?: (report: AttemptReport) => void;
+  /** Draw plates and faces from these enrollments (enroll-server.ts): events of
+   *  enrolled items carry their externalId and additional fields; the others
+   *  carry externalId null and a plate nobody enrolled. */
+  enrollments?: EnrollmentStore;
+  /** With `enrollments`: the fraction of each kind's events that show an
+   *  enrolled item, while any of that kind is enrolled, 0 to 1. Default 0.5. */
+  enrolledShare?: number;
 }
 
 /** A bad delivery option; `option` names the DeliveryOptions key. */
@@ -112,6 +122,7 @@ export interface Resolved {
   timeoutMs: number;
   concurrency: number;
   insecure: boolean;
+  enrolledShare: number;
 }
 
 /** Checks and completes the options; throws SimOptionError. */

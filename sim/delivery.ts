@@ -27,6 +27,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { DetectionEvent, EventKind } from '../lib/events/schemas';
 import { authHeaders, resolveDeliveryOptions, type DeliveryOptions, type Resolved } from './delivery-options';
 import { buildDeliveryEvent, kindForSeq } from './events';
+import { applyEnrollment, EnrolledDraw } from './enrolled-events';
 import { LatencyRecorder, type DeliverySummary } from './summary';
 import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
 
@@ -59,6 +60,8 @@ export interface SentReport {
   seq: number;
   kind: EventKind;
   messageId: string;
+  /** With enrollments: the event's externalId (null: not an enrolled item). */
+  externalId?: string | null;
 }
 
 export interface SettledReport extends SentReport {
@@ -107,10 +110,12 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
   private finished?: number;
   private counters = { sent: 0, attempts: 0, acknowledged: 0, retried: 0, failed: 0, abandoned: 0, bytesSent: 0 };
   private readonly onAttempt?: (report: AttemptReport) => void;
+  private readonly enrolled?: { draw: EnrolledDraw; store: NonNullable<DeliveryOptions['enrollments']> };
 
   constructor(options: DeliveryOptions) {
     super();
     this.o = resolveDeliveryOptions(options);
+    if (options.enrollments) this.enrolled = { draw: new EnrolledDraw(options.enrollments, this.o.enrolledShare), store: options.enrollments };
     // Every event in delivery waits on the stop signal: no listener-count warning.
     setMaxListeners(0, this.controller.signal);
     this.onAttempt = options.onAttempt;
@@ -206,9 +211,10 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
         messageId,
         event: buildDeliveryEvent(kind, { messageId, realisticImages: this.o.realisticImages }),
       };
+      if (this.enrolled) applyEnrollment(pending.event, this.enrolled.draw.next(kind), this.enrolled.store);
       this.counters.sent++;
       this.kinds[kind]++;
-      this.emit('sent', { seq, kind, messageId });
+      this.emit('sent', { seq, kind, messageId, ...(this.enrolled ? { externalId: pending.event.externalId ?? null } : {}) });
       const task: Promise<void> = this.deliver(pending, dispatcher).finally(() => inFlight.delete(task));
       inFlight.add(task);
     }

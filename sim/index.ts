@@ -3,7 +3,8 @@
  * the package's `./sim` entry, apart from lib's API: the anonymous sample
  * endpoints served over HTTP(S), event delivery to a receiver the way the
  * bridge delivers (rate, mix, credentials, resilient retries, timeouts,
- * self-signed TLS) with a summary of what happened, and a mock v2 core to
+ * self-signed TLS) with a summary of what happened, the enrollment endpoints
+ * (in memory, behind a JWT) whose plates and faces a delivery draws from, and a mock v2 core to
  * push into. The command line program is bin/detection-bridge-sim.ts over
  * cli.ts.
  */
@@ -31,3 +32,12 @@ export { buildDeliveryEvent, kindForSeq, REALISTIC_EVENT_BYTES, type DeliveryEve
 export { formatSummary, writeSummaryJson, type DeliverySummary, type LatencySummary } from './summary';
 export { createSelfSignedCertificate, type SelfSignedCertificate, type SelfSignedOptions } from './tls';
 export { createMockCore, DEFAULT_MOCK_PLUGINS, startMockCore, type MockCore, type MockCoreOptions } from './mock-core';
+export {
+  EnrollmentStore,
+  createSimJwt,
+  type EnrollFailure,
+  type EnrollRequest,
+  type EnrollmentStoreOptions,
+  type SimEnrollment,
+} from './enroll-server';
+export { applyEnrollment, EnrolledDraw, ENROLLED_TAG_PREFIX } from './enrolled-events';

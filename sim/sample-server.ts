@@ -10,9 +10,10 @@
  * populated, and no failure path: query strings, credentials and Accept
  * headers are ignored, the answer is always 200.
  *
- * Every other `/api/v1/` path requires a JWT, as the real bridge does: without
- * `Authorization: Bearer <header.payload.signature>` it answers 401 with a
- * problem body; with one, 404 (the simulator has no other bridge API).
+ * With `enrollments` (enroll-server.ts), the enrollment endpoints are served
+ * too, behind that store's JWT. Every other `/api/v1/` path requires a JWT, as
+ * the real bridge does: without `Authorization: Bearer <header.payload.signature>`
+ * it answers 401 with a problem body; with one, 404 (not simulated).
  * Paths outside `/api/v1/` go to `fallback` when given (the hook where a mock
  * v2 core can share the port), else 404. Node-RED-free.
  */
@@ -22,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { problem, sendJson, sendProblem } from '../lib/http/problem';
 import { buildSampleEvent, sampleModelPath } from '../lib/events/sample';
 import type { EventKind } from '../lib/events/schemas';
+import type { EnrollmentStore } from './enroll-server';
 import { createSelfSignedCertificate } from './tls';
 
 export const DEFAULT_SAMPLE_PORT = 5022;
@@ -44,6 +46,8 @@ export interface SampleServerOptions {
   basePath?: string;
   /** Handles requests outside `{basePath}/api/v1/` (hook for a mock v2 core). */
   fallback?: http.RequestListener;
+  /** Serve the enrollment endpoints from this store (enroll-server.ts). */
+  enrollments?: EnrollmentStore;
   /** Called after each answered request (for logs). */
   onRequest?: (info: SampleRequestInfo) => void;
 }
@@ -64,6 +68,8 @@ export interface SampleServer {
   fingerprint256?: string;
   /** The PEM certificate when made here (clients may pin it). */
   cert?: string;
+  /** The store behind the enrollment endpoints, when served. */
+  enrollments?: EnrollmentStore;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -86,7 +92,9 @@ function normalizeBase(basePath: string | undefined): string {
 const SAMPLE_ROUTE = /^\/api\/v1\/webhook-models\/(face|lpr)\/?$/i;
 
 /** The request handler alone, for mounting in another server. */
-export function sampleRequestHandler(options: Pick<SampleServerOptions, 'basePath' | 'fallback' | 'onRequest'> = {}): http.RequestListener {
+export function sampleRequestHandler(
+  options: Pick<SampleServerOptions, 'basePath' | 'fallback' | 'onRequest' | 'enrollments'> = {},
+): http.RequestListener {
   const base = normalizeBase(options.basePath);
   return (req, res) => {
     const method = (req.method ?? 'GET').toUpperCase();
@@ -129,12 +137,14 @@ export function sampleRequestHandler(options: Pick<SampleServerOptions, 'basePat
       sendJson(res, 200, buildSampleEvent(kind), { head: method === 'HEAD' });
       return;
     }
+    if (options.enrollments?.handle(req, res, local)) return;
     if (!hasJwt(req.headers.authorization)) {
       const detail = `${path} requires a JWT: send "Authorization: Bearer <token>". Only ${base}/api/v1/webhook-models/{face,lpr} are anonymous.`;
       sendProblem(res, problem('unauthorized', detail), { headers: { 'www-authenticate': 'Bearer realm="events-bridge"' }, head: method === 'HEAD' });
       return;
     }
-    sendProblem(res, problem('notFound', `${path} is not simulated; detection-bridge-sim serves only the sample endpoints`), {
+    const served = options.enrollments ? 'the sample and enrollment endpoints' : 'the sample endpoints';
+    sendProblem(res, problem('notFound', `${path} is not simulated; detection-bridge-sim serves only ${served}`), {
       head: method === 'HEAD',
     });
   };
@@ -182,6 +192,7 @@ export async function startSampleServer(options: SampleServerOptions = {}): Prom
     server,
     fingerprint256,
     cert,
+    enrollments: options.enrollments,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,6 +1,6 @@
 /**
  * The one error of lib's outgoing calls: the bridge's sample endpoints, the
- * platform v2 API and the push queue. A stable `code` (ERR_BRIDGE_TIMEOUT,
+ * platform v2 API, the push queue and the bridge's enrollment endpoints. A stable `code` (ERR_BRIDGE_TIMEOUT,
  * ERR_PLATFORM_LOGIN, ERR_PUSH_STATUS, …) for flows and Catch nodes, a
  * `reason` and `params` for the text, which is not here but in the catalog
  * (lib/messages.ts): `message` is its en-US rendering, a node shows it in the
@@ -9,7 +9,7 @@
 import { STATUS_CODES } from 'node:http';
 import { renderMessage, type Message, type MessageParams } from '../messages';
 
-export type TransportService = 'bridge' | 'platform' | 'push';
+export type TransportService = 'bridge' | 'platform' | 'push' | 'enroll';
 
 export type TransportReason =
   | 'url'
@@ -28,7 +28,9 @@ export type TransportReason =
   | 'login'
   | 'token-fields'
   | 'send'
-  | 'queue-full';
+  | 'queue-full'
+  | 'unauthorized'
+  | 'answer';
 
 export interface TransportErrorOptions {
   /** The HTTP status, when the server answered. */

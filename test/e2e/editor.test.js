@@ -567,6 +567,100 @@ const CASES = {
       { steps: [{ fill: 'database', value: '1001' }], error: 'database', reason: 'errors.database', restore: [{ fill: 'database', value: '' }] },
     ],
   },
+  'detection-enroll': {
+    valid: {
+      steps: [
+        { select: 'action', value: 'enroll' },
+        { select: 'kind', value: 'face' },
+        { fill: 'externalId', value: 'payload.personId' },
+        { fill: 'photo', value: 'payload.picture' },
+        { fill: 'firstName', value: 'payload.first' },
+        { fill: 'tags', value: 'payload.labels' },
+      ],
+      check: async (page, nr, ui) => {
+        const shown = async (names) => Promise.all(names.map((n) => page.locator(`.detection-enroll-row-${n}`).first().isVisible()));
+        const values = ['externalId', 'plate', 'photo', 'firstName', 'monitorReason', 'tags', 'additionalFields'];
+        assert.deepEqual(await shown(values), [true, false, true, true, true, true, true], 'enroll a face: no plate');
+        await ui.step({ select: 'kind', value: 'lpr' });
+        assert.deepEqual(await shown(values), [true, true, false, false, true, true, true], 'enroll a plate: no photo or names');
+        await ui.step({ select: 'action', value: 'list' });
+        assert.deepEqual(await shown(values), [false, false, false, false, false, false, false], 'list: nothing to read');
+        assert.match(await page.locator('#detection-enroll-action-tip').innerText(), /one message per item/);
+        await ui.step({ select: 'action', value: 'unenroll' });
+        assert.deepEqual(await shown(values), [true, false, false, false, false, false, false], 'unenroll: the externalId only');
+        await ui.step({ select: 'action', value: 'enroll' });
+        await ui.step({ select: 'kind', value: 'face' });
+      },
+      expect: {
+        action: 'enroll',
+        kind: 'face',
+        externalId: 'payload.personId',
+        photo: 'payload.picture',
+        firstName: 'payload.first',
+        tags: 'payload.labels',
+      },
+      ports: 1,
+    },
+    invalid: [
+      {
+        steps: [{ fill: 'externalId', value: '' }],
+        error: 'externalId',
+        reason: 'validators.required',
+        restore: [{ fill: 'externalId', value: 'payload.personId' }],
+      },
+      {
+        steps: [{ fill: 'photo', value: 'payload..picture' }],
+        error: 'photo',
+        reason: 'validators.property',
+        restore: [{ fill: 'photo', value: 'payload.picture' }],
+      },
+    ],
+  },
+  'events-bridge': {
+    valid: {
+      steps: [
+        { fill: 'url', value: 'https://bridge-host:5022' },
+        { fill: 'token', value: 'header.payload.signature' },
+        { fill: 'timeout', value: '45' },
+        { check: 'insecure', value: true },
+        { fill: 'pageQuery', value: 'page={page}&pageSize={size}' },
+        { fill: 'pageSize', value: '250' },
+      ],
+      check: async (page) => {
+        assert.ok(await page.locator('#events-bridge-insecure-warning').isVisible(), 'the warning shows with "Accept a self-signed certificate"');
+        assert.equal(await page.locator('#node-config-input-lprMonitorPath').inputValue(), '/api/v1/lpr/monitor/{externalId}', 'the documented path');
+      },
+      expect: {
+        url: 'https://bridge-host:5022',
+        timeout: 45,
+        insecure: true,
+        pageQuery: 'page={page}&pageSize={size}',
+        pageSize: 250,
+        photoField: 'faceImage',
+      },
+    },
+    invalid: [
+      {
+        steps: [{ fill: 'url', value: 'bridge-host:5022' }],
+        error: 'url',
+        reason: 'validators.url-scheme',
+        restore: [{ fill: 'url', value: 'https://bridge-host:5022' }],
+      },
+      {
+        steps: [{ fill: 'lprMonitorPath', value: '/api/v1/lpr/monitor' }],
+        error: 'lprMonitorPath',
+        reason: 'validators.path-external-id',
+        restore: [{ fill: 'lprMonitorPath', value: '/api/v1/lpr/monitor/{externalId}' }],
+      },
+      {
+        steps: [{ fill: 'pageQuery', value: 'pageSize={size}' }],
+        error: 'pageQuery',
+        reason: 'validators.pageQuery-page',
+        restore: [{ fill: 'pageQuery', value: 'page={page}&pageSize={size}' }],
+      },
+      { steps: [{ fill: 'pageSize', value: '0' }], error: 'pageSize', reason: 'validators.pageSize', restore: [{ fill: 'pageSize', value: '250' }] },
+    ],
+  },
   'platform-server': {
     valid: {
       steps: [

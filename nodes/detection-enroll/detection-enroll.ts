@@ -1,0 +1,245 @@
+/**
+ * detection-enroll: enrolls, unenrolls, checks and lists plates and faces on
+ * an events bridge's watch list, through an events-bridge configuration
+ * node (lib/enroll/client.ts). A thin adapter: the values come from
+ * TypedInputs, lib/enroll/schemas.ts builds and checks the body.
+ *
+ * A list goes out one message per item, with msg.parts, so a join node
+ * rebuilds the whole list and a flow can act on each item as it comes; the
+ * node holds one page of the answer at a time (and, between pages, the one
+ * item whose place in the list is not known to be the last yet).
+ */
+import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
+import {
+  faceBody,
+  plateBody,
+  readExternalId,
+  ENROLL_ACTIONS,
+  type EnrollAction,
+  type EnrollKind,
+  type MonitoredItem,
+} from '../../lib/enroll/schemas';
+import type { BridgeAnswer, EventsBridgeClient } from '../../lib/enroll/client';
+import { TransportError } from '../../lib/http/transport-error';
+import type { Message } from '../../lib/messages';
+import { choiceOption, dialogOptions, field } from '../../lib/options';
+import { eventsBridgeOf } from '../shared/events-bridge-node';
+import { coded, flowError, nodeText, translate } from '../shared/i18n';
+import { registerNode } from '../shared/register';
+import { failConfig, throttledStatus } from '../shared/status';
+import { propertyReader, type PropertyReader } from '../shared/typed-property';
+
+type ActionOption = EnrollAction | 'msg';
+type KindOption = EnrollKind | 'msg';
+
+/** The values an enrollment is made of, each read by a TypedInput. */
+const VALUES = ['externalId', 'plate', 'photo', 'firstName', 'middleName', 'lastName', 'monitorReason', 'tags', 'additionalFields'] as const;
+type Value = (typeof VALUES)[number];
+
+/** Where each value is read when a flow does not say (the dialog's defaults are the same):
+ *  a CSV row or a form in msg.payload; the photo where `detection image` puts it. */
+const VALUE_DEFAULTS: Readonly<Record<Value, readonly [string, string]>> = {
+  externalId: ['payload.externalId', 'msg'],
+  plate: ['payload.plate', 'msg'],
+  photo: ['image', 'msg'],
+  firstName: ['payload.firstName', 'msg'],
+  middleName: ['payload.middleName', 'msg'],
+  lastName: ['payload.lastName', 'msg'],
+  monitorReason: ['payload.monitorReason', 'msg'],
+  tags: ['payload.tags', 'msg'],
+  additionalFields: ['payload.additionalFields', 'msg'],
+};
+
+type DetectionEnrollDef = NodeDef & { bridge: string; action: ActionOption; kind: KindOption } & Partial<Record<Value | `${Value}Type`, string>>;
+
+type Out = NodeMessageInFlow & Record<string, unknown>;
+type Send = (msg: NodeMessage | NodeMessage[]) => void;
+
+/** msg.kind as a kind: the event kinds, and the words a person may use. */
+function kindOf(value: unknown): EnrollKind | undefined {
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (word === 'lpr' || word === 'plate' || word === 'plates') return 'lpr';
+  if (word === 'face' || word === 'faces') return 'face';
+  return undefined;
+}
+
+function actionOf(value: unknown): EnrollAction | undefined {
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  return (ENROLL_ACTIONS as readonly string[]).includes(word) ? (word as EnrollAction) : undefined;
+}
+
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : value === undefined ? 'not set' : typeof value;
+}
+
+export = function register(RED: NodeAPI): void {
+  registerNode<DetectionEnrollDef>(RED, 'detection-enroll', (node, config) => {
+    const t = nodeText(RED, 'detection-enroll');
+    const options = dialogOptions(
+      {
+        action: field(choiceOption<ActionOption>([...ENROLL_ACTIONS, 'msg']), 'enroll'),
+        kind: field(choiceOption<KindOption>(['lpr', 'face', 'msg']), 'lpr'),
+      },
+      config,
+    );
+    const found = eventsBridgeOf(RED, config.bridge) ?? new Error(t('errors.no-bridge'));
+    if (found instanceof Error) {
+      failConfig(node, t('status.config'), found.message, 'ERR_ENROLL_CONFIG');
+      return;
+    }
+    const client: EventsBridgeClient = found;
+    const readers = {} as Record<Value, PropertyReader>;
+    try {
+      for (const name of VALUES) {
+        const [value, type] = VALUE_DEFAULTS[name];
+        const given = config[name] ?? value;
+        // An empty field is a value not given (a msg property reader would read msg.payload).
+        readers[name] =
+          given === '' ? (_msg, callback) => callback(null, undefined) : propertyReader(RED.util, node, given, config[`${name}Type`] || type);
+      }
+    } catch (err) {
+      failConfig(node, t('status.config'), t('errors.property', { message: flowError(RED, err).message }), 'ERR_ENROLL_CONFIG');
+      return;
+    }
+    const read = (name: Value, msg: object): Promise<unknown> =>
+      new Promise((resolve, reject) => readers[name](msg, (err, value) => (err ? reject(err) : resolve(value))));
+
+    const closing = new AbortController();
+    const counts = { enrolled: 0, unenrolled: 0, checked: 0, listed: 0, failed: 0 };
+    const DONE: Record<Exclude<EnrollAction, 'list'>, keyof typeof counts> = { enroll: 'enrolled', unenroll: 'unenrolled', check: 'checked' };
+    let listing = 0;
+    let tokenRefused = false;
+    let warnedPaging = false;
+    const showStatus = throttledStatus(node, () => {
+      if (listing > 0) return { fill: 'blue', shape: 'dot', text: t('status.listing', { count: counts.listed }) };
+      const parts = (Object.keys(counts) as Array<keyof typeof counts>)
+        .filter((k) => counts[k] > 0)
+        .map((k) => t(`status.${k}`, { count: counts[k] }));
+      const problem = !client.hasToken ? 'no-token' : tokenRefused ? 'token-refused' : undefined;
+      if (problem) return { fill: 'red', shape: 'ring', text: [t(`status.${problem}`), ...parts].join(' · ') };
+      return { fill: counts.failed ? 'yellow' : 'green', shape: 'dot', text: parts.join(' · ') || t('status.ready') };
+    });
+    showStatus();
+
+    const inputError = (problems: Message[]): Error => coded(problems.map((p) => translate(RED, p)).join('; '), 'ERR_ENROLL_INPUT');
+
+    /** One message per monitored item, msg.parts counted as in a split array. */
+    async function list(msg: Out, kind: EnrollKind, send: Send): Promise<void> {
+      const { payload: _payload, ...base } = msg;
+      const id = RED.util.generateId();
+      let index = 0;
+      let held: MonitoredItem | undefined;
+      const emit = (item: MonitoredItem, count?: number): void => {
+        const out = RED.util.cloneMessage(base) as Out;
+        out.payload = item;
+        out.externalId = item.externalId;
+        out.enrolled = item.enrolled ?? undefined;
+        out.parts = <NodeMessageInFlow['parts']>{
+          id,
+          index: index++,
+          type: 'array',
+          ...(count === undefined ? {} : { count }),
+          ...(msg.parts ? { parts: msg.parts } : {}),
+        };
+        counts.listed++;
+        send(out);
+      };
+      listing++;
+      try {
+        for await (const page of client.list(kind, { signal: closing.signal })) {
+          if (page.pagingIgnored && !warnedPaging) {
+            warnedPaging = true;
+            node.warn(t('warnings.paging-ignored', { url: page.url }));
+          }
+          if (page.last) {
+            const total = index + (held ? 1 : 0) + page.items.length;
+            if (held) emit(held, total);
+            for (const item of page.items) emit(item, total);
+            held = undefined;
+          } else {
+            // The last item of a page waits: it gets parts.count when it turns out to end the list.
+            for (const item of page.items) {
+              if (held) emit(held);
+              held = item;
+            }
+          }
+          showStatus();
+        }
+      } finally {
+        listing--;
+      }
+    }
+
+    async function handle(msg: Out, send: Send): Promise<void> {
+      const action = options.action === 'msg' ? actionOf(msg.action) : options.action;
+      if (!action) throw coded(t('errors.action', { value: shown(msg.action) }), 'ERR_ENROLL_ACTION');
+      const kind = options.kind === 'msg' ? kindOf(msg.kind) : options.kind;
+      if (!kind) throw coded(t('errors.kind', { value: shown(msg.kind) }), 'ERR_ENROLL_KIND');
+      msg.action = action;
+      msg.kind = kind;
+      if (action === 'list') return list(msg, kind, send);
+
+      const externalId = readExternalId(await read('externalId', msg));
+      if (!externalId.ok) throw inputError([externalId.problem]);
+      msg.externalId = externalId.value;
+      let answer: BridgeAnswer;
+      if (action === 'enroll') {
+        const common = {
+          monitorReason: await read('monitorReason', msg),
+          tags: await read('tags', msg),
+          additionalFields: await read('additionalFields', msg),
+        };
+        const body =
+          kind === 'lpr'
+            ? plateBody({ plate: await read('plate', msg), ...common })
+            : faceBody({
+                photo: await read('photo', msg),
+                firstName: await read('firstName', msg),
+                middleName: await read('middleName', msg),
+                lastName: await read('lastName', msg),
+                ...common,
+              });
+        if (!body.ok) throw inputError(body.problems);
+        answer = await client.enroll(kind, externalId.value, body.body, { signal: closing.signal });
+      } else if (action === 'unenroll') {
+        answer = await client.unenroll(kind, externalId.value, { signal: closing.signal });
+      } else {
+        const checked = await client.check(kind, externalId.value, { signal: closing.signal });
+        msg.enrolled = checked.enrolled;
+        answer = checked;
+      }
+      msg.payload = answer.body;
+      msg.statusCode = answer.statusCode;
+      counts[DONE[action]]++;
+      send(msg);
+    }
+
+    node.on('input', (msg: NodeMessageInFlow, send: Send, done: (err?: Error) => void) => {
+      const out = msg as Out;
+      handle(out, send).then(
+        () => {
+          tokenRefused = false;
+          showStatus();
+          done();
+        },
+        (err: unknown) => {
+          if (closing.signal.aborted) return done(); // cut short by a redeploy: not the flow's error
+          counts.failed++;
+          if (err instanceof TransportError) {
+            // Catch nodes see the message: the answer's status and the bridge's reason; msg.payload stays the input.
+            if (err.status !== undefined) out.statusCode = err.status;
+            if (typeof err.params.reason === 'string') out.reason = err.params.reason;
+            if (err.reason === 'unauthorized') tokenRefused = true;
+          }
+          showStatus();
+          done(flowError(RED, err));
+        },
+      );
+    });
+
+    node.on('close', () => {
+      closing.abort();
+      node.status({});
+    });
+  });
+};

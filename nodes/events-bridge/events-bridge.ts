@@ -1,0 +1,97 @@
+/**
+ * events-bridge: configuration node for an events bridge's API: its base
+ * URL, the JWT, TLS, and where the enrollment endpoints are and how their
+ * list pages. Owns one EventsBridgeClient (lib/enroll/client.ts), the pool
+ * of connections every node that names it shares.
+ */
+import type { NodeAPI, NodeDef } from 'node-red';
+import { EventsBridgeClient } from '../../lib/enroll/client';
+import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/enroll/api';
+import { dialogOptions, field, flagOption, numberOption } from '../../lib/options';
+import type { EventsBridgeNode } from '../shared/events-bridge-node';
+import { flowError, nodeText, translate } from '../shared/i18n';
+import { registerNode } from '../shared/register';
+
+interface EventsBridgeDef extends NodeDef {
+  url: string;
+  insecure: boolean | string;
+  ca: string;
+  timeout: number | string;
+  lprMonitorPath: string;
+  lprListPath: string;
+  faceMonitorPath: string;
+  faceListPath: string;
+  photoField: string;
+  pageQuery: string;
+  pageSize: number | string;
+}
+
+interface EventsBridgeCredentials {
+  token?: string;
+}
+
+/** Longest timeout the dialog accepts, in seconds. */
+const MAX_TIMEOUT_S = 600;
+
+/** The dialog field of each API option, for messages that name what to change. */
+const FIELD_OF: Record<string, string> = {
+  'lpr.monitor': 'lprMonitorPath',
+  'lpr.list': 'lprListPath',
+  'face.monitor': 'faceMonitorPath',
+  'face.list': 'faceListPath',
+  photoField: 'photoField',
+  pageQuery: 'pageQuery',
+  pageSize: 'pageSize',
+};
+
+export = function register(RED: NodeAPI): void {
+  registerNode<EventsBridgeDef, EventsBridgeCredentials, EventsBridgeNode>(
+    RED,
+    'events-bridge',
+    (node, config) => {
+      const t = nodeText(RED, 'events-bridge');
+      const options = dialogOptions(
+        { timeout: field(numberOption({ above: 0, max: MAX_TIMEOUT_S }), 30), insecure: field(flagOption(), false) },
+        config,
+      );
+      const api: EnrollmentApiOptions = {
+        paths: {
+          lpr: { monitor: config.lprMonitorPath, list: config.lprListPath },
+          face: { monitor: config.faceMonitorPath, list: config.faceListPath },
+        },
+        photoField: config.photoField,
+        pageQuery: config.pageQuery,
+        pageSize: config.pageSize,
+      };
+
+      let client: EventsBridgeClient | Error;
+      const checked = resolveEnrollmentApi(api);
+      if (!checked.ok) {
+        const [problem] = checked.problems;
+        client = new Error(
+          t('errors.setting', { setting: t(`label.${FIELD_OF[problem.option] ?? problem.option}`), problem: translate(RED, problem) }),
+        );
+      } else {
+        try {
+          client = new EventsBridgeClient({
+            baseUrl: String(config.url ?? '').trim(),
+            token: (node.credentials as EventsBridgeCredentials | undefined)?.token,
+            insecure: options.insecure,
+            ca: config.ca && config.ca.trim() ? config.ca : undefined,
+            timeoutMs: options.timeout * 1000,
+            api,
+          });
+        } catch (err) {
+          client = flowError(RED, err);
+        }
+      }
+      node.getClient = () => client;
+
+      node.on('close', (done: () => void) => {
+        if (client instanceof EventsBridgeClient) client.close().then(done, done);
+        else done();
+      });
+    },
+    { credentials: { token: { type: 'password' } } },
+  );
+};

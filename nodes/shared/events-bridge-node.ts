@@ -1,0 +1,14 @@
+/** What nodes using an events-bridge configuration node see of it, and how they find it. */
+import type { Node, NodeAPI } from 'node-red';
+import type { EventsBridgeClient } from '../../lib/enroll/client';
+
+export interface EventsBridgeNode extends Node {
+  /** The client, or an Error that says what is wrong in the configuration. */
+  getClient(): EventsBridgeClient | Error;
+}
+
+/** The client of the events-bridge node `id`: undefined when no such configuration node is deployed. */
+export function eventsBridgeOf(RED: NodeAPI, id: string | undefined): EventsBridgeClient | Error | undefined {
+  const config = id ? (RED.nodes.getNode(id) as EventsBridgeNode | null) : null;
+  return config && typeof config.getClient === 'function' ? config.getClient() : undefined;
+}
