@@ -65,6 +65,8 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'platform-server': [],
   'platform-push': [pushTyped],
   'platform-request': [requestTyped],
+  'events-bridge': [],
+  'detection-enroll': [],
 };
 
 /** Whether `type` is a node type of this package. */

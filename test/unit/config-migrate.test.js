@@ -78,6 +78,18 @@ describe('lib/config/migrate', () => {
     assert.equal(currentVersion('inject'), 1);
   });
 
+  it("every node type's editor file loads the editor script and saves its current version", () => {
+    for (const type of TYPES) {
+      const html = fs.readFileSync(path.join(ROOT, 'nodes', type, `${type}.html`), 'utf8');
+      assert.ok(html.startsWith('<script src="detection-bridge/config-version.js"></script>'), `${type}: loads the script before its own`);
+      assert.match(
+        html,
+        new RegExp(`configVersion: \\{ value: DetectionBridgeConfig\\.currentVersion\\('${type}'\\) \\}`),
+        `${type}: configVersion in defaults`,
+      );
+    }
+  });
+
   it('reads the saved version: none (saved before versions existed) or nonsense is 1', () => {
     assert.equal(versionOf({}), 1);
     assert.equal(versionOf({ [VERSION_PROPERTY]: 2 }), 2);
