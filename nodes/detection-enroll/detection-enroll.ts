@@ -27,10 +27,11 @@ import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
-import { propertyReader, type PropertyReader } from '../shared/typed-property';
+import { propertyReader, readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
-type ActionOption = EnrollAction | 'msg';
-type KindOption = EnrollKind | 'msg';
+/** The Action and Kind TypedInputs' own types: an action, a kind, fixed in the node. */
+const FIXED_ACTION = 'action';
+const FIXED_KIND = 'kind';
 
 /** The values an enrollment is made of, each read by a TypedInput. */
 const VALUES = ['externalId', 'plate', 'photo', 'firstName', 'middleName', 'lastName', 'monitorReason', 'tags', 'additionalFields'] as const;
@@ -50,12 +51,15 @@ const VALUE_DEFAULTS: Readonly<Record<Value, readonly [string, string]>> = {
   additionalFields: ['payload.additionalFields', 'msg'],
 };
 
-type DetectionEnrollDef = NodeDef & { bridge: string; action: ActionOption; kind: KindOption } & Partial<Record<Value | `${Value}Type`, string>>;
+/** `action` and `kind`: fixed (types "action", "kind"), or where to read them: a msg, flow or global property, an environment variable. */
+type DetectionEnrollDef = NodeDef & { bridge: string; action: string; actionType?: string; kind: string; kindType?: string } & Partial<
+    Record<Value | `${Value}Type`, string>
+  >;
 
 type Out = NodeMessageInFlow & Record<string, unknown>;
 type Send = (msg: NodeMessage | NodeMessage[]) => void;
 
-/** msg.kind as a kind: the event kinds, and the words a person may use. */
+/** A kind read from a message: the event kinds, and the words a person may use. */
 function kindOf(value: unknown): EnrollKind | undefined {
   const word = typeof value === 'string' ? value.trim().toLowerCase() : '';
   if (word === 'lpr' || word === 'plate' || word === 'plates') return 'lpr';
@@ -68,41 +72,48 @@ function actionOf(value: unknown): EnrollAction | undefined {
   return (ENROLL_ACTIONS as readonly string[]).includes(word) ? (word as EnrollAction) : undefined;
 }
 
-function shown(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : value === undefined ? 'not set' : typeof value;
-}
-
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionEnrollDef>(RED, 'detection-enroll', (node, config) => {
     const t = nodeText(RED, 'detection-enroll');
+    const actionType = config.actionType || FIXED_ACTION;
+    const kindType = config.kindType || FIXED_KIND;
+    // A fixed action or kind as the dialog allows it (enroll, lpr when it is not one), or where it
+    // is read (msg.action, msg.kind when no property is named).
     const options = dialogOptions(
-      {
-        action: field(choiceOption<ActionOption>([...ENROLL_ACTIONS, 'msg']), 'enroll'),
-        kind: field(choiceOption<KindOption>(['lpr', 'face', 'msg']), 'lpr'),
-      },
+      { action: field(choiceOption<EnrollAction>(ENROLL_ACTIONS), 'enroll'), kind: field(choiceOption<EnrollKind>(['lpr', 'face']), 'lpr') },
       config,
     );
+    const actionValue = actionType === FIXED_ACTION ? options.action : config.action || 'action';
+    const kindValue = kindType === FIXED_KIND ? options.kind : config.kind || 'kind';
+    const actionSource = typedLabel(actionType, actionValue);
+    const kindSource = typedLabel(kindType, kindValue);
     const found = eventsBridgeOf(RED, config.bridge) ?? new Error(t('errors.no-bridge'));
     if (found instanceof Error) {
       failConfig(node, t('status.config'), found.message, 'ERR_ENROLL_CONFIG');
       return;
     }
     const client: EventsBridgeClient = found;
+    const util = RED.util as unknown as PropertyUtil;
     const readers = {} as Record<Value, PropertyReader>;
+    let readAction: PropertyReader;
+    let readKind: PropertyReader;
+    let reading = actionSource;
     try {
+      readAction = typedReader(util, node, actionValue, actionType, FIXED_ACTION);
+      reading = kindSource;
+      readKind = typedReader(util, node, kindValue, kindType, FIXED_KIND);
       for (const name of VALUES) {
-        const [value, type] = VALUE_DEFAULTS[name];
-        const given = config[name] ?? value;
+        const given = config[name] ?? VALUE_DEFAULTS[name][0];
+        const type = config[`${name}Type`] || VALUE_DEFAULTS[name][1];
+        reading = typedLabel(type, given);
         // An empty field is a value not given (a msg property reader would read msg.payload).
-        readers[name] =
-          given === '' ? (_msg, callback) => callback(null, undefined) : propertyReader(RED.util, node, given, config[`${name}Type`] || type);
+        readers[name] = given === '' ? (_msg, callback) => callback(null, undefined) : propertyReader(util, node, given, type);
       }
     } catch (err) {
-      failConfig(node, t('status.config'), t('errors.property', { message: flowError(RED, err).message }), 'ERR_ENROLL_CONFIG');
+      failConfig(node, t('status.config'), t('errors.property', { property: reading, message: flowError(RED, err).message }), 'ERR_ENROLL_CONFIG');
       return;
     }
-    const read = (name: Value, msg: object): Promise<unknown> =>
-      new Promise((resolve, reject) => readers[name](msg, (err, value) => (err ? reject(err) : resolve(value))));
+    const read = (name: Value, msg: object): Promise<unknown> => readProperty(readers[name], msg);
 
     const closing = new AbortController();
     const counts = { enrolled: 0, unenrolled: 0, checked: 0, listed: 0, failed: 0 };
@@ -171,10 +182,12 @@ export = function register(RED: NodeAPI): void {
     }
 
     async function handle(msg: Out, send: Send): Promise<void> {
-      const action = options.action === 'msg' ? actionOf(msg.action) : options.action;
-      if (!action) throw coded(t('errors.action', { value: shown(msg.action) }), 'ERR_ENROLL_ACTION');
-      const kind = options.kind === 'msg' ? kindOf(msg.kind) : options.kind;
-      if (!kind) throw coded(t('errors.kind', { value: shown(msg.kind) }), 'ERR_ENROLL_KIND');
+      const actionRead = await readProperty(readAction, msg);
+      const action = actionOf(actionRead);
+      if (!action) throw coded(t('errors.action', { property: actionSource, value: shownValue(actionRead) }), 'ERR_ENROLL_ACTION');
+      const kindRead = await readProperty(readKind, msg);
+      const kind = kindOf(kindRead);
+      if (!kind) throw coded(t('errors.kind', { property: kindSource, value: shownValue(kindRead) }), 'ERR_ENROLL_KIND');
       msg.action = action;
       msg.kind = kind;
       if (action === 'list') return list(msg, kind, send);

@@ -24,6 +24,9 @@ const JPEG = Buffer.from([
   0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9,
 ]);
 
+/** The text of the error a Catch node got (Node-RED puts "Error: " before it). */
+const errorText = (caught) => caught.error.message.replace(/^Error: /, '');
+
 function flow(url, { bridge = {}, enroll = {}, extra = [] } = {}) {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
@@ -120,8 +123,10 @@ describe('detection-enroll against the simulated enrollment endpoints', function
     it('takes the action and the kind from the message, and values from other places', async () => {
       const { en } = await start({
         enroll: {
-          action: 'msg',
-          kind: 'msg',
+          action: 'action',
+          actionType: 'msg',
+          kind: 'kind',
+          kindType: 'msg',
           externalId: 'id',
           externalIdType: 'msg',
           plate: 'reading.plate',
@@ -137,13 +142,48 @@ describe('detection-enroll against the simulated enrollment endpoints', function
       });
       const checked = await call('en', { action: 'check', kind: 'lpr', id: 7 });
       assert.equal(checked.enrolled, true);
-      const caught = collect(helper.getNode('caught'), 2);
+      const before = store.requestCount;
+      const caught = collect(helper.getNode('caught'), 3);
       en.receive({ action: 'delete', kind: 'lpr', id: 7 });
       en.receive({ action: 'check', kind: 'car', id: 7 });
-      const [badAction, badKind] = await caught;
+      en.receive({ kind: 'lpr', id: 7 });
+      const got = await caught;
+      // they finish in any order: each is told by its msg.action
+      const [badAction, badKind, noAction] = ['delete', 'check', undefined].map((action) => got.find((m) => m.action === action));
       assert.equal(badAction.error.code, 'ERR_ENROLL_ACTION');
-      assert.match(badAction.error.message, /msg\.action must be enroll, unenroll, check or list, not "delete"/);
+      assert.equal(errorText(badAction), 'msg.action must be enroll, unenroll, check or list, not "delete"');
       assert.equal(badKind.error.code, 'ERR_ENROLL_KIND');
+      assert.equal(errorText(badKind), 'msg.kind must be lpr (or plate) or face, not "car"');
+      assert.equal(errorText(noAction), 'msg.action must be enroll, unenroll, check or list, not undefined');
+      assert.equal(store.requestCount, before, 'nothing reached the bridge');
+    });
+
+    it('reads the action from another message property, the kind from flow context or the environment', async () => {
+      process.env.E2E_ENROLL_KIND = ' Plate ';
+      try {
+        await start({
+          enroll: { action: 'op', actionType: 'msg', kind: 'E2E_ENROLL_KIND', kindType: 'env', externalId: 'id', externalIdType: 'msg' },
+        });
+        const enrolled = await call('en', { op: 'ENROLL ', id: 'k-1', payload: { plate: 'KND001' } });
+        assert.deepEqual([enrolled.action, enrolled.kind, store.get('lpr', 'k-1').plate], ['enroll', 'lpr', 'KND001']);
+        const refused = await call('en', { op: 'remove', id: 'k-1' }, 'caught');
+        assert.equal(errorText(refused), 'msg.op must be enroll, unenroll, check or list, not "remove"');
+      } finally {
+        delete process.env.E2E_ENROLL_KIND;
+      }
+      await helper.unload();
+      const { en } = await start({ enroll: { action: 'check', kind: 'site.kind', kindType: 'flow', externalId: 'id', externalIdType: 'msg' } });
+      en.context().flow.set('site.kind', 'lpr');
+      assert.equal((await call('en', { id: 'k-1' })).enrolled, true);
+      en.context().flow.set('site.kind', 'car');
+      const refused = await call('en', { id: 'k-1' }, 'caught');
+      assert.equal(errorText(refused), 'flow.site.kind must be lpr (or plate) or face, not "car"');
+    });
+
+    it('refuses at deploy a property for the action that does not parse, naming it', async () => {
+      const { en } = await start({ enroll: { action: 'a..b', actionType: 'msg' } });
+      await until(() => en.error.called, 2000, 'the error at deploy');
+      assert.match(en.error.firstCall.args[0], /^msg\.a\.\.b cannot be read: /);
     });
 
     it('refuses missing or wrong values before sending anything, naming every problem', async () => {
@@ -183,7 +223,7 @@ describe('detection-enroll against the simulated enrollment endpoints', function
       assert.equal(store.requests.at(-1).path, '/api/v1/faces/monitor/person-7');
 
       await helper.unload();
-      await start({ enroll: { kind: 'face', action: 'msg', photo: 'payload.photo' } });
+      await start({ enroll: { kind: 'face', action: 'action', actionType: 'msg', photo: 'payload.photo' } });
       // base64 text with a data: prefix is taken too
       await call('en', { action: 'enroll', payload: { externalId: 'person-8', photo: `data:image/jpeg;base64,${JPEG.toString('base64')}` } });
       assert.equal(store.get('face', 'person-8').photo, JPEG.toString('base64'));
