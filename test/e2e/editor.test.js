@@ -570,8 +570,8 @@ const CASES = {
   'detection-enroll': {
     valid: {
       steps: [
-        { select: 'action', value: 'enroll' },
-        { select: 'kind', value: 'face' },
+        { typed: 'action', type: 'action', value: 'enroll' },
+        { typed: 'kind', type: 'kind', value: 'face' },
         { fill: 'externalId', value: 'payload.personId' },
         { fill: 'photo', value: 'payload.picture' },
         { fill: 'firstName', value: 'payload.first' },
@@ -581,19 +581,32 @@ const CASES = {
         const shown = async (names) => Promise.all(names.map((n) => page.locator(`.detection-enroll-row-${n}`).first().isVisible()));
         const values = ['externalId', 'plate', 'photo', 'firstName', 'monitorReason', 'tags', 'additionalFields'];
         assert.deepEqual(await shown(values), [true, false, true, true, true, true, true], 'enroll a face: no plate');
-        await ui.step({ select: 'kind', value: 'lpr' });
+        await ui.step({ typed: 'kind', type: 'kind', value: 'lpr' });
         assert.deepEqual(await shown(values), [true, true, false, false, true, true, true], 'enroll a plate: no photo or names');
-        await ui.step({ select: 'action', value: 'list' });
+        await ui.step({ typed: 'action', type: 'action', value: 'list' });
         assert.deepEqual(await shown(values), [false, false, false, false, false, false, false], 'list: nothing to read');
         assert.match(await page.locator('#detection-enroll-action-tip').innerText(), /one message per item/);
-        await ui.step({ select: 'action', value: 'unenroll' });
+        await ui.step({ typed: 'action', type: 'action', value: 'unenroll' });
         assert.deepEqual(await shown(values), [true, false, false, false, false, false, false], 'unenroll: the externalId only');
-        await ui.step({ select: 'action', value: 'enroll' });
-        await ui.step({ select: 'kind', value: 'face' });
+        // read from each message: msg.action and msg.kind when no other property is named, and every value may be needed
+        const typed = (f) => page.evaluate((name) => [$(`#node-input-${name}`).typedInput('type'), $(`#node-input-${name}`).typedInput('value')], f);
+        for (const f of ['action', 'kind']) {
+          const box = page.locator(`#node-input-${f} + .red-ui-typedInput-container`);
+          await box.locator('button.red-ui-typedInput-type-select').click();
+          await page.locator('.red-ui-typedInput-options:visible a[value="msg"]').click();
+          assert.deepEqual(await typed(f), ['msg', f], `msg.${f} when msg is chosen`);
+        }
+        assert.deepEqual(await shown(values), [true, true, true, true, true, true, true], 'action and kind read per message: every value');
+        assert.match(await page.locator('#detection-enroll-action-tip').innerText(), /^msg\.action says what to do with each message/);
+        await ui.step({ typed: 'action', type: 'action', value: 'enroll' });
+        await ui.step({ typed: 'kind', type: 'kind', value: 'face' });
+        assert.deepEqual(await typed('action'), ['action', 'enroll']);
       },
       expect: {
         action: 'enroll',
+        actionType: 'action',
         kind: 'face',
+        kindType: 'kind',
         externalId: 'payload.personId',
         photo: 'payload.picture',
         firstName: 'payload.first',
@@ -613,6 +626,18 @@ const CASES = {
         error: 'photo',
         reason: 'validators.property',
         restore: [{ fill: 'photo', value: 'payload.picture' }],
+      },
+      {
+        steps: [{ typed: 'action', type: 'msg', value: '' }],
+        error: 'action',
+        reason: 'validators.action-empty',
+        restore: [{ typed: 'action', type: 'action', value: 'enroll' }],
+      },
+      {
+        steps: [{ typed: 'kind', type: 'flow', value: 'site..kind' }],
+        error: 'kind',
+        reason: 'validators.kind',
+        restore: [{ typed: 'kind', type: 'kind', value: 'face' }],
       },
     ],
   },
