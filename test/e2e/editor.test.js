@@ -428,7 +428,7 @@ const CASES = {
         );
         assert.ok(!(await page.locator('#node-input-images').isVisible()), 'no Images row for a fetched sample: it is sent as the bridge answered');
         assert.ok(!(await page.locator('#node-input-baseUrl').isVisible()), 'a new node has no URL of its own');
-        assert.ok(await page.getByText('The sample endpoints need no token').isVisible(), 'the dialog says no token is sent');
+        assert.ok(await page.locator('#dialog-form').getByText('The sample endpoints need no token').isVisible(), 'the dialog says no token is sent');
         assert.equal(await page.evaluate(() => RED.nodes.getType('detection-sample').defaults.images.value), 'pictures', 'a new node sends pictures');
       },
       expect: { kind: 'lpr', kindType: 'kind', source: 'bridge', images: 'fillers', baseUrl: '', insecure: false },

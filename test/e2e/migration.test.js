@@ -182,8 +182,11 @@ describe(`e2e: configuration versions in the editor, Node-RED ${nodeRedVersion()
       assert.ok(await own.isVisible(), 'the URL of its own is shown');
       assert.equal(await own.inputValue(), OWN_URL);
       assert.equal(await own.getAttribute('readonly'), '', 'read-only');
-      assert.ok(await page.getByText('Saved by an earlier version').isVisible(), 'the tip says what it is and what to do');
-      assert.ok(await page.getByText('It accepts a self-signed certificate').isVisible(), 'and that it accepts a self-signed certificate');
+      assert.ok(await page.locator('#dialog-form').getByText('Saved by an earlier version').isVisible(), 'the tip says what it is and what to do');
+      assert.ok(
+        await page.locator('#dialog-form').getByText('It accepts a self-signed certificate').isVisible(),
+        'and that it accepts a self-signed certificate',
+      );
       assert.equal(await page.locator('#detection-sample-url').innerText(), `${OWN_URL}/api/v1/webhook-models/lpr`);
     });
     await checkDialog(`${tag}-platform-request`, { method: ['msg', 'method', 'msg.'], path: ['msg', 'path', 'msg.'] });
