@@ -32,6 +32,16 @@ function sampleKindTyped(config: Config): Config {
 }
 
 /**
+ * detection-sample 2 → 3: a fetched sample comes through an events-bridge
+ * configuration node (\`bridge\`). A step cannot create one, so none is
+ * chosen; the node's own Bridge URL, TLS option and timeout stay, and it
+ * keeps fetching from them until a bridge is chosen (the dialog says so).
+ */
+function sampleBridge(config: Config): Config {
+  return { ...config, bridge: typeof config.bridge === 'string' ? config.bridge : '' };
+}
+
+/**
  * platform-push 1 → 2: POS instance and path became TypedInputs. An empty
  * POS instance meant msg.posId; a set one was the fallback of msg.posId,
  * which won when a message carried it. JSONata says exactly that, so a
@@ -59,7 +69,7 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'detection-filter': [],
   'detection-dedupe': [],
   'detection-image': [],
-  'detection-sample': [sampleKindTyped],
+  'detection-sample': [sampleKindTyped, sampleBridge],
   'detection-done': [],
   'detection-redis': [],
   'platform-server': [],

@@ -1,17 +1,21 @@
 /**
  * detection-sample: on any input, emits a sample detection event with the
- * message contract of detection-in. Built in (lib/sample.ts; small real
- * pictures, or the bridge's two-byte fillers) or fetched from a bridge's
- * GET /api/v1/webhook-models/{face,lpr} (lib/bridge-client.ts), sent as the
- * bridge answered. A thin adapter.
+ * message contract of detection-in. Built in (lib/events/sample.ts; small
+ * real pictures, or the bridge's two-byte fillers) or fetched from a bridge's
+ * GET /api/v1/webhook-models/{face,lpr} (lib/events/sample-client.ts), sent
+ * as the bridge answered. The bridge is an events-bridge configuration node
+ * (its address, TLS and timeout; the endpoints are anonymous, so its token is
+ * not sent); a node saved before that keeps its own Bridge URL until one is
+ * chosen. A thin adapter.
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
 import { buildSampleEvent, isEventKind, SAMPLE_IMAGE_MODES, type SampleImageMode } from '../../lib/events/sample';
 import { detectionView } from '../../lib/events/detection-view';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/options';
+import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { failConfig } from '../shared/status';
@@ -28,9 +32,21 @@ interface DetectionSampleDef extends NodeDef {
   kindType: string;
   source: SourceOption;
   images?: SampleImageMode;
+  /** The events-bridge configuration node to fetch from. */
+  bridge?: string;
+  /** Saved before \`bridge\` existed: used while no bridge is chosen. */
   baseUrl: string;
   insecure: boolean;
   timeout: number | string;
+}
+
+/** Where fetched samples come from: a base URL, the pool to send through, and the timeout of one fetch. */
+interface FetchTarget {
+  base: string;
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  /** Destroyed on close: the node's own pool (not the bridge's). */
+  own?: { destroy(): Promise<void> };
 }
 
 /** Longest timeout the dialog accepts, in seconds. */
@@ -61,7 +77,8 @@ export = function register(RED: NodeAPI): void {
     );
     const { source, images } = options;
     const timeoutMs = Math.min(options.timeout, MAX_TIMEOUT_S) * 1000;
-    const baseUrl = String(config.baseUrl ?? '').trim();
+    const bridgeId = config.bridge && config.bridge !== '_ADD_' ? config.bridge : '';
+    const ownUrl = String(config.baseUrl ?? '').trim();
     const kindType = config.kindType || FIXED_KIND;
     const fixed = kindType === FIXED_KIND;
     // a fixed kind as the dialog allows it (face when it is not one), or where it is read (msg.kind when not said)
@@ -80,34 +97,41 @@ export = function register(RED: NodeAPI): void {
       return;
     }
 
+    /** The chosen bridge's client, else the node's own saved URL (a flow saved before bridges), else why neither works. */
+    function fetchTarget(): FetchTarget | Error {
+      if (bridgeId) {
+        const client = eventsBridgeOf(RED, bridgeId) ?? coded(t('errors.no-bridge'), 'ERR_SAMPLE_BRIDGE');
+        if (client instanceof Error) return client;
+        return { base: client.base.display, dispatcher: client.dispatcher, timeoutMs: client.timeoutMs };
+      }
+      if (!ownUrl) return coded(t('errors.no-bridge'), 'ERR_SAMPLE_BRIDGE');
+      try {
+        sampleUrl(ownUrl, 'face');
+      } catch (err) {
+        return flowError(RED, err);
+      }
+      const agent = createBridgeAgent({ insecure: options.insecure, timeoutMs });
+      return { base: ownUrl, dispatcher: agent, timeoutMs, own: agent };
+    }
+
+    let target: FetchTarget | undefined;
+    if (source === 'bridge') {
+      const found = fetchTarget(); // checked once, at deploy
+      if (found instanceof Error) {
+        const code = (found as Error & { code?: unknown }).code;
+        const status = bridgeId ? 'status.config-bridge' : ownUrl ? 'status.config' : 'status.no-bridge';
+        failConfig(node, t(status), found.message, typeof code === 'string' ? code : 'ERR_SAMPLE_BRIDGE');
+        return;
+      }
+      target = found;
+    }
+
     let sent = 0;
-    let agent: Agent | undefined;
     const closing = new AbortController();
     const warned = new Set<EventKind>();
 
     const idleText = t(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindSource });
     node.status({ fill: 'grey', shape: 'ring', text: idleText });
-
-    /** What is wrong with the bridge URL, translated; undefined when it is usable. */
-    function urlProblem(): string | undefined {
-      if (!baseUrl) return t('errors.no-url');
-      try {
-        sampleUrl(baseUrl, 'face');
-        return undefined;
-      } catch (err) {
-        return flowError(RED, err).message;
-      }
-    }
-
-    if (source === 'bridge') {
-      const problem = urlProblem(); // checked once, at deploy
-      if (problem) {
-        node.status({ fill: 'red', shape: 'ring', text: t('status.config') });
-        node.error(problem);
-      } else {
-        agent = createBridgeAgent({ insecure: options.insecure, timeoutMs });
-      }
-    }
 
     /** Sets the contract properties on the incoming msg (Node-RED reuses it). */
     function deliver(msg: NodeMessageInFlow, event: Record<string, unknown>, kind: EventKind, receivedAt: string): void {
@@ -170,15 +194,15 @@ export = function register(RED: NodeAPI): void {
         return;
       }
 
-      if (!agent) {
-        // the URL was refused at deploy (or the node is closing)
+      if (!target || closing.signal.aborted) {
         showError();
-        done(coded(urlProblem() ?? t('errors.closed'), 'ERR_BRIDGE_URL'));
+        done(coded(t('errors.closed'), 'ERR_SAMPLE_CLOSED'));
         return;
       }
 
       node.status({ fill: 'blue', shape: 'ring', text: t('status.fetching', { kind }) });
-      fetchSample(baseUrl, kind, { dispatcher: agent, timeoutMs, signal: closing.signal }).then(
+      const { base, dispatcher } = target;
+      fetchSample(base, kind, { dispatcher, timeoutMs: target.timeoutMs, signal: closing.signal }).then(
         (fetched) => {
           if (closing.signal.aborted) return done();
           deliver(msg, fetched.event, fetched.kind, new Date().toISOString());
@@ -200,8 +224,8 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       closing.abort();
-      const pool = agent;
-      agent = undefined;
+      const pool = target?.own;
+      target = undefined;
       node.status({});
       if (!pool) return done();
       pool.destroy().then(done, done);

@@ -411,43 +411,36 @@ const CASES = {
   },
   'detection-sample': {
     valid: {
+      // fetched from an events bridge: its list is shown (a new events bridge is added with the plus button)
+      before: [{ select: 'source', value: 'bridge' }],
       steps: [
         { typed: 'kind', type: 'kind', value: 'lpr' },
         // Images: a row of the built-in source only
+        { select: 'source', value: 'builtin' },
         { select: 'images', value: 'fillers' },
         { select: 'source', value: 'bridge' },
-        { fill: 'baseUrl', value: 'https://bridge-host:5022' },
-        { check: 'insecure', value: true },
-        { fill: 'timeout', value: '30' },
       ],
       check: async (page) => {
         assert.equal(
           await page.locator('#detection-sample-url').innerText(),
           'https://bridge-host:5022/api/v1/webhook-models/lpr',
-          'the tip shows the address fetched',
+          "the tip shows the address fetched: the events bridge's URL",
         );
         assert.ok(!(await page.locator('#node-input-images').isVisible()), 'no Images row for a fetched sample: it is sent as the bridge answered');
+        assert.ok(!(await page.locator('#node-input-baseUrl').isVisible()), 'a new node has no URL of its own');
+        assert.ok(await page.locator('#dialog-form').getByText('The sample endpoints need no token').isVisible(), 'the dialog says no token is sent');
         assert.equal(await page.evaluate(() => RED.nodes.getType('detection-sample').defaults.images.value), 'pictures', 'a new node sends pictures');
       },
-      expect: {
-        kind: 'lpr',
-        kindType: 'kind',
-        source: 'bridge',
-        images: 'fillers',
-        baseUrl: 'https://bridge-host:5022',
-        insecure: true,
-        timeout: 30,
-      },
+      expect: { kind: 'lpr', kindType: 'kind', source: 'bridge', images: 'fillers', baseUrl: '', insecure: false },
       ports: 1,
     },
     invalid: [
       {
-        steps: [{ fill: 'baseUrl', value: 'bridge-host:5022' }],
-        error: 'baseUrl',
-        reason: 'validators.baseUrl-scheme',
-        restore: [{ fill: 'baseUrl', value: 'https://bridge-host:5022' }],
+        steps: [{ config: 'bridge', value: 'none' }],
+        error: 'bridge',
+        reason: 'validators.bridge',
+        restore: [{ config: 'bridge', value: 'first' }],
       },
-      { steps: [{ fill: 'timeout', value: '0' }], error: 'timeout', reason: 'validators.timeout', restore: [{ fill: 'timeout', value: '30' }] },
       {
         steps: [{ typed: 'kind', type: 'msg', value: '' }],
         error: 'kind',

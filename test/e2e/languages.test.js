@@ -45,8 +45,8 @@ const CONTAINED = 12;
 
 /** One node of each type, with the settings that show the most of each dialog: detection in
  *  answers after writing to Redis (its Redis server list and pencil button are shown), the
- *  platform nodes use a server, the enroll node an events bridge, the filter has a rule row.
- *  Pasted as a user pastes a flow. */
+ *  platform nodes use a server, the sample and enroll nodes an events bridge, the filter has a
+ *  rule row. Pasted as a user pastes a flow. */
 const FLOW = [
   { id: 'lang-redis', type: 'detection-redis', url: 'redis://127.0.0.1:6379' },
   { id: 'lang-server', type: 'platform-server', url: 'https://core-host' },
@@ -56,14 +56,14 @@ const FLOW = [
   { id: 'lang-filter', type: 'detection-filter', rules: [{ t: 'tag', v: 'VIP', vt: 'list' }], wires: [[]] },
   { id: 'lang-dedupe', type: 'detection-dedupe', wires: [[]] },
   { id: 'lang-image', type: 'detection-image', wires: [[], []] },
-  { id: 'lang-sample', type: 'detection-sample', wires: [[]] },
+  { id: 'lang-sample', type: 'detection-sample', source: 'bridge', bridge: 'lang-bridge', wires: [[]] },
   { id: 'lang-done', type: 'detection-done', wires: [] },
   { id: 'lang-push', type: 'platform-push', server: 'lang-server', wires: [[]] },
   { id: 'lang-request', type: 'platform-request', server: 'lang-server', wires: [[]] },
   { id: 'lang-enroll', type: 'detection-enroll', bridge: 'lang-bridge', wires: [[]] },
 ].map((n, i) => (n.wires ? { ...n, x: 120 + (i % 3) * 220, y: 60 + Math.floor(i / 3) * 80 } : n));
 /** The node of the flow that uses configuration type `type`, and its property for it. */
-const USERS = { 'detection-redis': ['lang-in', 'redis'], 'platform-server': ['lang-push', 'server'], 'events-bridge': ['lang-enroll', 'bridge'] };
+const USERS = { 'detection-redis': ['lang-in', 'redis'], 'platform-server': ['lang-push', 'server'], 'events-bridge': ['lang-sample', 'bridge'] };
 
 /** Every leaf of a catalog: [dotted key, text]. */
 function leaves(value, at = '', out = []) {

@@ -6,14 +6,17 @@
  *
  * Flows saved by the release before versions existed (written by hand as
  * its editor saved them: "From msg.kind", "set by msg.method", an empty
- * path, a POS instance msg.posId could override, no configVersion) reach the
+ * path, a POS instance msg.posId could override, a sample fetched from a
+ * Bridge URL of its own, no configVersion) reach the
  * editor of the packed module in a fresh Node-RED two ways: deployed over
  * the admin API before the editor opens (the editor loads them), and pasted
  * with Menu → Import. In both, the edit dialogs show the new TypedInputs
  * (msg.kind, msg.method, msg.path, the JSONata POS instance) and the nodes
  * are valid; after Deploy, GET /flows over HTTP has every node of the
- * package in the current shape with its configVersion. The browser console
- * must stay free of errors throughout.
+ * package in the current shape with its configVersion. A sample node with a
+ * Bridge URL of its own keeps it (shown read-only, with what to do) until an
+ * events bridge is chosen, which drops it. The browser console must stay
+ * free of errors throughout.
  *
  * Skipped, with a message, only where /usr/bin/chromium is not installed.
  */
@@ -30,7 +33,14 @@ const CREDS = { userName: 'integrator', password: 'pa55word' };
 /** The nodes as the editor of the release before versions saved them, using the platform core at `url`; `tag` makes their ids and names unique. */
 function oldNodes(tag, url, z) {
   const at = (i) => ({ x: 160 + (i % 3) * 200, y: 80 + Math.floor(i / 3) * 80 });
-  const node = (i, fields) => ({ id: `${tag}-${fields.type}`, ...(z ? { z } : {}), name: `${tag} ${fields.type}`, ...at(i), wires: [], ...fields });
+  const node = (i, fields, suffix = '') => ({
+    id: `${tag}-${fields.type}${suffix}`,
+    ...(z ? { z } : {}),
+    name: `${tag} ${fields.type}${suffix}`,
+    ...at(i),
+    wires: [],
+    ...fields,
+  });
   return [
     { id: `${tag}-platform-server`, type: 'platform-server', name: `${tag} server`, url, insecure: false, ca: '', timeout: 30 },
     node(0, { type: 'detection-sample', kind: 'msg', source: 'builtin', images: 'pictures', baseUrl: '', insecure: false, timeout: 10, wires: [[]] }),
@@ -47,12 +57,23 @@ function oldNodes(tag, url, z) {
       wires: [[]],
     }),
     node(3, { type: 'detection-switch', property: 'payload', propertyType: 'msg', otherOutput: true, outputs: 3, wires: [[], [], []] }),
+    // fetched from a bridge of its own, with a self-signed certificate
+    node(
+      4,
+      { type: 'detection-sample', kind: 'lpr', source: 'bridge', images: 'pictures', baseUrl: OWN_URL, insecure: true, timeout: 20, wires: [[]] },
+      '-fetched',
+    ),
   ];
 }
 
+/** The Bridge URL of its own the fetching sample node was saved with. */
+const OWN_URL = 'https://old-bridge:5022/eventsbridge';
+/** What the new shape of that node holds: no events bridge yet, its own URL, TLS option and timeout as saved. */
+const FETCHED = { kind: 'lpr', kindType: 'kind', bridge: '', baseUrl: OWN_URL, insecure: true, timeout: 20, configVersion: 3 };
+
 /** What the new shape of those nodes holds (the rest is as saved). */
 const MIGRATED = {
-  'detection-sample': { kind: 'kind', kindType: 'msg', configVersion: 2 },
+  'detection-sample': { kind: 'kind', kindType: 'msg', bridge: '', configVersion: 3 },
   'platform-request': { method: 'method', methodType: 'msg', path: 'path', pathType: 'msg', configVersion: 2 },
   'platform-push': { posId: '$exists(posId) ? posId : "pos-main-bar"', posIdType: 'jsonata', pathType: 'str', configVersion: 2 },
   'detection-switch': { configVersion: 1 },
@@ -125,8 +146,8 @@ describe(`e2e: configuration versions in the editor, Node-RED ${nodeRedVersion()
     await browser.settled('#node-dialog-ok');
   }
 
-  /** Double-clicks the node, checks what its dialog's TypedInputs show (`field` → [type, value, visible type label]), then Cancel. */
-  async function checkDialog(id, expected) {
+  /** Double-clicks the node, checks what its dialog's TypedInputs show (`field` → [type, value, visible type label]) and `more`, then Cancel. */
+  async function checkDialog(id, expected, more) {
     await openDialog(id);
     for (const [field, [type, value, label]] of Object.entries(expected)) {
       const shown = await page.evaluate((f) => [$(`#node-input-${f}`).typedInput('type'), $(`#node-input-${f}`).typedInput('value')], field);
@@ -138,6 +159,7 @@ describe(`e2e: configuration versions in the editor, Node-RED ${nodeRedVersion()
       }
     }
     assert.deepEqual(await page.evaluate(() => $('#dialog-form .input-error').length), 0, `${id}: no field marked as an error`);
+    if (more) await more();
     await page.locator('#node-dialog-cancel').click();
     await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0 && RED.view.state() === RED.state.DEFAULT);
   }
@@ -151,6 +173,22 @@ describe(`e2e: configuration versions in the editor, Node-RED ${nodeRedVersion()
       assert.equal(node.valid, true, `${tag} ${type} is valid`);
     }
     await checkDialog(`${tag}-detection-sample`, { kind: ['msg', 'kind', 'msg.'] });
+    const fetched = await editorNode(`${tag}-detection-sample-fetched`);
+    for (const [k, v] of Object.entries(FETCHED)) assert.deepEqual(fetched.props[k], v, `${tag} fetching sample.${k}`);
+    assert.deepEqual(fetched.errors, [], 'the fetching sample is valid: it still has its own URL');
+    await checkDialog(`${tag}-detection-sample-fetched`, { kind: ['kind', 'lpr'] }, async () => {
+      // its own URL, read-only, with what to do, and the address it fetches
+      const own = page.locator('#node-input-baseUrl');
+      assert.ok(await own.isVisible(), 'the URL of its own is shown');
+      assert.equal(await own.inputValue(), OWN_URL);
+      assert.equal(await own.getAttribute('readonly'), '', 'read-only');
+      assert.ok(await page.locator('#dialog-form').getByText('Saved by an earlier version').isVisible(), 'the tip says what it is and what to do');
+      assert.ok(
+        await page.locator('#dialog-form').getByText('It accepts a self-signed certificate').isVisible(),
+        'and that it accepts a self-signed certificate',
+      );
+      assert.equal(await page.locator('#detection-sample-url').innerText(), `${OWN_URL}/api/v1/webhook-models/lpr`);
+    });
     await checkDialog(`${tag}-platform-request`, { method: ['msg', 'method', 'msg.'], path: ['msg', 'path', 'msg.'] });
     await checkDialog(`${tag}-platform-push`, { posId: ['jsonata', MIGRATED['platform-push'].posId] });
     noNewProblems();
@@ -177,7 +215,41 @@ describe(`e2e: configuration versions in the editor, Node-RED ${nodeRedVersion()
         assert.ok(saved, `${tag}-${type} is saved`);
         for (const [k, v] of Object.entries(props)) assert.deepEqual(saved[k], v, `saved ${tag} ${type}.${k}`);
       }
+      const fetched = res.json.find((n) => n.id === `${tag}-detection-sample-fetched`);
+      for (const [k, v] of Object.entries(FETCHED)) assert.deepEqual(fetched[k], v, `saved ${tag} fetching sample.${k}`);
     }
+    noNewProblems();
+  });
+
+  it('choosing an events bridge for a sample node with a URL of its own drops that URL and its TLS option', async function () {
+    const id = 'pasted-detection-sample-fetched';
+    await openDialog(id);
+    // the plus button next to the events bridge list: a new one, with the old address and the same TLS option
+    await page.locator('#node-input-btn-bridge-add').click();
+    await browser.settled('#node-config-dialog-ok');
+    await page.locator('#node-config-input-url').fill(OWN_URL);
+    await page.locator('#node-config-input-insecure').setChecked(true);
+    await page.locator('#node-config-dialog-ok').click();
+    await page.waitForFunction(() => !document.querySelector('#node-config-dialog-edit-form'), null, { polling: 'raf' });
+    await browser.settled('#node-dialog-ok');
+    const bridgeId = await page.locator('#node-input-bridge').inputValue();
+    assert.ok(bridgeId && bridgeId !== '_ADD_', 'the new events bridge is chosen');
+    assert.ok(!(await page.locator('#node-input-baseUrl').isVisible()), 'the URL of its own is no longer shown');
+    assert.equal(await page.locator('#detection-sample-url').innerText(), `${OWN_URL}/api/v1/webhook-models/lpr`, "the bridge's address");
+    await page.locator('#node-dialog-ok').click();
+    await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0 && RED.view.state() === RED.state.DEFAULT);
+    const node = await editorNode(id);
+    assert.deepEqual(
+      { bridge: node.props.bridge, baseUrl: node.props.baseUrl, insecure: node.props.insecure },
+      { bridge: bridgeId, baseUrl: '', insecure: false },
+    );
+    assert.equal(node.valid, true, `valid: ${node.errors}`);
+    await browser.deploy();
+    const res = await request(`${nr.url}/flows`, { method: 'GET', headers: { accept: 'application/json' } });
+    const saved = res.json.find((n) => n.id === id);
+    assert.deepEqual([saved.bridge, saved.baseUrl, saved.insecure], [bridgeId, '', false]);
+    const bridge = res.json.find((n) => n.id === bridgeId);
+    assert.deepEqual([bridge.type, bridge.url, bridge.insecure], ['events-bridge', OWN_URL, true]);
     noNewProblems();
   });
 });

@@ -50,8 +50,8 @@ const OLD = {
 };
 /** The same nodes as the editor saves them now. */
 const NEW = {
-  sampleFromMsg: { ...OLD.sampleFromMsg, kind: 'kind', kindType: 'msg', configVersion: 2 },
-  sampleLpr: { ...OLD.sampleLpr, kindType: 'kind', configVersion: 2 },
+  sampleFromMsg: { ...OLD.sampleFromMsg, kind: 'kind', kindType: 'msg', bridge: '', configVersion: 3 },
+  sampleLpr: { ...OLD.sampleLpr, kindType: 'kind', bridge: '', configVersion: 3 },
   pushPos1: { ...OLD.pushPos1, posId: '$exists(posId) ? posId : "pos-1"', posIdType: 'jsonata', pathType: 'str', configVersion: 2 },
   pushPosFromMsg: { ...OLD.pushPosFromMsg, posId: 'posId', posIdType: 'msg', pathType: 'str', configVersion: 2 },
   pushTito: { ...OLD.pushTito, posId: 'posId', posIdType: 'msg', pathType: 'str', configVersion: 2 },
@@ -184,12 +184,12 @@ describe('configuration versions in the runtime', function () {
   });
 
   it('a flow from a newer release of the package still runs, with a warning that says what to do', async () => {
-    await helper.load(modules, flow(core, { newer: { ...NEW.sampleLpr, configVersion: 3, somethingNew: { a: 1 } } }), { srv: { ...CREDS } });
+    await helper.load(modules, flow(core, { newer: { ...NEW.sampleLpr, configVersion: 4, somethingNew: { a: 1 } } }), { srv: { ...CREDS } });
     const node = helper.getNode('newer');
     assert.equal(node.warn.callCount, 1);
     assert.equal(
       node.warn.firstCall.args[0],
-      'this node was saved by a newer version of node-red-contrib-detection-bridge (configuration version 3; this version knows up to 2). ' +
+      'this node was saved by a newer version of node-red-contrib-detection-bridge (configuration version 4; this version knows up to 3). ' +
         'It runs with the settings this version understands: update the package (Menu → Manage palette) to run it as it was set up.',
     );
     const got = collect(helper.getNode('newer-out'), 1);

@@ -3,7 +3,9 @@
  * detection-sample inside the Node-RED runtime (node-red-node-test-helper):
  * built-in samples (small real pictures or the bridge's two-byte fillers, and
  * through detection-image), samples fetched from a local fake bridge over
- * HTTP, and errors reaching a Catch node. The helper's RED._ returns keys, so
+ * HTTP (by the node's own Bridge URL, as a flow saved before the events
+ * bridge, version 2, has it; through an events-bridge node: see
+ * detection-sample-bridge.test.js), and errors reaching a Catch node. The helper's RED._ returns keys, so
  * messages and statuses are asserted by key.
  */
 const assert = require('node:assert/strict');

@@ -14,6 +14,8 @@ const PKG = require(path.join(ROOT, 'package.json'));
 const TYPES = Object.keys(PKG['node-red'].nodes);
 /** The node types whose "from msg" choice became a TypedInput (version 2). */
 const TYPED = ['detection-sample', 'platform-push', 'platform-request'];
+/** Versions above 2: detection-sample fetches through an events bridge (3). */
+const LATER = { 'detection-sample': 3 };
 
 /** A deep copy that also freezes, so a step that changed its input would throw. */
 function frozen(value) {
@@ -68,10 +70,10 @@ const request = (method, path) => ({
 });
 
 describe('lib/config/migrate', () => {
-  it('knows every node type of the package: version 2 for the three with TypedInputs, 1 for the others', () => {
+  it('knows every node type of the package: version 2 for the three with TypedInputs (3 for detection-sample), 1 for the others', () => {
     for (const type of TYPES) {
       assert.ok(isVersioned(type), type);
-      assert.equal(currentVersion(type), TYPED.includes(type) ? 2 : 1, type);
+      assert.equal(currentVersion(type), LATER[type] ?? (TYPED.includes(type) ? 2 : 1), type);
     }
     assert.equal(isVersioned('inject'), false);
     assert.equal(isVersioned('constructor'), false, 'not a property of every object');
@@ -98,10 +100,27 @@ describe('lib/config/migrate', () => {
   });
 
   it('detection-sample: "From msg.kind" becomes the msg type reading msg.kind; a fixed kind stays', () => {
-    assert.deepEqual(migrateConfig('detection-sample', frozen(sample('msg'))), { ...sample('kind'), kindType: 'msg', configVersion: 2 });
+    const v3 = { bridge: '', configVersion: 3 };
+    assert.deepEqual(migrateConfig('detection-sample', frozen(sample('msg'))), { ...sample('kind'), kindType: 'msg', ...v3 });
     for (const kind of ['face', 'lpr']) {
-      assert.deepEqual(migrateConfig('detection-sample', frozen(sample(kind))), { ...sample(kind), kindType: 'kind', configVersion: 2 });
+      assert.deepEqual(migrateConfig('detection-sample', frozen(sample(kind))), { ...sample(kind), kindType: 'kind', ...v3 });
     }
+  });
+
+  it('detection-sample 2 → 3: no events bridge is chosen (a step cannot make one); its own Bridge URL, TLS option and timeout stay', () => {
+    const fetched = { ...sample('lpr'), kindType: 'kind', source: 'bridge', baseUrl: 'https://bridge-host:5022', insecure: true, timeout: 20 };
+    const v2 = frozen({ ...fetched, configVersion: 2 });
+    assert.deepEqual(migrateConfig('detection-sample', v2), { ...fetched, bridge: '', configVersion: 3 });
+    // a hand-edited version-2 node that names a bridge keeps it
+    assert.equal(migrateConfig('detection-sample', frozen({ ...v2, bridge: 'eb' })).bridge, 'eb');
+    // from version 1, both steps
+    assert.deepEqual(migrateConfig('detection-sample', frozen({ ...fetched, kind: 'msg', kindType: undefined })), {
+      ...fetched,
+      kind: 'kind',
+      kindType: 'msg',
+      bridge: '',
+      configVersion: 3,
+    });
   });
 
   it('platform-push: an empty POS instance becomes msg.posId, a set one JSONata that lets msg.posId win as before', () => {
@@ -151,10 +170,10 @@ describe('lib/config/migrate', () => {
   });
 
   it('leaves a configuration of a newer release, and of a type not of the package, as it is', () => {
-    const newer = frozen({ ...sample('msg'), configVersion: 3 });
+    const newer = frozen({ ...sample('msg'), configVersion: 4 });
     assert.equal(isNewer('detection-sample', newer), true);
     assert.equal(migrateConfig('detection-sample', newer), newer, 'no step can undo what a newer release changed');
-    assert.equal(isNewer('detection-sample', { configVersion: 2 }), false);
+    assert.equal(isNewer('detection-sample', { configVersion: 3 }), false);
     assert.equal(isNewer('detection-sample', {}), false);
     const inject = frozen({ id: 'i1', type: 'inject' });
     assert.equal(migrateConfig('inject', inject), inject);
