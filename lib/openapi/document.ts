@@ -99,7 +99,7 @@ function parametersOf(pathItem: Json, op: Json): OperationParameter[] {
 function serverPrefix(doc: Json): string {
   const servers = doc.servers;
   const url = Array.isArray(servers) && isRecord(servers[0]) && typeof servers[0].url === 'string' ? servers[0].url : '';
-  let pathname = '';
+  let pathname: string;
   try {
     pathname = new URL(url, 'http://server.invalid').pathname;
   } catch {
