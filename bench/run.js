@@ -71,7 +71,7 @@ const CONFIG = {
     burst: { connections: 64, bytes: 1024 * KiB, seconds: 10 },
     dedupe: { keys: [100_000, 1_000_000], checks: 1_000_000, timeoutMs: 180_000 },
     push: { transactions: 10_000, warmup: 1_000, window: 16, timeoutMs: 180_000 },
-    openapi: { requests: 5_000, batch: 20, window: 8, warmup: 500 },
+    openapi: { requests: 1_000, rounds: 6, batch: 20, window: 8, warmup: 500 },
     redis: {
       dedupe: { keys: 100_000, checks: 1_000_000, pipelinedChecks: 300_000, awaitedChecks: 30_000, batches: [64, 1024] },
       receiver: { connections: 8, bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
@@ -91,7 +91,7 @@ const CONFIG = {
     burst: { connections: 8, bytes: 128 * KiB, seconds: 0.5 },
     dedupe: { keys: [1_000, 10_000], checks: 20_000, timeoutMs: 60_000 },
     push: { transactions: 300, warmup: 50, window: 16, timeoutMs: 60_000 },
-    openapi: { requests: 200, batch: 20, window: 8, warmup: 20 },
+    openapi: { requests: 100, rounds: 2, batch: 20, window: 8, warmup: 20 },
     redis: {
       dedupe: { keys: 1_000, checks: 20_000, pipelinedChecks: 4_000, awaitedChecks: 1_000, batches: [64, 1024] },
       receiver: { connections: 4, bytes: 96 * KiB, rounds: 1, seconds: 0.2, warmupSeconds: 0 },
