@@ -15,6 +15,8 @@
  *   dedupe    DedupeWindow checks/s and heap bytes per key at 100k and 1M keys
  *   push      10,000 POS transactions: platform-push batches against one core
  *             http request per transaction, into the mock core
+ *   openapi   a POS batch through the platform client, checked against the
+ *             688-operation test document before sending and not: the ratio
  *   redis     with a redis-server started here (skipped when not installed):
  *             shared dedupe checks/s, pipelined and awaited one by one,
  *             against the in-memory window; detection-in on plate bodies
@@ -25,7 +27,7 @@
  * Options:
  *   --quick         smoke mode: every part with tiny sizes and durations (a
  *                   few seconds); results are not written unless --out is given
- *   --only a,b      run only these parts (receiver, burst, dedupe, push, redis)
+ *   --only a,b      run only these parts (receiver, burst, dedupe, push, redis, openapi)
  *   --out FILE      where to write the results (default bench/results.json,
  *                   where the parts not run keep their last figures; none in
  *                   --quick mode)
@@ -50,8 +52,9 @@ const { runBurst } = require('./parts/burst');
 const { runDedupe } = require('./parts/dedupe');
 const { runPush } = require('./parts/push');
 const { runRedis } = require('./parts/redis');
+const { runOpenapi } = require('./parts/openapi');
 
-const PARTS = ['receiver', 'burst', 'dedupe', 'push', 'redis'];
+const PARTS = ['receiver', 'burst', 'dedupe', 'push', 'redis', 'openapi'];
 const TOKEN = 'bench-bearer-token';
 const KiB = 1024;
 
@@ -68,6 +71,7 @@ const CONFIG = {
     burst: { connections: 64, bytes: 1024 * KiB, seconds: 10 },
     dedupe: { keys: [100_000, 1_000_000], checks: 1_000_000, timeoutMs: 180_000 },
     push: { transactions: 10_000, warmup: 1_000, window: 16, timeoutMs: 180_000 },
+    openapi: { requests: 1_000, rounds: 6, batch: 20, window: 8, warmup: 500 },
     redis: {
       dedupe: { keys: 100_000, checks: 1_000_000, pipelinedChecks: 300_000, awaitedChecks: 30_000, batches: [64, 1024] },
       receiver: { connections: 8, bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
@@ -87,6 +91,7 @@ const CONFIG = {
     burst: { connections: 8, bytes: 128 * KiB, seconds: 0.5 },
     dedupe: { keys: [1_000, 10_000], checks: 20_000, timeoutMs: 60_000 },
     push: { transactions: 300, warmup: 50, window: 16, timeoutMs: 60_000 },
+    openapi: { requests: 100, rounds: 2, batch: 20, window: 8, warmup: 20 },
     redis: {
       dedupe: { keys: 1_000, checks: 20_000, pipelinedChecks: 4_000, awaitedChecks: 1_000, batches: [64, 1024] },
       receiver: { connections: 4, bytes: 96 * KiB, rounds: 1, seconds: 0.2, warmupSeconds: 0 },
@@ -228,6 +233,17 @@ async function main() {
         fail('dedupe', err);
       }
       timings.dedupe = seconds();
+    }
+
+    if (run('openapi')) {
+      log('bench: openapi');
+      try {
+        results.openapi = await runOpenapi({ config: config.openapi, log });
+        results.problems.push(...results.openapi.problems);
+      } catch (err) {
+        fail('openapi', err);
+      }
+      timings.openapi = seconds();
     }
 
     // A quick run shares one Node-RED between the parts; a full run gives the

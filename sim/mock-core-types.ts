@@ -47,6 +47,8 @@ export interface MockCoreOptions {
   loginBody?: (tokens: MockTokens) => unknown;
   /** Bodies of the last this many batches and requests are kept. Default 100. */
   maxRecorded?: number;
+  /** Documents answered to a signed-in GET of their path below the prefix (an OpenAPI file, say). */
+  documents?: Record<string, unknown>;
   /** Request body cap. Default 50 MiB (413 above). */
   maxBodyBytes?: number;
 }

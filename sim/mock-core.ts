@@ -11,6 +11,7 @@
  *   POS instances (or `plugins` as given).
  * - POST /api/v2/pos/plugins/{pos_id}/events/batch (bearer): a JSON array, or
  *   `{events: [...]}` / `{transactions: [...]}`; recorded; 200 `{accepted: n}`.
+ * - GET of a path in `documents` (bearer): that document.
  * - any other /api/v2/... (bearer): echoes `{method, path, query, body}`.
  * An expired or unknown token gets 401 with an application/problem+json body.
  *
@@ -268,6 +269,12 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
       received.unauthorized++;
       answer(401);
       return sendProblem(res, problem('unauthorized', denied), { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+    }
+
+    const document = method === 'GET' && options.documents ? options.documents[path] : undefined;
+    if (document !== undefined) {
+      answer(200);
+      return sendJson(res, 200, document);
     }
 
     if (path === PLUGINS) {

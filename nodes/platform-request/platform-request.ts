@@ -5,7 +5,7 @@
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { fillPath } from '../../lib/platform/path-template';
 import { coded, flowError, nodeText } from '../shared/i18n';
-import { platformClientOf } from '../shared/platform-server-node';
+import { platformClientOf, platformServerOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -23,6 +23,8 @@ interface PlatformRequestDef extends NodeDef {
   path: string;
   pathType: string;
   errors: 'catch' | 'output';
+  /** Check parameters and body against the server's OpenAPI file before sending (absent: on). */
+  check?: boolean;
 }
 
 type Done = (err?: Error) => void;
@@ -64,6 +66,9 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const errorsToOutput = config.errors === 'output';
+    // Saved nodes have no `check`: on, as the dialog's default. Nothing changes for them
+    // until their server gets an OpenAPI file, which is the user's choice to check.
+    const server = config.check === false ? undefined : platformServerOf(RED, config.server);
     const counts = { ok: 0, failed: 0 };
     const showStatus = throttledStatus(node, () => ({
       fill: counts.failed > 0 ? 'yellow' : 'green',
@@ -114,36 +119,57 @@ export = function register(RED: NodeAPI): void {
         done(coded(t('errors.placeholder', { name: filled.missing }), 'ERR_PLATFORM_PLACEHOLDER'));
         return;
       }
+      const url = filled.path;
       const query = fields.query !== null && typeof fields.query === 'object' ? (fields.query as Record<string, string>) : undefined;
       const body = method === 'GET' || method === 'DELETE' ? undefined : msg.payload;
-
-      client.request({ method, path: filled.path, query, body }).then(
-        (answer) => {
-          fields.payload = answer.body;
-          fields.statusCode = answer.statusCode;
-          fields.headers = answer.headers;
-          const ok = answer.statusCode >= 200 && answer.statusCode < 300;
-          if (ok) counts.ok++;
-          else counts.failed++;
-          showStatus();
-          if (ok || errorsToOutput) {
-            send(msg);
-            done();
+      // The server's OpenAPI file, when it has a usable one, checks the call first: nothing is sent on a mismatch.
+      const operations = server ? server.getOperations() : Promise.resolve(undefined);
+      operations.then(
+        (index) => {
+          const usable = index instanceof Error ? undefined : index;
+          const result = usable?.check({ method, path: url, query, body });
+          if (usable && result && !result.ok) {
+            counts.failed++;
+            showStatus();
+            const problems = result.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+            const text = t('errors.schema', { operation: result.operation.id, release: usable.release, problems });
+            done(coded(text, 'ERR_PLATFORM_SCHEMA', { errors: result.errors }));
             return;
           }
-          // Catch nodes get the message carrying the answer (msg.payload, msg.statusCode).
-          done(
-            coded(t('errors.status', { method, path: filled.path, status: answer.statusCode }), 'ERR_PLATFORM_STATUS', {
-              statusCode: answer.statusCode,
-            }),
-          );
+          forward();
         },
-        (err: unknown) => {
-          counts.failed++;
-          showStatus();
-          done(flowError(RED, err));
-        },
+        (err: unknown) => done(flowError(RED, err)),
       );
+
+      function forward(): void {
+        client.request({ method, path: url, query, body }).then(
+          (answer) => {
+            fields.payload = answer.body;
+            fields.statusCode = answer.statusCode;
+            fields.headers = answer.headers;
+            const ok = answer.statusCode >= 200 && answer.statusCode < 300;
+            if (ok) counts.ok++;
+            else counts.failed++;
+            showStatus();
+            if (ok || errorsToOutput) {
+              send(msg);
+              done();
+              return;
+            }
+            // Catch nodes get the message carrying the answer (msg.payload, msg.statusCode).
+            done(
+              coded(t('errors.status', { method, path: url, status: answer.statusCode }), 'ERR_PLATFORM_STATUS', {
+                statusCode: answer.statusCode,
+              }),
+            );
+          },
+          (err: unknown) => {
+            counts.failed++;
+            showStatus();
+            done(flowError(RED, err));
+          },
+        );
+      }
     }
   });
 };

@@ -8,8 +8,10 @@ import type { PlatformServerNode } from '../shared/platform-server-node';
 import { PlatformClient } from '../../lib/platform/client';
 import { posPlugins } from '../../lib/platform/plugins';
 import { TransportError } from '../../lib/http/transport-error';
+import { loadOperations } from '../../lib/openapi/load';
+import type { OperationIndex } from '../../lib/openapi/operations';
 import { numberOption } from '../../lib/options';
-import { flowError, nodeText } from '../shared/i18n';
+import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 
 interface PlatformServerDef extends NodeDef {
@@ -17,6 +19,8 @@ interface PlatformServerDef extends NodeDef {
   insecure: boolean;
   ca: string;
   timeout: number | string;
+  /** The release's OpenAPI file: a path in the user directory or a URL on the core ('' for none). */
+  openapi?: string;
 }
 
 interface PlatformServerCredentials {
@@ -55,6 +59,28 @@ export = function register(RED: NodeAPI): void {
       }
       node.getClient = () => client;
 
+      // The OpenAPI file, once per deploy. Without it (or when it cannot be
+      // used) requests still go out as written, unchecked.
+      const source = (config.openapi ?? '').trim();
+      let operations: Promise<OperationIndex | Error | undefined> = Promise.resolve(undefined);
+      if (source) {
+        node.status({ fill: 'grey', shape: 'ring', text: t('status.loading') });
+        const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
+        operations = loadOperations(source, { dir: userDir, client: client instanceof PlatformClient ? client : undefined }).then(
+          (index) => {
+            node.status({ fill: 'green', shape: 'dot', text: t('status.release', { release: index.release, count: index.operations.length }) });
+            return index;
+          },
+          (err: unknown) => {
+            const failure = coded(t('errors.openapi', { message: flowError(RED, err).message }), 'ERR_OPENAPI');
+            node.status({ fill: 'red', shape: 'ring', text: t('status.openapi-error') });
+            node.error(failure.message);
+            return failure;
+          },
+        );
+      }
+      node.getOperations = () => operations;
+
       node.on('close', (done: () => void) => {
         if (client instanceof PlatformClient) client.close().then(done, done);
         else done();
@@ -62,6 +88,20 @@ export = function register(RED: NodeAPI): void {
     },
     { credentials: { userName: { type: 'text' }, password: { type: 'password' } } },
   );
+
+  // The operations of the server's OpenAPI file, for the platform-request dialog.
+  RED.httpAdmin.get('/platform-server/:id/operations', RED.auth.needsPermission('platform-server.read'), (req, res) => {
+    const server = RED.nodes.getNode(String(req.params.id)) as PlatformServerNode | null;
+    if (!server || typeof server.getOperations !== 'function') {
+      res.status(404).json({ message: RED._('platform-server.errors.not-deployed') });
+      return;
+    }
+    server.getOperations().then((index) => {
+      if (index === undefined) res.status(404).json({ message: RED._('platform-server.errors.no-openapi') });
+      else if (index instanceof Error) res.status(400).json({ message: index.message });
+      else res.json({ release: index.release, title: index.title, operations: index.summaries() });
+    });
+  });
 
   // Lets the platform-push dialog offer the server's POS instances. Only a
   // deployed server can answer: its credentials never travel to the editor.

@@ -1,0 +1,174 @@
+'use strict';
+/**
+ * platform-server's OpenAPI file and platform-request's check against it, in
+ * the Node-RED runtime against the mock v2 core on 127.0.0.1. The documents
+ * are written for the tests (test/support/openapi-document.js).
+ */
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { getHelper, translatedModule, collect, until } = require('../support');
+const { startMockCore } = require('../../dist/sim/mock-core');
+const { namedDocument } = require('../support/openapi-document');
+
+const helper = getHelper();
+const modules = ['platform-server', 'platform-request'].map(translatedModule);
+const CREDS = { userName: 'integrator', password: 'pa55word' };
+const BATCH = '/api/v2/pos/plugins/{posId}/events/batch';
+const tx = (i) => ({ transactionId: `tx-${i}`, terminal: 'T1', amount: 10 + i, type: 'SALE' });
+
+/** Release 11.1 of the test document: a POS transaction must name its currency. */
+function release111() {
+  const doc = namedDocument('11.1');
+  const item = doc.components.schemas.PosTransaction;
+  item.required.push('currency');
+  item.properties.currency = { type: 'string', pattern: '^[A-Z]{3}$' };
+  return doc;
+}
+
+function request(id, server, extra = {}) {
+  const base = { type: 'platform-request', z: 'f1', server, method: 'POST', methodType: 'method', path: BATCH, pathType: 'str' };
+  return { id, ...base, errors: 'catch', configVersion: 2, wires: [[`${id}-out`]], ...extra };
+}
+
+describe('platform nodes with an OpenAPI file', function () {
+  this.timeout(20000);
+  let core;
+  let dir;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-nodes-'));
+    fs.writeFileSync(path.join(dir, '11.0.json'), JSON.stringify(namedDocument('11.0')));
+    fs.writeFileSync(path.join(dir, '11.1.json'), JSON.stringify(release111()));
+    fs.writeFileSync(path.join(dir, 'broken.json'), '{"openapi": "3.0.3", "info": ');
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+    if (core) await core.close();
+    core = undefined;
+  });
+
+  /** Two servers on one core, each with its own OpenAPI file, and one request node per server. */
+  async function start({ a = '11.0.json', b = '11.1.json', reqA = {}, coreOptions = {} } = {}) {
+    core = await startMockCore({ ...CREDS, ...coreOptions });
+    const file = (name) => (name && !/^https?:/.test(name) ? path.join(dir, name) : name);
+    const flow = [
+      { id: 'f1', type: 'tab', label: 'test' },
+      { id: 'srvA', type: 'platform-server', url: core.url, insecure: false, ca: '', timeout: 10, openapi: file(a) },
+      { id: 'srvB', type: 'platform-server', url: core.url, insecure: false, ca: '', timeout: 10, openapi: file(b) },
+      request('reqA', 'srvA', reqA),
+      request('reqB', 'srvB'),
+      { id: 'reqA-out', type: 'helper', z: 'f1' },
+      { id: 'reqB-out', type: 'helper', z: 'f1' },
+      { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper', z: 'f1' },
+    ];
+    await helper.load(modules, flow, { srvA: { ...CREDS }, srvB: { ...CREDS } });
+    const n = (id) => helper.getNode(id);
+    return { reqA: n('reqA'), reqB: n('reqB'), outA: n('reqA-out'), outB: n('reqB-out'), caught: n('caught'), srvA: n('srvA'), srvB: n('srvB') };
+  }
+
+  const batchesTo = (posId) => core.received.requests.filter((r) => r.path === `/api/v2/pos/plugins/${posId}/events/batch`);
+
+  it('sends a call that matches its operation', async () => {
+    const { reqA, outA } = await start();
+    const got = collect(outA, 1);
+    reqA.receive({ posId: 'pos-1', payload: [tx(1), tx(2)] });
+    const [msg] = await got;
+    assert.equal(msg.statusCode, 200);
+    assert.deepEqual(msg.payload, { accepted: 2 });
+    assert.equal(batchesTo('pos-1').length, 1);
+  });
+
+  it('refuses a mismatch with every failing path, and sends nothing', async () => {
+    const { reqA, outA, caught } = await start();
+    const refused = collect(caught, 1);
+    reqA.receive({ posId: 'pos-bad', payload: [tx(1), { transactionId: 'x', terminal: 'T', amount: 'ten', type: 'GIFT' }] });
+    const [msg] = await refused;
+    assert.equal(msg.error.source.id, 'reqA');
+    assert.match(msg.error.message, /pos_eventsBatch/);
+    assert.match(msg.error.message, /11\.0/);
+    assert.match(msg.error.message, /body\[1\]\.amount/);
+    assert.match(msg.error.message, /body\[1\]\.type/);
+    // Proof nothing went out for the refused message: a later good call is the only batch to that instance.
+    const sent = collect(outA, 1);
+    reqA.receive({ posId: 'pos-bad', payload: [tx(3)] });
+    await sent;
+    assert.deepEqual(
+      batchesTo('pos-bad').map((r) => r.body),
+      [[tx(3)]],
+    );
+  });
+
+  it('sends as written when the check is off', async () => {
+    const { reqA, outA } = await start({ reqA: { check: false } });
+    const got = collect(outA, 1);
+    reqA.receive({ posId: 'pos-2', payload: [{ nonsense: true }] });
+    assert.equal((await got)[0].statusCode, 200);
+    assert.deepEqual(batchesTo('pos-2')[0].body, [{ nonsense: true }]);
+  });
+
+  it('checks each server against its own release, side by side', async () => {
+    const { reqA, reqB, outA, caught } = await start();
+    // Valid in 11.0, missing `currency` in 11.1.
+    const okA = collect(outA, 1);
+    const refusedB = collect(caught, 1);
+    reqA.receive({ posId: 'pos-a', payload: [tx(1)] });
+    reqB.receive({ posId: 'pos-b', payload: [tx(1)] });
+    await okA;
+    const [msg] = await refusedB;
+    assert.equal(msg.error.source.id, 'reqB');
+    assert.match(msg.error.message, /11\.1/);
+    assert.match(msg.error.message, /body\[0\]\.currency/);
+    assert.equal(batchesTo('pos-a').length, 1);
+  });
+
+  it('serves the compact operation list and the release to the editor', async () => {
+    await start();
+    const a = await helper.request().get('/platform-server/srvA/operations').expect(200);
+    assert.equal(a.body.release, '11.0');
+    assert.deepEqual(
+      a.body.operations.map((op) => op.id),
+      ['auth_login', 'portal_installedPlugins', 'pos_eventsBatch'],
+    );
+    const b = await helper.request().get('/platform-server/srvB/operations').expect(200);
+    assert.equal(b.body.release, '11.1');
+  });
+
+  it('fetches the file from the core with the sign-in', async () => {
+    const port = await freeCore();
+    const { reqA, caught } = await start({ a: `${port.url}/api/v2/openapi/11.1.json`, b: '', coreOptions: port.options });
+    const refused = collect(caught, 1);
+    reqA.receive({ posId: 'pos-1', payload: [tx(1)] });
+    assert.match((await refused)[0].error.message, /body\[0\]\.currency/);
+    const fetch = core.received.requests.find((r) => r.path === '/api/v2/openapi/11.1.json');
+    assert.match(fetch.headers.authorization, /^Bearer /);
+  });
+
+  it('reports a missing or invalid file on the server and keeps sending unchecked', async () => {
+    const { reqA, reqB, outA, outB, srvA, srvB } = await start({ a: 'missing.json', b: 'broken.json' });
+    await until(() => srvA.getOperations && srvB.getOperations);
+    const [opsA, opsB] = await Promise.all([srvA.getOperations(), srvB.getOperations()]);
+    assert.ok(opsA instanceof Error && /missing\.json/.test(opsA.message) && /ENOENT/.test(opsA.message), String(opsA));
+    assert.ok(opsB instanceof Error && /not JSON/.test(opsB.message), String(opsB));
+    const answer = await helper.request().get('/platform-server/srvA/operations').expect(400);
+    assert.match(answer.body.message, /missing\.json/);
+    const got = [collect(outA, 1), collect(outB, 1)];
+    reqA.receive({ posId: 'pos-x', payload: [{ free: 'text' }] });
+    reqB.receive({ posId: 'pos-y', payload: [{ free: 'text' }] });
+    await Promise.all(got);
+    assert.equal(batchesTo('pos-x').length + batchesTo('pos-y').length, 2);
+  });
+});
+
+/** A port for the core chosen before the flow (the server's OpenAPI URL names it). */
+async function freeCore() {
+  const probe = await startMockCore(CREDS);
+  const { port } = probe;
+  await probe.close();
+  return { url: `http://127.0.0.1:${port}`, options: { port, documents: { '/api/v2/openapi/11.1.json': release111() } } };
+}
