@@ -34,7 +34,33 @@ export interface OperationSummary {
   tag: string;
   summary: string;
   parameters: Array<{ name: string; in: string; required: boolean; type?: string }>;
-  body?: { required: boolean; type?: string };
+  /** `fields`: the top-level properties (of the items, for an array body), for the dialog's short view. */
+  body?: { required: boolean; type?: string; fields?: BodyField[] };
+}
+
+export interface BodyField {
+  name: string;
+  type?: string;
+  required: boolean;
+}
+
+function bodySummary(body: { required: boolean; schema: Record<string, unknown> }): NonNullable<OperationSummary['body']> {
+  const fields = fieldsOf(body.schema);
+  return { required: body.required, ...(typeof body.schema.type === 'string' ? { type: body.schema.type } : {}), ...(fields ? { fields } : {}) };
+}
+
+/** The top-level properties of a body schema, or of its items when it is an array. */
+function fieldsOf(schema: Record<string, unknown>): BodyField[] | undefined {
+  const items = schema.items as Record<string, unknown> | undefined;
+  const object = schema.type === 'array' && items && typeof items === 'object' ? items : schema;
+  const properties = object.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!properties || typeof properties !== 'object') return undefined;
+  const required = Array.isArray(object.required) ? (object.required as string[]) : [];
+  return Object.entries(properties).map(([name, p]) => ({
+    name,
+    ...(typeof p?.type === 'string' ? { type: p.type } : {}),
+    required: required.includes(name),
+  }));
 }
 
 const segmentsOf = (path: string): string[] => path.split('/').filter(Boolean);
@@ -185,7 +211,7 @@ export class OperationIndex {
       parameters: op.parameters
         .filter((p) => p.in === 'path' || p.in === 'query')
         .map((p) => ({ name: p.name, in: p.in, required: p.required, ...(typeof p.schema?.type === 'string' ? { type: p.schema.type } : {}) })),
-      ...(op.body ? { body: { required: op.body.required, ...(typeof op.body.schema.type === 'string' ? { type: op.body.schema.type } : {}) } } : {}),
+      ...(op.body ? { body: bodySummary(op.body) } : {}),
     }));
   }
 

@@ -8,7 +8,7 @@ import { coded, flowError, nodeText } from '../shared/i18n';
 import { platformClientOf, platformServerOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
-import { readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+import { propertyReader, readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The Method TypedInput's own type: one of the methods, fixed in the node. */
@@ -25,9 +25,33 @@ interface PlatformRequestDef extends NodeDef {
   errors: 'catch' | 'output';
   /** Check parameters and body against the server's OpenAPI file before sending (absent: on). */
   check?: boolean;
+  /** The operation chosen in the dialog (informative only). */
+  operationId?: string;
+  /** Path and query parameters set in the node: each a TypedInput. */
+  params?: ParamDef[];
+}
+
+interface ParamDef {
+  name: string;
+  in: 'path' | 'query';
+  value: string;
+  type: string;
+}
+
+interface ParamReader {
+  name: string;
+  in: 'path' | 'query';
+  source: string;
+  read: PropertyReader;
 }
 
 type Done = (err?: Error) => void;
+/** What one message calls: method, path template, and the node's parameter values read for it. */
+interface Target {
+  method: string;
+  template: string;
+  params: Record<'path' | 'query', Record<string, unknown>>;
+}
 type Send = (msg: NodeMessageInFlow) => void;
 
 export = function register(RED: NodeAPI): void {
@@ -56,11 +80,19 @@ export = function register(RED: NodeAPI): void {
     const util = RED.util as unknown as PropertyUtil;
     let readMethod: PropertyReader;
     let readPath: PropertyReader;
+    let params: ParamReader[];
     let reading = methodSource;
     try {
       readMethod = typedReader(util, node, methodValue, methodType, FIXED_METHOD);
       reading = pathSource;
       readPath = typedReader(util, node, pathValue, pathType, 'str');
+      params = (Array.isArray(config.params) ? config.params : [])
+        // A row left empty is no row: its placeholder comes from msg by name, as without one.
+        .filter((p) => p && p.name && (p.in === 'path' || p.in === 'query') && String(p.value ?? '').trim() !== '')
+        .map((p) => {
+          reading = typedLabel(p.type || 'str', p.value ?? '');
+          return { name: p.name, in: p.in, source: reading, read: propertyReader(util, node, p.value ?? '', p.type || 'str') };
+        });
     } catch (err) {
       failConfig(node, t('status.error'), t('errors.property', { property: reading, message: (err as Error).message }), 'ERR_PLATFORM_CONFIG');
       return;
@@ -77,14 +109,19 @@ export = function register(RED: NodeAPI): void {
     }));
 
     /** The method and the path template for a message, or the error that stops it. */
-    async function target(msg: NodeMessageInFlow): Promise<{ method: string; template: string } | Error> {
+    async function target(msg: NodeMessageInFlow): Promise<Target | Error> {
       let method: unknown;
       let template: unknown;
+      const values: Target['params'] = { path: {}, query: {} };
       let reading = methodSource;
       try {
         method = await readProperty(readMethod, msg);
         reading = pathSource;
         template = await readProperty(readPath, msg);
+        for (const p of params) {
+          reading = p.source;
+          values[p.in][p.name] = await readProperty(p.read, msg);
+        }
       } catch (err) {
         return coded(t('errors.property', { property: reading, message: (err as Error).message }), 'ERR_PLATFORM_PROPERTY');
       }
@@ -94,21 +131,23 @@ export = function register(RED: NodeAPI): void {
       }
       const path = typeof template === 'string' ? template.trim() : '';
       if (!path) return coded(t('errors.path-value', { property: pathSource, value: shownValue(template) }), 'ERR_PLATFORM_PATH');
-      return { method: upper, template: path };
+      return { method: upper, template: path, params: values };
     }
 
     node.on('input', (msg: NodeMessageInFlow, send: Send, done: Done) => {
       target(msg)
         .then((found) => {
           if (found instanceof Error) done(found);
-          else call(msg, found.method, found.template, send, done);
+          else call(msg, found, send, done);
         })
         .catch((err: unknown) => done(flowError(RED, err)));
     });
 
-    function call(msg: NodeMessageInFlow, method: string, template: string, send: Send, done: Done): void {
+    function call(msg: NodeMessageInFlow, { method, template, params: values }: Target, send: Send, done: Done): void {
       const fields = msg as NodeMessageInFlow & { query?: unknown; statusCode?: number; headers?: unknown };
+      // A placeholder with a parameter row takes the row's value; the others come from msg by name.
       const filled = fillPath(template, (name) => {
+        if (Object.hasOwn(values.path, name)) return values.path[name];
         try {
           return RED.util.getMessageProperty(msg, name);
         } catch {
@@ -120,7 +159,11 @@ export = function register(RED: NodeAPI): void {
         return;
       }
       const url = filled.path;
-      const query = fields.query !== null && typeof fields.query === 'object' ? (fields.query as Record<string, string>) : undefined;
+      // The node's query parameters are defaults: msg.query overrides them by name. Empty ones are not sent.
+      const own = Object.fromEntries(Object.entries(values.query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+      const fromMsg = fields.query !== null && typeof fields.query === 'object' ? (fields.query as Record<string, unknown>) : undefined;
+      const merged = { ...own, ...fromMsg };
+      const query = Object.keys(merged).length > 0 ? (merged as Record<string, string>) : undefined;
       const body = method === 'GET' || method === 'DELETE' ? undefined : msg.payload;
       // The server's OpenAPI file, when it has a usable one, checks the call first: nothing is sent on a mismatch.
       const operations = server ? server.getOperations() : Promise.resolve(undefined);

@@ -165,6 +165,76 @@ describe('platform nodes with an OpenAPI file', function () {
   });
 });
 
+describe('platform-request parameters set in the node', function () {
+  this.timeout(20000);
+  let core;
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+    if (core) await core.close();
+    core = undefined;
+  });
+
+  /** One request node, no OpenAPI file: the parameters work with free text too. */
+  async function start(extra) {
+    core = await startMockCore(CREDS);
+    const flow = [
+      { id: 'f1', type: 'tab', label: 'test' },
+      { id: 'srv', type: 'platform-server', url: core.url, insecure: false, ca: '', timeout: 10, openapi: '' },
+      request('req', 'srv', { method: 'GET', ...extra }),
+      { id: 'req-out', type: 'helper', z: 'f1' },
+      { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper', z: 'f1' },
+    ];
+    await helper.load(modules, flow, { srv: { ...CREDS } });
+    return { req: helper.getNode('req'), out: helper.getNode('req-out'), caught: helper.getNode('caught') };
+  }
+
+  it('fills placeholders from its rows, the others from msg, and sends its query rows under msg.query', async () => {
+    const { req, out } = await start({
+      path: '/api/v2/{module}/plugins/{plugin_id}/items',
+      operationId: 'cameras_instance_items_list',
+      params: [
+        { name: 'plugin_id', in: 'path', value: 'payload.instance', type: 'msg' },
+        { name: 'limit', in: 'query', value: '50', type: 'num' },
+        { name: 'search', in: 'query', value: 'lobby', type: 'str' },
+        { name: 'unused', in: 'query', value: '', type: 'str' },
+      ],
+    });
+    const got = collect(out, 1);
+    req.receive({ module: 'cameras', payload: { instance: 'cam/7' }, query: { search: 'gate', page: '2' } });
+    const [msg] = await got;
+    assert.equal(msg.statusCode, 200);
+    const [sent] = core.received.requests.filter((r) => r.path.endsWith('/items'));
+    assert.equal(sent.path, '/api/v2/cameras/plugins/cam%2F7/items');
+    // msg.query wins over the node's row of the same name; empty rows are not sent.
+    assert.deepEqual(sent.query, { limit: '50', search: 'gate', page: '2' });
+  });
+
+  it('reads a row from flow context, and names the row when it cannot be read', async () => {
+    const { req, caught } = await start({
+      path: '/api/v2/sites/{site_id}',
+      params: [{ name: 'site_id', in: 'path', value: '$error("no site")', type: 'jsonata' }],
+    });
+    const refused = collect(caught, 1);
+    req.receive({ site_id: 'from-msg' });
+    const [msg] = await refused;
+    assert.match(msg.error.message, /J: \$error/);
+    assert.match(msg.error.message, /no site/);
+    await helper.unload();
+    await helper.stopServer();
+    await core.close();
+    await helper.startServer();
+    const next = await start({ path: '/api/v2/sites/{site_id}', params: [{ name: 'site_id', in: 'path', value: 'site', type: 'flow' }] });
+    next.req.context().flow.set('site', 'north');
+    const got = collect(next.out, 1);
+    next.req.receive({ site_id: 'from-msg' });
+    await got;
+    assert.ok(core.received.requests.some((r) => r.path === '/api/v2/sites/north'));
+  });
+});
+
 /** A port for the core chosen before the flow (the server's OpenAPI URL names it). */
 async function freeCore() {
   const probe = await startMockCore(CREDS);

@@ -139,7 +139,19 @@ describe('lib/openapi', function () {
       tag: 'pos',
       summary: 'Push a batch of POS transactions into one POS instance',
       parameters: [{ name: 'pos_id', in: 'path', required: true, type: 'string' }],
-      body: { required: true, type: 'array' },
+      body: {
+        required: true,
+        type: 'array',
+        // The items' top-level properties, for the dialog's short view of the body.
+        fields: [
+          { name: 'transactionId', type: 'string', required: true },
+          { name: 'terminal', type: 'string', required: true },
+          { name: 'amount', type: 'number', required: true },
+          { name: 'type', type: 'string', required: true },
+          { name: 'occurredAt', type: 'string', required: false },
+          { name: 'lines', type: 'array', required: false },
+        ],
+      },
     });
   });
 });
