@@ -235,6 +235,56 @@ describe('platform-request parameters set in the node', function () {
   });
 });
 
+describe('the openapi-operation example', function () {
+  this.timeout(20000);
+  let core;
+  let dir;
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+    if (core) await core.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    core = undefined;
+    dir = undefined;
+  });
+
+  for (const withFile of [false, true]) {
+    it(`pushes its batch to the instance its parameter names, ${withFile ? 'checked against the file' : 'without a file'}`, async () => {
+      const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'openapi-operation.json'), 'utf8'));
+      core = await startMockCore(CREDS);
+      let openapi = '';
+      if (withFile) {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-example-'));
+        openapi = path.join(dir, '11.0.json');
+        fs.writeFileSync(openapi, JSON.stringify(namedDocument('11.0')));
+      }
+      const inject = example.find((n) => n.type === 'inject');
+      const server = example.find((n) => n.type === 'platform-server');
+      assert.equal(server.openapi, '', 'the example works without a file');
+      const nodes = example
+        .filter((n) => n.type !== 'inject' && n.type !== 'comment')
+        .map((n) => {
+          if (n.type === 'platform-server') return { ...n, url: core.url, openapi };
+          if (n.type === 'debug') return { id: n.id, type: 'helper', z: 'f1', name: n.name };
+          return { ...n, z: 'f1' };
+        });
+      await helper.load(modules, [{ id: 'f1', type: 'tab', label: 'example' }, ...nodes], { [server.id]: { ...CREDS } });
+      const accepted = example.find((n) => n.name === 'accepted');
+      const got = collect(helper.getNode(accepted.id), 1);
+      helper.getNode(inject.wires[0][0]).receive({ payload: JSON.parse(inject.props[0].v) });
+      const [msg] = await got;
+      assert.deepEqual(msg.payload, { accepted: 2 });
+      const index = await helper.getNode(server.id).getOperations();
+      assert.equal(withFile ? index.release : index, withFile ? '11.0' : undefined, 'the file was loaded (or none given)');
+      assert.deepEqual(
+        core.received.batches.map((b) => b.posId),
+        ['pos-main-bar'],
+      );
+    });
+  }
+});
+
 /** A port for the core chosen before the flow (the server's OpenAPI URL names it). */
 async function freeCore() {
   const probe = await startMockCore(CREDS);
