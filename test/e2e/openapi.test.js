@@ -10,8 +10,9 @@
  * node typed as free text. The test opens the request's dialog, waits for the
  * picker to list the 688 operations (the time it takes is logged, never
  * asserted), searches, picks the POS events batch, sets its pos_id from
- * msg.posId, clicks Done and Deploy, injects, and finds the batch in the
- * mock core's request log with the instance filled in.
+ * the POS instances the dialog offers from the mock core's installed plugins,
+ * clicks Done and Deploy, injects, and finds the batch in the mock core's
+ * request log with that instance filled in.
  *
  * Skipped, with a message, only where /usr/bin/chromium is not installed.
  */
@@ -60,10 +61,7 @@ describe(`e2e: the OpenAPI operation picker in Chromium, Node-RED ${nodeRedVersi
         type: 'inject',
         z: 'oa-tab',
         name: 'batch',
-        props: [
-          { p: 'payload', v: JSON.stringify([TX]), vt: 'json' },
-          { p: 'posId', v: 'pos-e2e', vt: 'str' },
-        ],
+        props: [{ p: 'payload', v: JSON.stringify([TX]), vt: 'json' }],
         repeat: '',
         once: false,
         x: 120,
@@ -107,7 +105,7 @@ describe(`e2e: the OpenAPI operation picker in Chromium, Node-RED ${nodeRedVersi
     if (core) await core.close();
   });
 
-  it('lists the 688 operations, finds and picks the POS batch, fills pos_id from msg, and the batch reaches the core', async function () {
+  it('lists the 688 operations, finds and picks the POS batch, picks pos_id from the installed POS instances, and the batch reaches the core', async function () {
     const opened = Date.now();
     await browser.editNode('oa-req');
     await page.waitForFunction(() => document.querySelectorAll('#platform-request-ops .platform-request-op').length > 0, null, { timeout: 30000 });
@@ -149,16 +147,19 @@ describe(`e2e: the OpenAPI operation picker in Chromium, Node-RED ${nodeRedVersi
       /^\[ \{ transactionId\*: string, terminal\*: string, amount\*: number, type\*: string, occurredAt: string, lines: \[ … \] \} \]$/,
     );
 
-    // The one parameter row, pos_id: from msg.posId, chosen as a person does.
+    // The one parameter row, pos_id: a POS instance picked from the server's installed plugins.
     const row = page.locator('.platform-request-param').filter({ has: page.locator('[data-name="pos_id"]') });
     assert.equal(await page.locator('.platform-request-param').count(), 1);
-    await row.locator('button.red-ui-typedInput-type-select').click();
-    await page.locator('.red-ui-typedInput-options:visible a[value="msg"]').click();
-    await page.waitForFunction(() => $('.platform-request-param-value').typedInput('type') === 'msg');
-    const input = row.locator('input.red-ui-typedInput-input');
-    await input.fill('posId');
-    await input.dispatchEvent('change');
-
+    const instances = page.locator('.platform-request-param-instances select');
+    await instances.waitFor({ state: 'visible', timeout: 20000 });
+    assert.deepEqual(await instances.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent])), [
+      ['', '— pick an instance —'],
+      ['pos-main-bar', 'POS Main Bar (pos-main-bar)'],
+      ['pos-restaurant', 'POS Restaurant (pos-restaurant)'],
+    ]);
+    assert.match(await page.locator('.platform-request-param-instances .form-tips').textContent(), /^2 pos instances/);
+    await instances.selectOption('pos-restaurant');
+    assert.equal(await row.locator('input.red-ui-typedInput-input').inputValue(), 'pos-restaurant');
     await page.locator('#node-dialog-ok').click();
     await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0);
     const saved = await page.evaluate(() => {
@@ -169,14 +170,14 @@ describe(`e2e: the OpenAPI operation picker in Chromium, Node-RED ${nodeRedVersi
       method: 'POST',
       path: BATCH,
       operationId: 'pos_eventsBatch',
-      params: [{ name: 'pos_id', in: 'path', value: 'posId', type: 'msg' }],
+      params: [{ name: 'pos_id', in: 'path', value: 'pos-restaurant', type: 'str' }],
     });
     await browser.deploy();
 
     const injected = await request(`${nr.url}/inject/oa-inject`, { method: 'POST' });
     assert.equal(injected.status, 200, injected.text);
     await until(() => core.received.batches.length > 0, 20000, 'the batch at the mock core');
-    assert.equal(core.received.batches[0].posId, 'pos-e2e');
+    assert.equal(core.received.batches[0].posId, 'pos-restaurant');
     assert.deepEqual(core.received.batches[0].items, [TX]);
     assert.deepEqual(browser.newProblems(), [], 'problems in the browser');
   });
