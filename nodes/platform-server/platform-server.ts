@@ -97,7 +97,8 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     server.getOperations().then((index) => {
-      if (index === undefined) res.status(404).json({ message: RED._('platform-server.errors.no-openapi') });
+      // no file is the usual case, not an error: 200 with the reason (an error status would be logged in the browser's console)
+      if (index === undefined) res.json({ release: null, message: RED._('platform-server.errors.no-openapi') });
       else if (index instanceof Error) res.status(400).json({ message: index.message });
       else res.json({ release: index.release, title: index.title, operations: index.summaries() });
     });

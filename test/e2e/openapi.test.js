@@ -174,8 +174,13 @@ describe(`e2e: the OpenAPI operation picker in Chromium, Node-RED ${nodeRedVersi
     });
     await browser.deploy();
 
-    const injected = await request(`${nr.url}/inject/oa-inject`, { method: 'POST' });
-    assert.equal(injected.status, 200, injected.text);
+    // The editor is done when the deploy is answered; the inject node's route answers 404 until its flow
+    // has started (seen once under load): clicked until it answers. A 404 injected nothing.
+    await until(
+      async () => (await request(`${nr.url}/inject/oa-inject`, { method: 'POST' })).status === 200,
+      10000,
+      'the inject button of the deployed flow',
+    );
     await until(() => core.received.batches.length > 0, 20000, 'the batch at the mock core');
     assert.equal(core.received.batches[0].posId, 'pos-restaurant');
     assert.deepEqual(core.received.batches[0].items, [TX]);

@@ -147,6 +147,9 @@ describe('platform nodes with an OpenAPI file', function () {
     assert.match((await refused)[0].error.message, /body\[0\]\.currency/);
     const fetch = core.received.requests.find((r) => r.path === '/api/v2/openapi/11.1.json');
     assert.match(fetch.headers.authorization, /^Bearer /);
+    // a server without a file: the usual case, answered 200 with the reason (the dialog shows it; no error in the browser's console)
+    const none = await helper.request().get('/platform-server/srvB/operations').expect(200);
+    assert.deepEqual(none.body, { release: null, message: 'this platform server has no OpenAPI file' });
   });
 
   it('reports a missing or invalid file on the server and keeps sending unchecked', async () => {
