@@ -15,8 +15,8 @@
  * page at a time (see api.ts): each page is handed on before the next is
  * asked for, so no second copy of a large list is held. Node-RED-free.
  */
-import { rootCertificates } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { createServerAgent, positive } from '../http/agent';
 import { parseBaseUrl, type BaseUrlProblem } from '../http/base-url';
 import { isJsonContentType } from '../http/content-type';
 import { parseJsonBody } from '../http/json';
@@ -122,10 +122,6 @@ export function bridgeReason(body: unknown): string | undefined {
   return undefined;
 }
 
-function positive(value: number | undefined, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
 export class EventsBridgeClient {
   readonly base: BridgeBase;
   readonly api: EnrollmentApi;
@@ -156,13 +152,7 @@ export class EventsBridgeClient {
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
     } else {
-      const ca = options.ca && options.ca.trim() ? [...rootCertificates, options.ca] : undefined;
-      this.ownAgent = new Agent({
-        connect: { rejectUnauthorized: !options.insecure, ...(ca ? { ca } : {}), timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        connections: this.maxConcurrent,
-      });
+      this.ownAgent = createServerAgent({ ca: options.ca, insecure: options.insecure, timeoutMs: this.timeoutMs, connections: this.maxConcurrent });
       this.dispatcher = this.ownAgent;
     }
   }

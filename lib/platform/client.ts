@@ -17,8 +17,8 @@
  * log line; this module does not log at all. Node-RED-free.
  */
 import { EventEmitter } from 'node:events';
-import { rootCertificates } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { createServerAgent, positive } from '../http/agent';
 import { isJsonContentType } from '../http/content-type';
 import { parseJsonBody } from '../http/json';
 import { send } from '../http/send';
@@ -140,13 +140,7 @@ export class PlatformClient extends EventEmitter {
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
     } else {
-      const ca = options.ca && options.ca.trim() ? [...rootCertificates, options.ca] : undefined;
-      this.ownAgent = new Agent({
-        connect: { rejectUnauthorized: !options.insecure, ...(ca ? { ca } : {}), timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        keepAliveTimeout: 30_000,
-      });
+      this.ownAgent = createServerAgent({ ca: options.ca, insecure: options.insecure, timeoutMs: this.timeoutMs, keepAliveTimeout: 30_000 });
       this.dispatcher = this.ownAgent;
     }
   }
@@ -359,10 +353,6 @@ export class PlatformClient extends EventEmitter {
       throw err;
     }
   }
-}
-
-function positive(value: number | undefined, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
 }
 
 function nonNegative(value: number | undefined, fallback: number): number {
