@@ -160,6 +160,11 @@ describe('platform nodes with an OpenAPI file', function () {
     assert.ok(opsB instanceof Error && /not JSON/.test(opsB.message), String(opsB));
     const answer = await helper.request().get('/platform-server/srvA/operations').expect(400);
     assert.match(answer.body.message, /missing\.json/);
+    // the config node's own status says so (the helper spies on every node's status: keep each node's own calls)
+    for (const srv of [srvA, srvB]) {
+      const own = srv.status.getCalls().filter((call) => call.thisValue === srv);
+      assert.deepEqual(own[own.length - 1].args[0], { fill: 'red', shape: 'ring', text: 'OpenAPI file not usable' });
+    }
     const got = [collect(outA, 1), collect(outB, 1)];
     reqA.receive({ posId: 'pos-x', payload: [{ free: 'text' }] });
     reqB.receive({ posId: 'pos-y', payload: [{ free: 'text' }] });
