@@ -31,7 +31,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { ROOT, nodeRedVersion, postJson, translate, until } = require('../support');
-const { EditorBrowser, SIDEBAR } = require('../support/editor-browser');
+const { EditorBrowser, SIDEBAR, onlyNode } = require('../support/editor-browser');
 
 const EXAMPLE = 'alert-with-picture';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', `alert-nr${nodeRedVersion().split('.')[0]}`);
@@ -95,11 +95,7 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
     await browser.importExample(EXAMPLE);
 
     const nodes = await browser.flowNodes();
-    const one = (type, name) => {
-      const found = nodes.filter((n) => n.type === type && (name === undefined || n.name === name));
-      assert.equal(found.length, 1, `one ${type}${name ? ` "${name}"` : ''} in the example: ${JSON.stringify(nodes)}`);
-      return found[0].id;
-    };
+    const one = (type, name) => onlyNode(nodes, type, name);
     ids = {
       receiver: one('detection-in'),
       filter: one('detection-filter'),

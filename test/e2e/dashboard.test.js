@@ -32,7 +32,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { ROOT, nodeRedVersion, postJson, translate, until } = require('../support');
-const { EditorBrowser } = require('../support/editor-browser');
+const { EditorBrowser, onlyNode } = require('../support/editor-browser');
 const { packInstalled, runSimulator } = require('../support/nodered-process');
 
 const EXAMPLE = 'live-dashboard';
@@ -126,11 +126,7 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
   it(`imports the ${EXAMPLE} example from Menu → Import → Examples and deploys it`, async function () {
     await browser.importExample(EXAMPLE);
     const nodes = await browser.flowNodes();
-    const one = (type, name) => {
-      const found = nodes.filter((n) => n.type === type && (name === undefined || n.name === name));
-      assert.equal(found.length, 1, `one ${type}${name ? ` "${name}"` : ''} in the example: ${JSON.stringify(nodes)}`);
-      return found[0].id;
-    };
+    const one = (type, name) => onlyNode(nodes, type, name);
     ids = {
       receiver: one('detection-in'),
       plates: one('ui-template', 'latest plates'),

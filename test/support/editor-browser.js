@@ -14,6 +14,7 @@
  * tray or dialog to stop moving, the sidebar tab buttons of Node-RED 4 and 5,
  * Menu → Import → Examples, placing what was imported, Deploy.
  */
+const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -385,6 +386,13 @@ class EditorBrowser {
   }
 }
 
+/** The id of the one node of `nodes` (EditorBrowser.flowNodes) with `type` (and `name`); fails unless exactly one. */
+function onlyNode(nodes, type, name) {
+  const found = nodes.filter((n) => n.type === type && (name === undefined || n.name === name));
+  assert.equal(found.length, 1, `one ${type}${name ? ` "${name}"` : ''} in the flow: ${JSON.stringify(nodes)}`);
+  return found[0].id;
+}
+
 /** In the page: whether the element `sel` is shown inside the sidebar. */
 function sidebarShows([sel, sidebar]) {
   const el = document.querySelector(sel);
@@ -398,4 +406,4 @@ function escape(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-module.exports = { CHROMIUM, CHROMIUM_ARGS, EDITOR_CAUGHT, SIDEBAR, EditorBrowser };
+module.exports = { CHROMIUM, CHROMIUM_ARGS, EDITOR_CAUGHT, SIDEBAR, EditorBrowser, onlyNode };
