@@ -9,6 +9,7 @@
  * and its 12.x line is no longer maintained.
  */
 import { dereference, validate } from '@readme/openapi-parser';
+import { load as loadYaml } from 'js-yaml';
 import { renderMessage, type Message } from '../messages';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -44,7 +45,7 @@ export interface OpenApiDocument {
   operations: Operation[];
 }
 
-export type OpenApiProblem = 'json' | 'not-openapi' | 'invalid' | 'file' | 'fetch';
+export type OpenApiProblem = 'json' | 'yaml' | 'not-openapi' | 'invalid' | 'file' | 'fetch';
 
 /** A document that cannot be used: its reason in the catalog (openapi.*). */
 export class OpenApiError extends Error implements Message {
@@ -135,21 +136,25 @@ function indexOperations(doc: Json): Operation[] {
   return out;
 }
 
+/** JSON when the text starts with `{`, else YAML (1.2 core schema: dates stay strings), as releases publish either. */
+function parseText(source: string): unknown {
+  const text = source.replace(/^\uFEFF/, '');
+  const json = /^\s*\{/.test(text);
+  try {
+    return json ? JSON.parse(text) : loadYaml(text);
+  } catch (err) {
+    throw new OpenApiError(json ? 'json' : 'yaml', (err as Error).message.split('\n')[0]);
+  }
+}
+
 /**
- * Parses (when given text), checks against the OpenAPI 3 specification and
+ * Parses (when given text: JSON or YAML), checks against the OpenAPI 3 specification and
  * dereferences a document. Rejects with an OpenApiError that says why it
  * cannot be used. Circular `$ref`s are left in place (a schema that still has
  * one is not checked, see validate.ts).
  */
 export async function openApiDocument(source: string | Json): Promise<OpenApiDocument> {
-  let parsed: unknown = source;
-  if (typeof source === 'string') {
-    try {
-      parsed = JSON.parse(source.replace(/^\uFEFF/, ''));
-    } catch (err) {
-      throw new OpenApiError('json', (err as Error).message);
-    }
-  }
+  const parsed = typeof source === 'string' ? parseText(source) : source;
   if (!isRecord(parsed) || typeof parsed.openapi !== 'string' || !/^3\.[01]\./.test(parsed.openapi)) {
     const found = isRecord(parsed) && typeof parsed.swagger === 'string' ? `swagger ${parsed.swagger}` : 'no "openapi": "3.x" field';
     throw new OpenApiError('not-openapi', found);

@@ -6,6 +6,7 @@ const path = require('node:path');
 const { openApiDocument, OpenApiError } = require('../../dist/lib/openapi/document');
 const { OperationIndex } = require('../../dist/lib/openapi/operations');
 const { loadOperations } = require('../../dist/lib/openapi/load');
+const { dump: dumpYaml } = require('js-yaml');
 const { namedDocument, generatedDocument, NAMED_PATH } = require('../support/openapi-document');
 
 const tx = (i) => ({ transactionId: `tx-${i}`, terminal: 'T1', amount: 10 + i, type: 'SALE' });
@@ -110,10 +111,33 @@ describe('lib/openapi', function () {
 
   it('refuses a file that is not JSON, not OpenAPI 3 or not valid, saying why', async () => {
     await assert.rejects(openApiDocument('{"openapi": '), (err) => err instanceof OpenApiError && err.problem === 'json');
+    await assert.rejects(openApiDocument('openapi: 3.0.3\ninfo: [unclosed'), (err) => err.problem === 'yaml' && err.key === 'openapi.yaml');
     await assert.rejects(openApiDocument({ swagger: '2.0' }), (err) => err.problem === 'not-openapi' && /swagger 2\.0/.test(err.message));
     const broken = namedDocument();
     broken.paths['/api/v2/auth/login'].post.requestBody.content['application/json'].schema = { $ref: '#/components/schemas/Nope' };
     await assert.rejects(openApiDocument(broken), (err) => err.problem === 'invalid' && err.key === 'openapi.invalid');
+  });
+
+  it('reads a YAML file to the same operations as its JSON, a date-like release left a string', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-'));
+    try {
+      const doc = namedDocument('2026-05-01');
+      fs.writeFileSync(path.join(dir, 'release.json'), JSON.stringify(doc));
+      // Unquoted, as a hand-written file may have it (the dumper quotes it): a YAML 1.1 loader would make it a Date.
+      const yaml = dumpYaml(doc).replace("version: '2026-05-01'", 'version: 2026-05-01');
+      assert.match(yaml, /^ {2}version: 2026-05-01$/m);
+      fs.writeFileSync(path.join(dir, 'release.yaml'), yaml);
+      const fromJson = await loadOperations('release.json', { dir });
+      const fromYaml = await loadOperations('release.yaml', { dir });
+      assert.equal(fromYaml.release, '2026-05-01');
+      assert.deepEqual(fromYaml.summaries(), fromJson.summaries());
+      assert.deepEqual(
+        fromYaml.check({ method: 'POST', path: '/api/v2/auth/login', body: {} }).errors,
+        fromJson.check({ method: 'POST', path: '/api/v2/auth/login', body: {} }).errors,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('loads a file relative to a directory, and says which file is missing', async () => {
