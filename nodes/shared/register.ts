@@ -8,7 +8,8 @@
  * (lib/config/migrate.ts), so each adapter reads one shape only.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { serveEditorScript, upToDate } from './config-version';
+import { upToDate } from './config-version';
+import { serveEditorScript } from './editor-script';
 
 export interface NodeTypeOptions<TCreds extends object> {
   /** Credential fields (`password` ones never reach the editor). */

@@ -158,8 +158,12 @@ describe(`e2e: the OpenAPI operation picker in Chromium, Node-RED ${nodeRedVersi
       ['pos-restaurant', 'POS Restaurant (pos-restaurant)'],
     ]);
     assert.match(await page.locator('.platform-request-param-instances .form-tips').textContent(), /^2 pos instances/);
+    // Left empty, the row reads msg.pos_id at run time: the empty field says so.
+    const value = row.locator('input.red-ui-typedInput-input');
+    assert.equal(await value.inputValue(), '');
+    assert.equal(await value.getAttribute('placeholder'), 'when empty: msg.pos_id');
     await instances.selectOption('pos-restaurant');
-    assert.equal(await row.locator('input.red-ui-typedInput-input').inputValue(), 'pos-restaurant');
+    assert.equal(await value.inputValue(), 'pos-restaurant');
     await page.locator('#node-dialog-ok').click();
     await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0);
     const saved = await page.evaluate(() => {

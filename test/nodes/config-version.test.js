@@ -199,7 +199,7 @@ describe('configuration versions in the runtime', function () {
 
   it('serves the editor script: the same steps, run on each node the editor adds, also in a locked flow', async () => {
     await helper.load(modules, flow(core, {}), { srv: { ...CREDS } });
-    const res = await helper.request().get('/detection-bridge/config-version.js').expect(200);
+    const res = await helper.request().get('/detection-bridge/editor.js').expect(200);
     assert.match(res.headers['content-type'], /^application\/javascript/);
     assert.equal(res.headers['cache-control'], 'no-cache');
     // the editor: a window, RED.events; every node file of the package loads the script

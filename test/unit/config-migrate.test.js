@@ -83,7 +83,7 @@ describe('lib/config/migrate', () => {
   it("every node type's editor file loads the editor script and saves its current version", () => {
     for (const type of TYPES) {
       const html = fs.readFileSync(path.join(ROOT, 'nodes', type, `${type}.html`), 'utf8');
-      assert.ok(html.startsWith('<script src="detection-bridge/config-version.js"></script>'), `${type}: loads the script before its own`);
+      assert.ok(html.startsWith('<script src="detection-bridge/editor.js"></script>'), `${type}: loads the script before its own`);
       assert.match(
         html,
         new RegExp(`configVersion: \\{ value: DetectionBridgeConfig\\.currentVersion\\('${type}'\\) \\}`),
