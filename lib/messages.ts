@@ -49,6 +49,17 @@ export function renderMessage(message: Message, translate: Translate = translate
   return translate(message.key, flat);
 }
 
+/** An error that is a Message: its text is the en-US rendering, a node translates `key` and `params`. */
+export class MessageError extends Error implements Message {
+  constructor(
+    readonly key: string,
+    readonly params: MessageParams,
+    options?: ErrorOptions,
+  ) {
+    super(renderMessage({ key, params }), options);
+  }
+}
+
 /** A Message literal, checked to be in the catalog by the tests that render it. */
 export function message(key: string, params?: MessageParams): Message {
   return params === undefined ? { key } : { key, params };

@@ -7,7 +7,7 @@
  * user's language with RED._.
  */
 import { STATUS_CODES } from 'node:http';
-import { renderMessage, type Message, type MessageParams } from '../messages';
+import { MessageError, type MessageParams } from '../messages';
 
 export type TransportService = 'bridge' | 'platform' | 'push' | 'enroll';
 
@@ -51,15 +51,11 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
-export class TransportError extends Error implements Message {
+export class TransportError extends MessageError {
   readonly service: TransportService;
   readonly reason: TransportReason;
   /** ERR_<SERVICE>_<REASON>, e.g. ERR_PLATFORM_TOKEN_FIELDS. */
   readonly code: string;
-  /** The catalog key of the text. */
-  readonly key: string;
-  /** Values for the text: url (never with credentials), method, status, detail, … */
-  readonly params: MessageParams;
   readonly status?: number;
   readonly body?: unknown;
   readonly attempts?: number;
@@ -68,13 +64,12 @@ export class TransportError extends Error implements Message {
 
   constructor(service: TransportService, reason: TransportReason, params: MessageParams, options: TransportErrorOptions = {}) {
     const key = `transport.${service}.${reason}${options.variant ? `-${options.variant}` : ''}`;
-    super(renderMessage({ key, params }), options.cause === undefined ? undefined : { cause: options.cause });
+    // params: url (never with credentials), method, status, detail, …
+    super(key, params, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TransportError';
     this.service = service;
     this.reason = reason;
     this.code = `ERR_${service.toUpperCase()}_${reason.toUpperCase().replace(/-/g, '_')}`;
-    this.key = key;
-    this.params = params;
     this.status = options.status;
     this.body = options.body;
     this.attempts = options.attempts;

@@ -10,7 +10,7 @@
  */
 import { dereference, validate } from '@readme/openapi-parser';
 import { load as loadYaml } from 'js-yaml';
-import { renderMessage, type Message } from '../messages';
+import { MessageError } from '../messages';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
@@ -48,20 +48,14 @@ export interface OpenApiDocument {
 export type OpenApiProblem = 'json' | 'yaml' | 'not-openapi' | 'invalid' | 'file' | 'fetch';
 
 /** A document that cannot be used: its reason in the catalog (openapi.*). */
-export class OpenApiError extends Error implements Message {
+export class OpenApiError extends MessageError {
   readonly code = 'ERR_OPENAPI';
-  readonly key: string;
-  readonly params: Message['params'];
   constructor(
     readonly problem: OpenApiProblem,
     detail: string,
   ) {
-    const key = `openapi.${problem}`;
-    const params = { detail };
-    super(renderMessage({ key, params }));
+    super(`openapi.${problem}`, { detail });
     this.name = 'OpenApiError';
-    this.key = key;
-    this.params = params;
   }
 }
 

@@ -3,7 +3,7 @@
  * text or a data URL (not decoded: only the first bytes are, to sniff the
  * type). A bad image field is an ImageError whose text is in the catalog.
  */
-import { renderMessage, type Message } from '../../messages';
+import { MessageError } from '../../messages';
 import { checkBase64, type Base64Reason } from './base64';
 import type { FoundImage } from './pick';
 
@@ -40,22 +40,16 @@ export interface DecodedImage {
 }
 
 /** A bad image field; `path` says which (`payload.detectionImages[2].image`). */
-export class ImageError extends Error implements Message {
+export class ImageError extends MessageError {
   readonly code = 'INVALID_BASE64';
-  readonly key: string;
-  readonly params: Message['params'];
   constructor(
     readonly path: string,
     readonly reason: Base64Reason,
     readonly position: number,
     readonly char?: string,
   ) {
-    const key = `image.${reason}`;
-    const params = { path, position, char: char ?? '' };
-    super(renderMessage({ key, params }));
+    super(`image.${reason}`, { path, position, char: char ?? '' });
     this.name = 'ImageError';
-    this.key = key;
-    this.params = params;
   }
 }
 
