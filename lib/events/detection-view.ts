@@ -29,7 +29,14 @@ interface CommonView {
   enrolled: boolean;
   /** `serverContext`: the administrators' key/value context of the originating server (the event's own object, not a copy); null when none is configured. */
   serverContext: Record<string, unknown> | null;
-  /** Names of the tags still valid at the detection time (a tag past its `expires` does not count). */
+  /**
+   * Names of the tags still valid at the detection time (a tag past its
+   * `expires` does not count), exactly as the event spells them: a tag the
+   * integrator created keeps the account's prefix (`partner-Banned`). The
+   * receiver does not know the prefix, so the view never changes a name;
+   * detection-filter's tag rules take the prefix off when comparing
+   * (./tag-prefix.ts), so `Banned` matches either form.
+   */
   tags: string[];
   /** Face confidence, a fraction from 0 to 1; null for plates (an LPR event has none). */
   confidence: number | null;

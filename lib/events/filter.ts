@@ -9,6 +9,7 @@
  */
 import type { DetectionView } from './detection-view';
 import { message, renderMessage, translateEnglish, type Message, type Translate } from '../messages';
+import { tagKey } from './tag-prefix';
 
 export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
@@ -87,14 +88,16 @@ export function wildcardRegExp(pattern: string): RegExp {
   return new RegExp(`^${body}$`, 'is');
 }
 
-/** The comparable form of a list rule's items. */
-function keyFor(type: ListRuleType): (text: string) => string {
-  return type === 'plate' ? normalisePlate : folded;
+/** The comparable form of a list rule's items and of the values they are compared with;
+ *  tags without the account's prefix (`tagPrefix`, normalised; '' for none). */
+function keyFor(type: ListRuleType, tagPrefix: string): (text: string) => string {
+  if (type === 'plate') return normalisePlate;
+  if (type === 'tag' && tagPrefix !== '') return (name) => tagKey(name, tagPrefix);
+  return folded;
 }
 
 /** A Set of a list's keys; the last list seen is kept, so an unchanged context list is not compiled again. */
-function cachedSet(type: ListRuleType): (value: unknown) => Set<string> {
-  const key = keyFor(type);
+function cachedSet(key: (text: string) => string): (value: unknown) => Set<string> {
   let lastString: string | undefined;
   let lastItems: unknown[] | undefined;
   let lastSet = new Set<string>();
@@ -125,9 +128,8 @@ function valuesOf(type: ListRuleType, view: DetectionView): Array<string | null>
   return view.kind === 'lpr' ? [view.plate, view.similar1Plate] : [];
 }
 
-function hasAny(type: ListRuleType, set: Set<string>, view: DetectionView): boolean {
+function hasAny(type: ListRuleType, key: (text: string) => string, set: Set<string>, view: DetectionView): boolean {
   if (set.size === 0) return false;
-  const key = keyFor(type);
   for (const value of valuesOf(type, view)) if (value !== null && set.has(key(value))) return true;
   return false;
 }
@@ -153,7 +155,7 @@ interface Compiled {
 }
 
 /** One rule, or the problem that keeps it from working. */
-function compileRule(rule: RuleConfig, position: number, reads: ListRead[]): Compiled | FilterProblem {
+function compileRule(rule: RuleConfig, position: number, reads: ListRead[], tagPrefix: string): Compiled | FilterProblem {
   const type = rule.t;
   if (type === undefined || type === null || type === '') return problem(position, 'type-missing');
   if (typeof type !== 'string' || !(RULE_TYPES as readonly string[]).includes(type)) return problem(position, 'type', { type: String(type) });
@@ -168,21 +170,22 @@ function compileRule(rule: RuleConfig, position: number, reads: ListRead[]): Com
     case 'site':
     case 'plate': {
       const listType = type as ListRuleType;
+      const key = keyFor(listType, tagPrefix);
       const source = rule.vt === undefined || rule.vt === null || rule.vt === '' ? 'list' : rule.vt;
       if (typeof source !== 'string' || !(LIST_SOURCES as readonly string[]).includes(source))
         return problem(position, 'source', { source: text(source) });
       if (source === 'list') {
         const items = listItems(value);
         if (items.length === 0) return problem(position, `${listType}-empty`);
-        const set = new Set(items.map(keyFor(listType)));
-        return { test: (view) => hasAny(listType, set, view), summary: message(`filter.summary.${listType}`, { list: items.join(', ') }) };
+        const set = new Set(items.map(key));
+        return { test: (view) => hasAny(listType, key, set, view), summary: message(`filter.summary.${listType}`, { list: items.join(', ') }) };
       }
       const property = value.trim();
       if (property === '') return problem(position, 'property', { source });
       const index = reads.push({ position, type: listType, source: source as ListSource, property }) - 1;
-      const setOf = cachedSet(listType);
+      const setOf = cachedSet(key);
       return {
-        test: (view, lists) => hasAny(listType, setOf(lists[index]), view),
+        test: (view, lists) => hasAny(listType, key, setOf(lists[index]), view),
         summary: message(`filter.summary.${listType}`, { list: `${source}.${property}` }),
       };
     }
@@ -233,6 +236,8 @@ export class DetectionFilter {
     private readonly summaries: readonly Message[],
     /** The lists to read for each message, in the order `matches` takes them. */
     readonly reads: readonly ListRead[],
+    /** The account's tag prefix tag rules take off before comparing (normalised); '' for none. */
+    readonly tagPrefix: string = '',
   ) {}
 
   /** Whether the event passes: all rules hold (or any, by `combine`). No rules: every event passes.
@@ -253,8 +258,19 @@ export class DetectionFilter {
   }
 }
 
+export interface FilterOptions {
+  /**
+   * The account's tag prefix, as normaliseTagPrefix (./tag-prefix) returns it:
+   * tag rules then hold for a tag with or without it (`Banned` passes
+   * `partner-Banned`, and `partner-Banned` passes `Banned`). '' (the default):
+   * tag names are compared as they are.
+   */
+  tagPrefix?: string;
+}
+
 /** Compiles the saved rules; every rule that cannot work is reported, not only the first. */
-export function compileFilter(rules: unknown, combine: Combine = 'all'): CompileResult {
+export function compileFilter(rules: unknown, combine: Combine = 'all', options: FilterOptions = {}): CompileResult {
+  const tagPrefix = options.tagPrefix ?? '';
   const list = rules === undefined || rules === null ? [] : rules;
   if (!Array.isArray(list)) return { ok: false, problems: [{ position: 0, ...message('filter.not-a-list') }] };
   const tests: Test[] = [];
@@ -262,7 +278,7 @@ export function compileFilter(rules: unknown, combine: Combine = 'all'): Compile
   const reads: ListRead[] = [];
   const problems: FilterProblem[] = [];
   list.forEach((rule: unknown, i) => {
-    const compiled = compileRule(rule !== null && typeof rule === 'object' ? (rule as RuleConfig) : {}, i + 1, reads);
+    const compiled = compileRule(rule !== null && typeof rule === 'object' ? (rule as RuleConfig) : {}, i + 1, reads, tagPrefix);
     if ('position' in compiled) problems.push(compiled);
     else {
       tests.push(compiled.test);
@@ -270,5 +286,5 @@ export function compileFilter(rules: unknown, combine: Combine = 'all'): Compile
     }
   });
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, filter: new DetectionFilter(combine, tests, summaries, reads) };
+  return { ok: true, filter: new DetectionFilter(combine, tests, summaries, reads, tagPrefix) };
 }

@@ -2,16 +2,19 @@
  * detection-filter: passes the events that hold the rules (all, or any) on
  * output 1, the others on output 2 when it is turned on. A thin adapter: the
  * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts.
+ * The account's tag prefix is the node's own, else that of the events bridge it names.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
 import { viewOfEvent } from '../../lib/events/detection-view';
 import { COMBINES, compileFilter, listProblem } from '../../lib/events/filter';
+import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { choiceOption, dialogOptions, field, flagOption } from '../../lib/options';
 import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
+import { tagPrefixOf } from '../shared/events-bridge-node';
 
 interface DetectionFilterDef extends NodeDef {
   property: string;
@@ -19,6 +22,10 @@ interface DetectionFilterDef extends NodeDef {
   combine: string;
   noMatchOutput: boolean | string;
   rules: unknown;
+  /** The account's tag prefix typed in this node; empty: the bridge's, if one is chosen. */
+  tagPrefix?: string;
+  /** An events-bridge configuration node whose tag prefix applies (optional). */
+  bridge?: string;
 }
 
 type Send = (msg: NodeMessage | Array<NodeMessage | null>) => void;
@@ -28,6 +35,20 @@ export = function register(RED: NodeAPI): void {
     const t = nodeText(RED, 'detection-filter');
     const util = RED.util as unknown as PropertyUtil;
 
+    /** The prefix typed in this node, else the chosen bridge's, else none; or why it cannot be used (status, error). */
+    function tagPrefixFor(def: DetectionFilterDef): string | { status: string; problem: string } {
+      const own = normaliseTagPrefix(def.tagPrefix);
+      if (own === undefined) return { status: t('status.tag-prefix'), problem: t('errors.tag-prefix', { prefix: String(def.tagPrefix) }) };
+      if (own !== '') return own;
+      const bridgeId = def.bridge && def.bridge !== '_ADD_' ? def.bridge : '';
+      if (!bridgeId) return '';
+      const prefix = tagPrefixOf(RED, bridgeId);
+      if (prefix === undefined) return { status: t('status.no-bridge'), problem: t('errors.no-bridge') };
+      return prefix instanceof Error
+        ? { status: t('status.tag-prefix'), problem: t('errors.bridge-tag-prefix', { message: prefix.message }) }
+        : prefix;
+    }
+
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
     const { combine, noMatchOutput } = dialogOptions(
@@ -35,7 +56,12 @@ export = function register(RED: NodeAPI): void {
       config,
     );
 
-    const compiled = compileFilter(config.rules, combine);
+    const tagPrefix = tagPrefixFor(config);
+    if (typeof tagPrefix !== 'string') {
+      failConfig(node, tagPrefix.status, tagPrefix.problem, 'CONFIG');
+      return;
+    }
+    const compiled = compileFilter(config.rules, combine, { tagPrefix });
     if (!compiled.ok) {
       const problems = compiled.problems.map((p) => translate(RED, p));
       failConfig(node, problems[0], t('errors.config', { problems: problems.join('; ') }), 'CONFIG');

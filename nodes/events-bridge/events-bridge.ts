@@ -1,12 +1,13 @@
 /**
  * events-bridge: configuration node for an events bridge's API: its base
- * URL, the JWT, TLS, and where the enrollment endpoints are and how their
- * list pages. Owns one EventsBridgeClient (lib/enroll/client.ts), the pool
- * of connections every node that names it shares.
+ * URL, the JWT, TLS, where the enrollment endpoints are and how their list
+ * pages, and the account's tag prefix. Owns one EventsBridgeClient
+ * (lib/enroll/client.ts), the pool of connections every node that names it shares.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import { EventsBridgeClient } from '../../lib/enroll/client';
 import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/enroll/api';
+import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { dialogOptions, field, flagOption, numberOption } from '../../lib/options';
 import type { EventsBridgeNode } from '../shared/events-bridge-node';
 import { flowError, nodeText, translate } from '../shared/i18n';
@@ -24,6 +25,8 @@ interface EventsBridgeDef extends NodeDef {
   photoField: string;
   pageQuery: string;
   pageSize: number | string;
+  /** The account's tag prefix (optional; saved before it existed: none). */
+  tagPrefix?: string;
 }
 
 interface EventsBridgeCredentials {
@@ -86,6 +89,13 @@ export = function register(RED: NodeAPI): void {
         }
       }
       node.getClient = () => client;
+
+      // Only the nodes that match tags use it (detection-filter): a wrong prefix fails them, not the client.
+      const tagPrefix = normaliseTagPrefix(config.tagPrefix);
+      const tagPrefixOrError =
+        tagPrefix ??
+        new Error(t('errors.setting', { setting: t('label.tagPrefix'), problem: t('validators.tagPrefix', { prefix: String(config.tagPrefix) }) }));
+      node.getTagPrefix = () => tagPrefixOrError;
 
       node.on('close', (done: () => void) => {
         if (client instanceof EventsBridgeClient) client.close().then(done, done);

@@ -473,6 +473,86 @@ describe('detection-filter node', function () {
     await until(() => (lastStatus(named) || {}).text === '1 matched · 0 not (tag VIP · camera Gate 2 LPR)', 3000, 'the named node shows its rules');
   });
 
+  describe("the account's tag prefix", () => {
+    /** The sample plate tagged `partner-Banned` (as the bridge sends a tag the integrator enrolled as Banned). */
+    const bannedPlate = () =>
+      event('lpr', (e) => {
+        e.payload.lprPlateInfo.tags = [{ tagName: 'partner-Banned', expires: null }];
+      });
+    const modules = ['events-bridge', TYPE].map(translatedModule);
+    const bridgeNode = (fields = {}) => ({ id: 'eb', type: 'events-bridge', name: '', url: 'https://bridge.invalid', timeout: 10, ...fields });
+
+    /** Feeds the Banned plate to filter `id` (rule: tag Banned) and says which output it took. */
+    async function route(id) {
+      const got = record(id);
+      helper.getNode(id).receive({ payload: bannedPlate() });
+      await until(() => got.match.length + got.other.length === 1, 3000, `${id}: the plate out of one output`);
+      return got.match.length === 1 ? 'match' : 'other';
+    }
+
+    it('a filter on Banned passes partner-Banned with the prefix set (in the filter, or on its events bridge), not without', async () => {
+      const rules = [{ t: 'tag', v: 'Banned', vt: 'list' }];
+      await helper.load(modules, [
+        { id: 'f1', type: 'tab', label: 'test' },
+        bridgeNode({ tagPrefix: 'partner' }),
+        bridgeNode({ id: 'eb-none' }),
+        ...[
+          ['own', { tagPrefix: 'partner' }],
+          ['own-dash', { tagPrefix: 'partner-' }],
+          ['bridge', { bridge: 'eb' }],
+          ['own-wins', { tagPrefix: 'acme', bridge: 'eb' }],
+          ['unset', {}],
+          ['saved-before', { tagPrefix: undefined, bridge: undefined }],
+          ['bridge-without', { bridge: 'eb-none' }],
+          ['other', { tagPrefix: 'acme' }],
+        ].flatMap(([id, config]) => [
+          filterNode(id, { rules, ...config }),
+          { id: `${id}-match`, type: 'helper', z: 'f1' },
+          { id: `${id}-other`, type: 'helper', z: 'f1' },
+        ]),
+      ]);
+      assert.equal(await route('own'), 'match', 'prefix typed in the filter');
+      assert.equal(await route('own-dash'), 'match', 'typed with its dash');
+      assert.equal(await route('bridge'), 'match', "the events bridge's prefix");
+      assert.equal(await route('own-wins'), 'other', "the filter's own prefix wins over the bridge's");
+      assert.equal(await route('unset'), 'other', 'no prefix: exact names, as before');
+      assert.equal(await route('saved-before'), 'other', 'a filter saved before the option');
+      assert.equal(await route('bridge-without'), 'other', 'a bridge without a prefix');
+      assert.equal(await route('other'), 'other', 'another prefix');
+      for (const id of ['own', 'bridge', 'unset']) assert.equal(ownCalls(helper.getNode(id), 'error').length, 0, id);
+    });
+
+    it('a tag prefix that is not valid, or a bridge that is not deployed: red status, an error at deploy and for every message', async () => {
+      const rules = [{ t: 'tag', v: 'Banned' }];
+      await helper.load(modules, [
+        { id: 'f1', type: 'tab', label: 'test' },
+        bridgeNode({ tagPrefix: 'part ner' }),
+        filterNode('bad', { rules, tagPrefix: 'partner*' }),
+        filterNode('gone', { rules, bridge: 'no-such-bridge' }),
+        filterNode('bad-bridge', { rules, bridge: 'eb' }),
+        { id: 'c1', type: 'catch', z: 'f1', scope: ['bad'], uncaught: false, wires: [['caught']] },
+        { id: 'caught', type: 'helper', z: 'f1' },
+      ]);
+      const bad = helper.getNode('bad');
+      const gone = helper.getNode('gone');
+      const badBridge = helper.getNode('bad-bridge');
+      const firstError = (node) => (ownCalls(node, 'error')[0] || { args: [] }).args[0];
+      await until(() => firstError(bad) && firstError(gone) && firstError(badBridge), 2000, 'errors at deploy');
+      assert.equal(firstError(bad), 'detection filter cannot use the tag prefix "partner*": type letters, digits, - or _, such as partner');
+      assert.deepEqual(lastStatus(bad), { fill: 'red', shape: 'ring', text: 'tag prefix not valid' });
+      assert.match(firstError(gone), /cannot find the events bridge chosen for its tag prefix/);
+      assert.deepEqual(lastStatus(gone), { fill: 'red', shape: 'ring', text: 'events bridge missing' });
+      assert.match(
+        firstError(badBridge),
+        /^detection filter cannot use the tag prefix of its events bridge: the events bridge setting "Tag prefix" is not valid: the tag prefix is letters/,
+      );
+      const caught = collect(helper.getNode('caught'), 1);
+      bad.receive({ payload: bannedPlate() });
+      const [msg] = await caught;
+      assert.match(msg.error.message, /cannot use the tag prefix "partner\*"/);
+    });
+  });
+
   it('sends a failing JSONata event expression to Catch nodes', async () => {
     await helper.load(
       translatedModule(TYPE),

@@ -91,6 +91,13 @@ describe('msg.detection (detection view)', function () {
     it('an unreadable expires keeps the tag (a typo does not silence an alert); entries without a name are skipped', function () {
       assert.deepEqual(validTagNames([{ tagName: 'odd', expires: 'soon' }, { expires: null }, { tagName: '' }, null, 'VIP'], at), ['odd']);
     });
+    it("names as the event spells them: the account's prefix is kept (tag rules take it off, not the view)", function () {
+      const tags = [{ tagName: 'partner-Banned', expires: null }, { tagName: 'VIP' }];
+      assert.deepEqual(validTagNames(tags, at), ['partner-Banned', 'VIP']);
+      const event = ev.fullFace();
+      event.payload.personInfo.tags = tags;
+      assert.deepEqual(detectionView(event, 'face').tags, ['partner-Banned', 'VIP']);
+    });
     it('tags that are not a list give no tags', function () {
       assert.deepEqual(validTagNames({ tagName: 'VIP' }, at), []);
       assert.deepEqual(validTagNames(null, at), []);

@@ -2,6 +2,7 @@
 const assert = require('node:assert/strict');
 const { compileFilter, listItems, listProblem, normalisePlate, wildcardRegExp } = require('../../dist/lib/events/filter');
 const { viewOfEvent } = require('../../dist/lib/events/detection-view');
+const { normaliseTagPrefix, tagKey, TAG_PREFIX_SOURCE } = require('../../dist/lib/events/tag-prefix');
 const { buildSampleEvent } = require('../../dist/lib/events/sample');
 const { renderMessage } = require('../../dist/lib/messages');
 
@@ -219,6 +220,104 @@ describe('lib/events/filter', () => {
       assert.equal(filter(undefined, 'any').matches(plate()), true);
       assert.equal(filter([]).matches(undefined), false);
       assert.equal(filter([{ t: 'enrolled' }]).matches(viewOfEvent({ publishType: 'Other' })), false);
+    });
+  });
+
+  describe("tag prefix (the account's <prefix>-<name>)", () => {
+    /** A plate tagged with `names` (no expiry), or with the tag objects given. */
+    const tagged = (...tags) =>
+      plate((e) => {
+        e.payload.lprPlateInfo.tags = tags.map((t) => (typeof t === 'string' ? { tagName: t, expires: null } : t));
+      });
+    /** Whether a tag rule on `list` passes `view` with `prefix`. */
+    const withPrefix = (prefix, list, v, lists) => {
+      const result = compileFilter([{ t: 'tag', v: list }], 'all', { tagPrefix: prefix });
+      assert.ok(result.ok);
+      return result.filter.matches(v, lists);
+    };
+
+    it('a rule on Banned passes partner-Banned with the prefix set, and not without', () => {
+      assert.equal(withPrefix('partner', 'Banned', tagged('partner-Banned')), true);
+      assert.equal(withPrefix('', 'Banned', tagged('partner-Banned')), false, 'no prefix: exact names, as before');
+      assert.equal(holds({ t: 'tag', v: 'Banned' }, tagged('partner-Banned')), false, 'no options: as before');
+      assert.equal(compileFilter([{ t: 'tag', v: 'Banned' }]).filter.tagPrefix, '');
+      assert.equal(compileFilter([], 'all', { tagPrefix: 'partner' }).filter.tagPrefix, 'partner');
+    });
+
+    it('with or without the prefix, on either side, ignoring case as before', () => {
+      assert.equal(withPrefix('partner', 'Banned', tagged('Banned')), true, 'a tag without the prefix still matches');
+      assert.equal(withPrefix('partner', 'partner-Banned', tagged('Banned')), true, 'a rule written with the prefix');
+      assert.equal(withPrefix('partner', 'partner-Banned', tagged('partner-Banned')), true);
+      assert.equal(withPrefix('partner', ' banned ', tagged('PARTNER-BANNED')), true);
+      assert.equal(withPrefix('Partner', 'Banned', tagged('partner-banned')), true, 'the prefix in any case');
+      assert.equal(withPrefix('partner', 'VIP', tagged('partner-Banned')), false);
+    });
+
+    it('other prefixes, the prefix alone, and the prefix with an empty name are not the name', () => {
+      assert.equal(withPrefix('partner', 'Banned', tagged('acme-Banned')), false, 'another prefix');
+      assert.equal(withPrefix('partner', 'Banned', tagged('partnerBanned')), false, 'no dash: not the prefix');
+      assert.equal(withPrefix('partner', 'Banned', tagged('partner', 'partner-')), false, 'the prefix alone, and with an empty name');
+      assert.equal(withPrefix('partner', 'partner', tagged('partner')), true, 'a tag that is the prefix word matches itself');
+      assert.equal(withPrefix('partner', 'partner-', tagged('partner-')), true);
+      assert.equal(withPrefix('partner', 'partner-', tagged('partner')), false);
+      assert.equal(withPrefix('partner', 'Banned', tagged('partner-partner-Banned')), false, 'taken off once');
+      assert.equal(withPrefix('acme-eu', 'VIP', tagged('acme-eu-VIP')), true, 'a prefix with a dash inside');
+      assert.equal(withPrefix('acme-eu', 'eu-VIP', tagged('acme-eu-VIP')), false);
+    });
+
+    it('expired tags do not count, with or without the prefix', () => {
+      const view = tagged(
+        { tagName: 'partner-Banned', expires: '2026-02-28T00:00:00Z' },
+        { tagName: 'partner-VIP', expires: '2026-03-01T12:00:01Z' },
+      );
+      assert.equal(withPrefix('partner', 'Banned', view), false, 'expired the day before the detection');
+      assert.equal(withPrefix('partner', 'VIP', view), true, 'expires a second after the detection');
+    });
+
+    it('lists read for each message are compared the same way', () => {
+      const result = compileFilter([{ t: 'tag', v: 'watch', vt: 'flow' }], 'all', { tagPrefix: 'partner' });
+      const f = result.filter;
+      assert.equal(f.matches(tagged('partner-Banned'), [['Banned']]), true);
+      assert.equal(f.matches(tagged('partner-Banned'), ['VIP, partner-banned']), true);
+      assert.equal(f.matches(tagged('Banned'), [['partner-Banned']]), true);
+      assert.equal(f.matches(tagged('acme-Banned'), [['Banned']]), false);
+    });
+
+    it('other list rules are not touched by the prefix', () => {
+      const result = compileFilter([{ t: 'camera', v: 'Gate 2 LPR' }], 'all', { tagPrefix: 'Gate' });
+      assert.equal(result.filter.matches(plate()), true);
+      assert.equal(compileFilter([{ t: 'site', v: 'Site 1 LPR' }], 'all', { tagPrefix: 'eConnect' }).filter.matches(plate()), false);
+    });
+  });
+
+  describe('normaliseTagPrefix and tagKey', () => {
+    it('a prefix is letters, digits, - and _; its trailing dash is dropped; empty is none', () => {
+      assert.equal(normaliseTagPrefix('partner'), 'partner');
+      assert.equal(normaliseTagPrefix(' partner- '), 'partner');
+      assert.equal(normaliseTagPrefix('acme_eu-2'), 'acme_eu-2');
+      assert.equal(normaliseTagPrefix(''), '');
+      assert.equal(normaliseTagPrefix('  '), '');
+      assert.equal(normaliseTagPrefix(undefined), '', 'saved before the option existed');
+      assert.equal(normaliseTagPrefix(null), '');
+      for (const bad of ['-', 'partner--', '-partner', 'part ner', 'partner*', 'pärtner', 7, 'x'.repeat(65)]) {
+        assert.equal(normaliseTagPrefix(bad), undefined, JSON.stringify(bad));
+      }
+      assert.equal(normaliseTagPrefix('x'.repeat(64)), 'x'.repeat(64));
+    });
+
+    it('the editors restate the same rule', () => {
+      const fs = require('node:fs');
+      for (const file of ['nodes/detection-filter/detection-filter.html', 'nodes/events-bridge/events-bridge.html']) {
+        assert.ok(fs.readFileSync(require.resolve(`../../${file}`), 'utf8').includes(`/${TAG_PREFIX_SOURCE}/`), file);
+      }
+    });
+
+    it('tagKey: trimmed, lower case, without the prefix when a name follows it', () => {
+      assert.equal(tagKey(' Partner-Banned ', 'partner'), 'banned');
+      assert.equal(tagKey('partner- Banned', 'partner'), 'banned');
+      assert.equal(tagKey('partner-', 'partner'), 'partner-');
+      assert.equal(tagKey('partner', 'partner'), 'partner');
+      assert.equal(tagKey('Partner-Banned', ''), 'partner-banned');
     });
   });
 
