@@ -250,8 +250,17 @@ const CASES = {
         { rule: 2, type: 'camera-match', value: 'Gate*' },
         { select: 'combine', value: 'any' },
         { check: 'noMatchOutput', value: true },
+        { fill: 'tagPrefix', value: 'partner-' },
       ],
       check: async (page) => {
+        // the dialog says which tag prefix applies: its own, else the chosen events bridge's, else none
+        const tip = () => page.locator('#detection-filter-prefix-tip').innerText();
+        assert.match(await tip(), /with or without the prefix partner-: a rule on Banned passes Banned and partner-Banned/);
+        await page.fill('#node-input-tagPrefix', '');
+        const bridge = await page.locator('#node-input-bridge').inputValue();
+        if (bridge && bridge !== '_ADD_') assert.match(await tip(), /with or without the prefix partner- \(set on the events bridge /, 'the bridge\'s prefix');
+        else assert.match(await tip(), /^No tag prefix: tags match exactly as written/);
+        await page.fill('#node-input-tagPrefix', 'partner-');
         const row = page.locator('#node-input-rule-container > li').first();
         const options = await row.locator('select.node-input-rule-type option').allInnerTexts();
         assert.deepEqual(options.slice(0, 3), ['Has any of these tags', 'Camera is one of', 'Camera matches pattern'], 'rule types in plain words');
@@ -271,6 +280,7 @@ const CASES = {
         combine: 'any',
         noMatchOutput: true,
         outputs: 2,
+        tagPrefix: 'partner-',
         rules: [
           { t: 'tag', v: 'VIP, Banned', vt: 'list' },
           { t: 'camera-match', v: 'Gate*' },
@@ -293,6 +303,7 @@ const CASES = {
         reasonVars: { rule: 1 },
         restore: [{ rule: 1, type: 'tag', value: 'VIP, Banned' }],
       },
+      { steps: [{ fill: 'tagPrefix', value: 'part ner' }], error: 'tagPrefix', reason: 'validators.tagPrefix', restore: [{ fill: 'tagPrefix', value: 'partner' }] },
     ],
   },
   'detection-dedupe': {
@@ -643,6 +654,7 @@ const CASES = {
         { check: 'insecure', value: true },
         { fill: 'pageQuery', value: 'page={page}&pageSize={size}' },
         { fill: 'pageSize', value: '250' },
+        { fill: 'tagPrefix', value: 'partner' },
       ],
       check: async (page) => {
         assert.ok(await page.locator('#events-bridge-insecure-warning').isVisible(), 'the warning shows with "Accept a self-signed certificate"');
@@ -655,6 +667,7 @@ const CASES = {
         pageQuery: 'page={page}&pageSize={size}',
         pageSize: 250,
         photoField: 'faceImage',
+        tagPrefix: 'partner',
       },
     },
     invalid: [
@@ -677,6 +690,7 @@ const CASES = {
         restore: [{ fill: 'pageQuery', value: 'page={page}&pageSize={size}' }],
       },
       { steps: [{ fill: 'pageSize', value: '0' }], error: 'pageSize', reason: 'validators.pageSize', restore: [{ fill: 'pageSize', value: '250' }] },
+      { steps: [{ fill: 'tagPrefix', value: 'partner*' }], error: 'tagPrefix', reason: 'validators.tagPrefix', restore: [{ fill: 'tagPrefix', value: 'partner' }] },
     ],
   },
   'platform-server': {
