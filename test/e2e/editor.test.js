@@ -258,7 +258,8 @@ const CASES = {
         assert.match(await tip(), /with or without the prefix partner-: a rule on Banned passes Banned and partner-Banned/);
         await page.fill('#node-input-tagPrefix', '');
         const bridge = await page.locator('#node-input-bridge').inputValue();
-        if (bridge && bridge !== '_ADD_') assert.match(await tip(), /with or without the prefix partner- \(set on the events bridge /, 'the bridge\'s prefix');
+        if (bridge && bridge !== '_ADD_')
+          assert.match(await tip(), /with or without the prefix partner- \(set on the events bridge /, "the bridge's prefix");
         else assert.match(await tip(), /^No tag prefix: tags match exactly as written/);
         await page.fill('#node-input-tagPrefix', 'partner-');
         const row = page.locator('#node-input-rule-container > li').first();
@@ -303,7 +304,12 @@ const CASES = {
         reasonVars: { rule: 1 },
         restore: [{ rule: 1, type: 'tag', value: 'VIP, Banned' }],
       },
-      { steps: [{ fill: 'tagPrefix', value: 'part ner' }], error: 'tagPrefix', reason: 'validators.tagPrefix', restore: [{ fill: 'tagPrefix', value: 'partner' }] },
+      {
+        steps: [{ fill: 'tagPrefix', value: 'part ner' }],
+        error: 'tagPrefix',
+        reason: 'validators.tagPrefix',
+        restore: [{ fill: 'tagPrefix', value: 'partner' }],
+      },
     ],
   },
   'detection-dedupe': {
@@ -690,7 +696,12 @@ const CASES = {
         restore: [{ fill: 'pageQuery', value: 'page={page}&pageSize={size}' }],
       },
       { steps: [{ fill: 'pageSize', value: '0' }], error: 'pageSize', reason: 'validators.pageSize', restore: [{ fill: 'pageSize', value: '250' }] },
-      { steps: [{ fill: 'tagPrefix', value: 'partner*' }], error: 'tagPrefix', reason: 'validators.tagPrefix', restore: [{ fill: 'tagPrefix', value: 'partner' }] },
+      {
+        steps: [{ fill: 'tagPrefix', value: 'partner*' }],
+        error: 'tagPrefix',
+        reason: 'validators.tagPrefix',
+        restore: [{ fill: 'tagPrefix', value: 'partner' }],
+      },
     ],
   },
   'platform-server': {
