@@ -378,7 +378,9 @@ function scenarioBase(name: string): ScenarioInput {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : (err as Error).message;
-    throw new UsageError(`--scenario: cannot read "${name}" (${why}); give a JSON file or a built-in scenario: ${Object.keys(BUILT_IN_SCENARIOS).join(', ')}`);
+    throw new UsageError(
+      `--scenario: cannot read "${name}" (${why}); give a JSON file or a built-in scenario: ${Object.keys(BUILT_IN_SCENARIOS).join(', ')}`,
+    );
   }
   try {
     return JSON.parse(text) as ScenarioInput;
@@ -407,7 +409,15 @@ export function scenarioFromArgs(values: Values): Scenario | undefined {
     } catch (err) {
       if (err instanceof ScenarioError)
         throw new UsageError(
-          `--${flag}: ${err.problems.map((p) => p.replace(/^\w+\[(\d+)\]/, (_m, i: string) => `"${items![Number(i)]}"`).replace(/^\w+: /, '')).join('; ')}`,
+          `--${flag}: ${err.problems
+            .map((p) => {
+              const at = /^\w+\[(\d+)\][^:]*: /.exec(p);
+              if (!at) return p.replace(/^\w+: /, '');
+              const item = items![Number(at[1])];
+              const rest = p.slice(at[0].length);
+              return rest.includes(`"${item}"`) ? rest : `"${item}": ${rest}`;
+            })
+            .join('; ')}`,
         );
       throw err;
     }

@@ -113,7 +113,9 @@ const plateRule = z.preprocess(
       plate: z
         .string({ error: 'expected the plate as text' })
         .trim()
-        .regex(/^[A-Za-z0-9][A-Za-z0-9 -]{0,15}$/, { error: (i) => `"${String(i.input)}" is not a plate: letters, digits, spaces and dashes, at most 16` }),
+        .regex(/^[A-Za-z0-9][A-Za-z0-9 -]{0,15}$/, {
+          error: (i) => `"${String(i.input)}" is not a plate: letters, digits, spaces and dashes, at most 16`,
+        }),
       tags: tagsRule.optional(),
       vehicle: vehicleRule.optional(),
       externalId: externalIdRule.optional(),
@@ -166,7 +168,12 @@ const siteRule = z.preprocess(
   z.strictObject(
     {
       name: nonEmpty("the site's name"),
-      serverContext: z.record(z.string(), z.string({ error: 'expected text (serverContext values are strings)' }), { error: 'expected an object of text values, such as { "SiteId": "1" }' }).nullable().optional(),
+      serverContext: z
+        .record(z.string(), z.string({ error: 'expected text (serverContext values are strings)' }), {
+          error: 'expected an object of text values, such as { "SiteId": "1" }',
+        })
+        .nullable()
+        .optional(),
     },
     { error: 'expected a site: "Site 1" or { "name": "Site 1", "serverContext": { "SiteId": "1" } }' },
   ),
@@ -252,7 +259,8 @@ function issuesOf(error: z.ZodError): string[] {
   return error.issues.map((i) => {
     const at = where(i.path);
     // a union lists each branch's complaint: the union's own message says what is expected
-    const message = i.code === 'unrecognized_keys' ? `unknown ${i.keys.length > 1 ? 'keys' : 'key'} ${i.keys.map((k) => `"${k}"`).join(', ')}` : i.message;
+    const message =
+      i.code === 'unrecognized_keys' ? `unknown ${i.keys.length > 1 ? 'keys' : 'key'} ${i.keys.map((k) => `"${k}"`).join(', ')}` : i.message;
     return at ? `${at}: ${message}` : message;
   });
 }
@@ -268,9 +276,12 @@ export function parseScenario(input: unknown, source?: string): Scenario {
   if (!parsed.success) throw new ScenarioError(issuesOf(parsed.error), source);
   const s = parsed.data;
   const problems: string[] = [];
-  const plates = (s.plates ?? []).map(
-    (p): ScenarioPlate => ({ plate: p.plate.toUpperCase(), tags: p.tags ?? [], vehicle: p.vehicle, externalId: p.externalId ?? null }),
-  );
+  const plates = (s.plates ?? []).map((p): ScenarioPlate => ({
+    plate: p.plate.toUpperCase(),
+    tags: p.tags ?? [],
+    vehicle: p.vehicle,
+    externalId: p.externalId ?? null,
+  }));
   const faces = (s.faces ?? []).map((f, i): ScenarioFace => {
     let first = f.firstName?.trim();
     let middle = f.middleName?.trim();
@@ -487,7 +498,8 @@ export class ScenarioDraw {
 /** The samples' own zones, used for a time of day when the scenario names none. */
 const DEFAULT_ZONE: Record<EventKind, string> = { lpr: 'America/New_York', face: 'America/Los_Angeles' };
 
-const tagsOf = (tags: ScenarioTag[], prefix: string): Tag[] => tags.map((t) => ({ tagName: prefix ? `${prefix}-${t.name}` : t.name, expires: t.expires }));
+const tagsOf = (tags: ScenarioTag[], prefix: string): Tag[] =>
+  tags.map((t) => ({ tagName: prefix ? `${prefix}-${t.name}` : t.name, expires: t.expires }));
 
 /**
  * Makes a sample event (built for the scene's time) show the scene: the
@@ -533,7 +545,10 @@ export function applyScene(event: DetectionEvent, scene: EventScene, scenario: S
     }
   }
   if (!scene.plate && !scene.face && scenario.tagPrefix) {
-    const tagged = event.publishType === 'WebHookLprPayload' ? (event as WebHookLprPayload).payload.lprPlateInfo : (event as WebHookFaceRecPayload).payload.personInfo;
+    const tagged =
+      event.publishType === 'WebHookLprPayload'
+        ? (event as WebHookLprPayload).payload.lprPlateInfo
+        : (event as WebHookFaceRecPayload).payload.personInfo;
     tagged.tags = (tagged.tags ?? []).map((t) => ({ ...t, tagName: `${scenario.tagPrefix}-${t.tagName}` }));
   }
   return event;
