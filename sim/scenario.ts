@@ -44,6 +44,13 @@ export function hourIsIn(name: Exclude<TimeOfDayName, 'now'>, hour: number): boo
 const HHMM = /^([01]?\d|2[0-3]):([0-5]\d)$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** A date whose day exists (Date.parse takes 2030-02-30 as 2 March). */
+function realDay(text: string): boolean {
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number);
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return Number.isFinite(Date.parse(text)) && day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
+
 function validTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -62,7 +69,7 @@ const nonEmpty = (what: string) =>
 const expiresRule = z
   .string({ error: 'expected a date such as 2030-12-31 or 2030-12-31T23:59:59Z, or null' })
   .trim()
-  .refine((text) => ISO_DATE.test(text) && Number.isFinite(Date.parse(text)), {
+  .refine((text) => ISO_DATE.test(text) && realDay(text), {
     error: (i) => `"${String(i.input)}" is not a date: write it as 2030-12-31 or 2030-12-31T23:59:59Z`,
   })
   .transform((text) => new Date(/T/.test(text) ? text : `${text}T23:59:59Z`).toISOString().replace('.000Z', 'Z'));
