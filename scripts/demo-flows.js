@@ -117,17 +117,22 @@ const ALERT_SCENARIO = {
 
 /**
  * The feeds: for each tab with a receiver, its URL, its share of the demo's
- * rate, and what it gets. `base` is Node-RED's URL. Tabs left out of the
- * flows (no Redis, no dashboard) are left out here too.
+ * rate, and what it gets. `base` is Node-RED's URL; `flows` the deployed
+ * flows (default: buildDemoFlows with the same options). Tabs left out of the
+ * flows (no Redis, no dashboard) are left out here too; a receiver not listed
+ * below (a new example) gets the mixed scenario, unless it listens on a
+ * port of its own (a listener), which the demo does not know.
  */
-function demoFeeds(base, { haveRedis = false, haveDashboard = false, token = DEMO_TOKEN } = {}) {
-  const feeds = [
+function demoFeeds(base, { haveRedis = false, haveDashboard = false, token = DEMO_TOKEN, flows } = {}) {
+  const deployed = flows ?? buildDemoFlows({ haveRedis, haveDashboard, token }).flows;
+  const disabledTabs = new Set(deployed.filter((n) => n.type === 'tab' && n.disabled).map((t) => t.id));
+  const receivers = deployed.filter((n) => n.type === 'detection-in' && n.path && !n.listener && !n.d && !disabledTabs.has(n.z));
+  const listed = [
     // the demo's own tab: everything, at the bridge's real image sizes
-    { tab: DEMO_TAB, label: 'live demo', path: '/demo/detections', share: 3, scenario: 'mixed', seed: 1, images: 'realistic', enrolled: true },
+    { tab: DEMO_TAB, path: '/demo/detections', share: 3, scenario: 'mixed', seed: 1, images: 'realistic', enrolled: true },
     // enrolled plates and faces (enroll from the tab) among others
     {
       tab: exampleTabId('enroll-and-detect'),
-      label: 'enroll-and-detect',
       path: '/detections/enrolled',
       share: 2,
       scenario: 'mixed',
@@ -136,69 +141,21 @@ function demoFeeds(base, { haveRedis = false, haveDashboard = false, token = DEM
       enrolled: true,
     },
     // names, sites and time zones that vary, for the cards
-    ...(haveDashboard
-      ? [
-          {
-            tab: exampleTabId('live-dashboard'),
-            label: 'live-dashboard',
-            path: '/detections/dashboard',
-            share: 2,
-            scenario: 'mixed',
-            seed: 3,
-            images: 'realistic',
-            enrolled: true,
-          },
-        ]
-      : []),
-    {
-      tab: exampleTabId('alert-with-picture'),
-      label: 'alert-with-picture',
-      path: '/detections/alerts',
-      share: 2,
-      scenario: ALERT_SCENARIO,
-      images: 'realistic',
-    },
-    {
-      tab: exampleTabId('receive-detections'),
-      label: 'receive-detections',
-      path: '/detections',
-      share: 1,
-      scenario: 'mixed',
-      seed: 4,
-      images: 'pictures',
-    },
-    {
-      tab: exampleTabId('dedupe-and-route'),
-      label: 'dedupe-and-route',
-      path: '/detections/deduped',
-      share: 1,
-      scenario: 'mixed',
-      seed: 5,
-      images: 'pictures',
-    },
-    {
-      tab: exampleTabId('durable-receive'),
-      label: 'durable-receive',
-      path: '/durable/detections',
-      share: 1,
-      scenario: 'mixed',
-      seed: 6,
-      images: 'pictures',
-    },
-    ...(haveRedis
-      ? [
-          {
-            tab: exampleTabId('several-instances'),
-            label: 'several-instances',
-            path: '/shared/detections',
-            share: 1,
-            scenario: 'mixed',
-            seed: 7,
-            images: 'pictures',
-          },
-        ]
-      : []),
+    { tab: exampleTabId('live-dashboard'), path: '/detections/dashboard', share: 2, scenario: 'mixed', seed: 3, images: 'realistic', enrolled: true },
+    { tab: exampleTabId('alert-with-picture'), path: '/detections/alerts', share: 2, scenario: ALERT_SCENARIO, images: 'realistic' },
+    { tab: exampleTabId('receive-detections'), path: '/detections', share: 1, scenario: 'mixed', seed: 4, images: 'pictures' },
+    { tab: exampleTabId('dedupe-and-route'), path: '/detections/deduped', share: 1, scenario: 'mixed', seed: 5, images: 'pictures' },
+    { tab: exampleTabId('durable-receive'), path: '/durable/detections', share: 1, scenario: 'mixed', seed: 6, images: 'pictures' },
+    { tab: exampleTabId('several-instances'), path: '/shared/detections', share: 1, scenario: 'mixed', seed: 7, images: 'pictures' },
   ];
+  const tabLabel = new Map(deployed.filter((n) => n.type === 'tab').map((t) => [t.id, t.label]));
+  const feeds = receivers.map((receiver, i) => {
+    const known = listed.find((f) => f.tab === receiver.z && f.path === receiver.path);
+    return {
+      ...(known ?? { tab: receiver.z, path: receiver.path, share: 1, scenario: 'mixed', seed: 100 + i, images: 'pictures' }),
+      label: tabLabel.get(receiver.z) ?? receiver.z,
+    };
+  });
   const total = feeds.reduce((sum, f) => sum + f.share, 0);
   return feeds.map((f) => ({ ...f, url: `${base}${f.path}`, fraction: f.share / total, auth: { mode: 'bearer', token } }));
 }
@@ -207,10 +164,10 @@ function demoFeeds(base, { haveRedis = false, haveDashboard = false, token = DEM
  * Starts one delivery run per feed, together `rate` events per second
  * (resilient: the bridge retries until a 200). `sim` is the simulator's
  * module (dist/sim); `enrollments` its EnrollmentStore, drawn from by the
- * feeds marked `enrolled`. Returns `{ runs, snapshot(), stop(), done }`.
+ * feeds marked `enrolled`; `flows` the deployed flows (see demoFeeds). Returns `{ runs, snapshot(), stop(), done }`.
  */
-function startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard, token, forever = true, count } = {}) {
-  const runs = demoFeeds(base, { haveRedis, haveDashboard, token }).map((feed) => {
+function startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard, token, flows, forever = true, count } = {}) {
+  const runs = demoFeeds(base, { haveRedis, haveDashboard, token, flows }).map((feed) => {
     const scenario = typeof feed.scenario === 'string' ? sim.BUILT_IN_SCENARIOS[feed.scenario] : feed.scenario;
     const run = sim.startDelivery({
       url: feed.url,

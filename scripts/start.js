@@ -141,6 +141,8 @@ if (!keepFlows || !fs.existsSync(flowFile)) {
   // With credentialSecret false, Node-RED reads credentials as plain JSON.
   fs.writeFileSync(path.join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
 }
+// What is deployed (yours with --keep-flows): each receiver in it gets its feed.
+const deployedFlows = JSON.parse(fs.readFileSync(flowFile, 'utf8'));
 // The debug sidebar shows the tab on screen only (its filter "current flow"), unless the user chose otherwise.
 const userSettingsFile = path.join(userDir, '.config.users.json');
 let userSettings = {};
@@ -188,7 +190,7 @@ async function main() {
     process.stdout.write(chunk);
     if (announced || !/Started flows/.test(String(chunk))) return;
     announced = true;
-    const feeds = demoFeeds(base, { haveRedis, haveDashboard });
+    const feeds = demoFeeds(base, { haveRedis, haveDashboard, flows: deployedFlows });
     const share = (f) => `${Math.round(f.fraction * 100)}%`;
     console.log(`
   Where to look
@@ -227,7 +229,7 @@ async function main() {
 function startSimulator() {
   // One delivery run per tab with a receiver (scripts/demo-flows.js): each gets events that
   // exercise it; the feeds marked there draw plates and faces enrolled from a flow too.
-  delivery = startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard, token: DEMO_TOKEN });
+  delivery = startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard, token: DEMO_TOKEN, flows: deployedFlows });
   const timer = setInterval(() => {
     const s = delivery.snapshot();
     console.log(`  simulator: ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed`);

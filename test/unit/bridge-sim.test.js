@@ -1195,6 +1195,22 @@ describe('bridge simulator', function () {
       }
     });
 
+    it('a receiver the demo does not know gets the mixed scenario; one on a listener of its own, a disabled one, none', function () {
+      const { flows } = demo.buildDemoFlows({});
+      const extra = [
+        { id: 'newtab', type: 'tab', label: 'new example' },
+        { id: 'new1', type: 'detection-in', z: 'newtab', path: '/new/detections' },
+        { id: 'new2', type: 'detection-in', z: 'newtab', path: '/own/port', listener: 'lst1' },
+        { id: 'new3', type: 'detection-in', z: 'newtab', path: '/off', d: true },
+      ];
+      const feeds = demo.demoFeeds('http://127.0.0.1:1', { flows: [...flows, ...extra] });
+      const added = feeds.filter((f) => f.tab === 'newtab');
+      assert.deepEqual(
+        added.map((f) => [f.url, f.label, f.scenario]),
+        [['http://127.0.0.1:1/new/detections', 'new example', 'mixed']],
+      );
+    });
+
     it("the alert example's feed opens with a VIP person at its face camera and a Banned plate at night at its gate", function () {
       const scenario = sim.parseScenario(demo.ALERT_SCENARIO);
       const draw = new sim.ScenarioDraw(scenario);
