@@ -4,12 +4,17 @@
  *
  * Builds the package, prepares a Node-RED user directory in .demo/
  * (git-ignored) with this package installed, deploys the demo flow and every
- * example on tabs of their own, starts the events-bridge sample endpoints and
- * the mock platform v2 core, starts Node-RED (the dev dependency) on
- * 127.0.0.1, and runs the events-bridge simulator against the demo flow, the
- * alert-with-picture example, the enroll-and-detect example and the live-dashboard
- * example (round robin). The simulator also serves the enrollment endpoints:
- * plates and faces enrolled from a flow show up in its detections with their externalId.
+ * example on tabs of their own (the flow set is built by scripts/demo-flows.js,
+ * which an end-to-end test deploys too), starts the events-bridge sample
+ * endpoints and the mock platform v2 core, starts Node-RED (the dev
+ * dependency) on 127.0.0.1, and feeds every tab with a receiver from the
+ * events-bridge simulator: each its share of the rate, with events that
+ * exercise it (the alert example a Banned plate at night among others, the
+ * dashboard varied names, sites and time zones). The simulator also serves
+ * the enrollment endpoints: plates and faces enrolled from a flow show up in
+ * its detections with their externalId. The editor's debug sidebar shows the
+ * tab on screen only (Node-RED's "current flow" filter, a user setting the
+ * demo presets unless one was chosen).
  * Where Debian's redis-server is installed, a Redis for the several-instances
  * example is started too (its files in .demo/redis); otherwise that tab is left out.
  * The live-dashboard example needs FlowFuse Dashboard 2.0, a dev dependency:
@@ -21,6 +26,18 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const { parseArgs } = require('node:util');
+const {
+  CORE_PASSWORD,
+  CORE_USER,
+  DASHBOARD,
+  DEMO_BRIDGE_JWT,
+  DEMO_TAB,
+  DEMO_TOKEN,
+  buildDemoFlows,
+  demoFeeds,
+  demoUserSettings,
+  startDemoFeeds,
+} = require('./demo-flows');
 
 const root = path.resolve(__dirname, '..');
 const USAGE = `usage: npm start [-- options]
@@ -75,20 +92,14 @@ if (!Number.isFinite(rate) || rate < 0 || rate > 1000)
   fail(`--rate must be a number of events per second from 0 to 1000, got "${values.rate ?? process.env.DEMO_RATE}"`);
 const keepFlows = values['keep-flows'] || process.env.DEMO_KEEP_FLOWS === '1';
 // The live-dashboard example needs the dashboard (a dev dependency): linked into the demo where installed.
-const DASHBOARD = '@flowfuse/node-red-dashboard';
 const dashboardDir = path.join(root, 'node_modules', DASHBOARD);
 const haveDashboard = fs.existsSync(path.join(dashboardDir, 'package.json'));
 
 console.log('Building…');
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
-const { startSampleServer, startDelivery, formatSummary, createMockCore, EnrollmentStore } = require(path.join(root, 'dist', 'sim'));
+const sim = require(path.join(root, 'dist', 'sim'));
+const { startSampleServer, formatSummary, createMockCore, EnrollmentStore } = sim;
 
-const DEMO_TOKEN = 'demo-token';
-// The bridge's JWT for the enrollment endpoints: fixed, so flows kept with --keep-flows still work.
-const DEMO_BRIDGE_JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZW1vIn0.ZGVtby1icmlkZ2Utc2lnbmF0dXJl';
-const DEMO_IN = 'de30de30de300002';
-const CORE_USER = 'admin';
-const CORE_PASSWORD = 'secret';
 const coreUrl = `http://127.0.0.1:${corePort}`;
 const base = `http://127.0.0.1:${port}`;
 
@@ -125,52 +136,22 @@ module.exports = {
 
 const flowFile = path.join(userDir, 'flows.json');
 if (!keepFlows || !fs.existsSync(flowFile)) {
-  const flows = [];
-  const credentials = { [DEMO_IN]: { token: DEMO_TOKEN } };
-  const addTab = (id, label, info, nodes) => {
-    flows.push({ id, type: 'tab', label, info });
-    for (const node of nodes) {
-      if (node.type === 'detection-redis') flows.push({ ...node, url: `redis://127.0.0.1:${redisPort}` });
-      else if (node.type === 'platform-server') {
-        // Examples point at the demo core; give it the demo credentials.
-        flows.push({ ...node, url: coreUrl });
-        credentials[node.id] = { userName: CORE_USER, password: CORE_PASSWORD };
-      } else if (node.type === 'events-bridge') {
-        // Examples point at the simulated bridge; give it the demo JWT.
-        flows.push({ ...node, url: coreUrl });
-        credentials[node.id] = { token: DEMO_BRIDGE_JWT };
-      } else if (node.x === undefined) {
-        // other configuration nodes (the dashboard's): global, as an import makes them
-        flows.push(node);
-      } else flows.push({ ...node, z: id });
-    }
-  };
-  addTab(
-    'demo-tab-live',
-    'live demo',
-    'The events-bridge simulator posts here.',
-    JSON.parse(fs.readFileSync(path.join(__dirname, 'demo-flow.json'), 'utf8')),
-  );
-  const examples = fs
-    .readdirSync(path.join(root, 'examples'))
-    .filter((f) => f.endsWith('.json'))
-    .filter((f) => {
-      const nodes = JSON.parse(fs.readFileSync(path.join(root, 'examples', f), 'utf8'));
-      return (haveRedis || !nodes.some((n) => n.type === 'detection-redis')) && (haveDashboard || !nodes.some((n) => n.type.startsWith('ui-')));
-    })
-    .sort();
-  examples.forEach((file, i) => {
-    addTab(
-      `demo-tab-${i}`,
-      path.basename(file, '.json'),
-      `Example flow examples/${file}`,
-      JSON.parse(fs.readFileSync(path.join(root, 'examples', file), 'utf8')),
-    );
-  });
+  const { flows, credentials } = buildDemoFlows({ coreUrl, redisUrl: `redis://127.0.0.1:${redisPort}`, haveRedis, haveDashboard, token: DEMO_TOKEN });
   fs.writeFileSync(flowFile, JSON.stringify(flows, null, 2));
   // With credentialSecret false, Node-RED reads credentials as plain JSON.
   fs.writeFileSync(path.join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
 }
+// What is deployed (yours with --keep-flows): each receiver in it gets its feed.
+const deployedFlows = JSON.parse(fs.readFileSync(flowFile, 'utf8'));
+// The debug sidebar shows the tab on screen only (its filter "current flow"), unless the user chose otherwise.
+const userSettingsFile = path.join(userDir, '.config.users.json');
+let userSettings = {};
+try {
+  userSettings = JSON.parse(fs.readFileSync(userSettingsFile, 'utf8'));
+} catch {
+  // none yet (or unreadable: written anew)
+}
+fs.writeFileSync(userSettingsFile, JSON.stringify(demoUserSettings(userSettings), null, 4));
 
 let sampleServer;
 let enrollments;
@@ -209,21 +190,34 @@ async function main() {
     process.stdout.write(chunk);
     if (announced || !/Started flows/.test(String(chunk))) return;
     announced = true;
+    const feeds = demoFeeds(base, { haveRedis, haveDashboard, flows: deployedFlows });
+    const share = (f) => `${Math.round(f.fraction * 100)}%`;
     console.log(`
-  Node-RED editor:   ${base}/          (tab "live demo": watch the node status and the debug sidebar)
+  Where to look
+  Node-RED editor:   ${base}/#flow/${DEMO_TAB}   (tab "live demo": the node status under each node, and the
+                     debug sidebar, the bug icon at the right; it shows the messages of the tab on screen
+                     only: open another tab to see its own, or pick "all nodes" in the sidebar's filter)
   ${haveDashboard ? `Dashboard:         ${base}/dashboard/live     (tab "live-dashboard": the latest plates and faces for a wall screen; receiver ${base}/detections/dashboard)` : `Dashboard:         ${DASHBOARD} is not installed (npm install): the "live-dashboard" tab is left out`}
   Demo receiver:     ${base}/demo/detections   (Bearer ${DEMO_TOKEN})
   Example receiver:  ${base}/detections        (tab "receive-detections", no credentials)
-  Alert example:     ${base}/detections/alerts (tab "alert-with-picture", no credentials; messages for e-mail and Telegram in the debug sidebar)
+  Alert example:     ${base}/#flow/demo-tab-alert-with-picture   (receiver ${base}/detections/alerts; a Banned plate at
+                     night, VIP and Banned people: the messages for e-mail and Telegram in its debug sidebar)
   Bridge samples:    ${coreUrl}/api/v1/webhook-models/face  and  /lpr
   Bridge enrollment: ${coreUrl}/api/v1/lpr/monitor/{externalId}, …/faces/… (JWT ${DEMO_BRIDGE_JWT.slice(0, 16)}…; tabs
                      "enroll-and-detect" and "sync-watch-list": what you enroll shows up in detections at /detections/enrolled)
   Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
   ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in .demo/redis)` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
 
-  ${rate > 0 ? `The simulator posts ${rate} detection(s) per second with realistic image sizes, resiliently, ${haveDashboard ? 'two in seven to the live demo, two in seven to the enroll example, two in seven to the dashboard, one in seven to the alert example' : 'two in five to the live demo, two in five to the enroll example, one in five to the alert example'}.` : 'The simulator is off (--rate 0).'}
-  Post one yourself:
-    curl -X POST ${base}/detections -H 'Content-Type: application/json' -d @- < <(curl -s ${coreUrl}/api/v1/webhook-models/lpr)
+  ${
+    rate > 0
+      ? `The simulator posts ${rate} detection(s) per second, resiliently: plates and faces, VIP, Banned and untagged,
+  by day and by night, at several cameras, sites and time zones. Each tab with a receiver gets its share:
+    ${feeds.map((f) => `${f.label} ${share(f)}`).join(', ')}`
+      : 'The simulator is off (--rate 0).'
+  }
+  Send your own (e.g. a Banned plate at night):
+    node dist/bin/detection-bridge-sim.js send --url ${base}/detections/alerts --plates ABC123:Banned \\
+      --time-of-day night --time-zone America/New_York --cameras "Gate 2 LPR" --count 1
 
   The user directory is .demo/ (flows are reset on every start; --keep-flows keeps yours).
   Ctrl-C stops everything.
@@ -233,31 +227,9 @@ async function main() {
 }
 
 function startSimulator() {
-  delivery = startDelivery({
-    // Round robin: one event in five (seven with the dashboard) goes to the alert-with-picture
-    // example (its receiver takes any credentials: none are set; the samples are VIP at its
-    // cameras), two to the enroll-and-detect example, two to the live-dashboard example. An odd
-    // number of receivers: faces and plates alternate, so each receiver gets both.
-    url: [
-      `${base}/demo/detections`,
-      `${base}/detections/enrolled`,
-      ...(haveDashboard ? [`${base}/detections/dashboard`] : []),
-      `${base}/detections/alerts`,
-      `${base}/demo/detections`,
-      `${base}/detections/enrolled`,
-      ...(haveDashboard ? [`${base}/detections/dashboard`] : []),
-    ],
-    forever: true,
-    rate,
-    mix: 0.5,
-    auth: { mode: 'bearer', token: DEMO_TOKEN },
-    realisticImages: true,
-    resilient: true,
-    timeoutMs: 10000,
-    concurrency: 4,
-    // Plates and faces enrolled from a flow show up in some of the detections, with their externalId.
-    enrollments,
-  });
+  // One delivery run per tab with a receiver (scripts/demo-flows.js): each gets events that
+  // exercise it; the feeds marked there draw plates and faces enrolled from a flow too.
+  delivery = startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard, token: DEMO_TOKEN, flows: deployedFlows });
   const timer = setInterval(() => {
     const s = delivery.snapshot();
     console.log(`  simulator: ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed`);
@@ -271,8 +243,14 @@ async function stop(code = 0) {
   stopping = true;
   if (delivery) {
     delivery.stop();
-    const summary = await delivery.done.catch(() => undefined);
-    if (summary) console.log(`\nSimulator summary:\n${formatSummary(summary)}`);
+    await delivery.done.catch(() => undefined);
+    console.log('\nSimulator summary, by tab:');
+    for (const { feed, run } of delivery.runs) {
+      const s = run.snapshot();
+      console.log(`  ${feed.label.padEnd(20)} ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed`);
+    }
+    const live = delivery.runs.find(({ feed }) => feed.tab === DEMO_TAB);
+    if (live) console.log(`\nThe live demo's receiver in detail:\n${formatSummary(live.run.snapshot())}`);
   }
   if (nodeRed && nodeRed.exitCode === null && nodeRed.signalCode === null) {
     const exited = new Promise((resolve) => nodeRed.once('exit', resolve));

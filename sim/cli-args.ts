@@ -4,6 +4,7 @@
  * options are checked by the run's own rules (delivery-options.ts), so the
  * command line and the API refuse the same values with the same words.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import type { AuthConfig, AuthMode } from '../lib/events/auth';
@@ -11,6 +12,8 @@ import { renderMessage } from '../lib/messages';
 import { numberOption, parseOptions } from '../lib/options';
 import { DELIVERY_DEFAULTS, DELIVERY_NUMBER_RULES, type DeliveryOptions } from './delivery-options';
 import { DEFAULT_SAMPLE_HOST, DEFAULT_SAMPLE_PORT } from './sample-server';
+import { IMAGE_MODES, type ImageMode } from './events';
+import { BUILT_IN_SCENARIOS, parseScenario, ScenarioError, TIME_OF_DAY_NAMES, type Scenario, type ScenarioInput } from './scenario';
 
 export const PROG = 'detection-bridge-sim';
 
@@ -80,8 +83,12 @@ hits --timeout and is retried, so a slow receiver sees the event twice.
   --token TOKEN         bearer: token, sent as "Authorization: Bearer TOKEN" (or set ${ENV_TOKEN})
   --header-name NAME    header: the header's name, e.g. X-Api-Key
   --header-value VALUE  header: the header's value (or set ${ENV_HEADER_VALUE})
-  --realistic-images    plate events of about 1 MiB (four crops: Close, Medium, Car, FullFrame)
-                        and face events of about 370 KiB, instead of two-byte images
+  --images MODE         the events' images: pictures (default: small real JPEGs, a face, an
+                        enrolled photo and one per plate crop: Close, Medium, Car, FullFrame),
+                        realistic (the same pictures at the bridge's sizes: plate events of
+                        about 1 MiB, face events of about 370 KiB) or fillers (the two-byte
+                        images of the sample endpoints, not pictures)
+  --realistic-images    the same as --images realistic
   --resilient           retry until the receiver answers 200 (only 200), every --retry-delay ms,
                         without limit
   --retry-delay MS      resilient: pause between attempts; otherwise the first backoff, doubled
@@ -95,6 +102,40 @@ hits --timeout and is retried, so a slow receiver sees the event twice.
   --insecure            accept the receiver's self-signed (or otherwise untrusted) certificate
   --summary-json FILE   also write the summary as JSON to FILE
   --quiet               no progress lines on stderr; the summary table is still printed
+
+What the events show (send, and serve --send-to). Without these, every plate
+event is XYZ987 and every face John Michael Doe, both tagged VIP, detected
+now: the built-in samples. Lists are separated by commas (or give the option
+again); a tag is NAME or NAME@DATE (expires that day, e.g. VIP@2030-12-31).
+  --scenario NAME|FILE  a built-in scenario: mixed (plates and faces, VIP and Banned and
+                        untagged, day and night, six cameras at three sites in three time
+                        zones) or sample (the built-in samples); or a JSON file:
+                          { "plates": ["ABC123:Banned", {"plate": "XYZ987", "tags": ["VIP"]}],
+                            "faces": ["Jane Roe:VIP", "Max Mustermann"],
+                            "cameras": [{"name": "Gate 2 LPR", "kind": "plate",
+                                         "site": "Site 1", "timeZone": "America/New_York"}],
+                            "sites": [{"name": "Site 1", "serverContext": {"SiteId": "1"}}],
+                            "timeZones": ["America/New_York"], "timesOfDay": ["night"],
+                            "tagPrefix": "partner", "seed": 7 }
+                        every key may be left out; the options below replace the file's lists
+  --plates LIST         plates, each PLATE or PLATE:TAG:TAG…, e.g. "ABC123:Banned,XYZ987:VIP,KLM456"
+                        (no tag: an untagged plate); only plates given: every event is a plate
+  --faces LIST          people, each "First [Middle] Last" or "First Last:TAG…", e.g.
+                        "Jane Roe:VIP,Max Mustermann" (no tag: nobody's VIP); only faces
+                        given: every event is a face (--mix still wins)
+  --cameras LIST        camera names (the events' detectorName), for both kinds, or
+                        plate:NAME / face:NAME for one, e.g. "plate:Gate 2 LPR,face:Lobby Cam"
+  --sites LIST          site names (the events' sourceName)
+  --time-zone LIST      IANA time zones, e.g. America/New_York (a camera's own zone wins)
+  --time-of-day LIST    ${TIME_OF_DAY_NAMES.join(', ')} or a local time HH:MM; the event's
+                        dateTimeUtc is the latest moment, not after now, when it was that
+                        time in its zone (night: 22:00 to 05:59; day: 08:00 to 17:59;
+                        morning 06-12, afternoon 12-18, evening 18-22); default now
+  --tag-prefix PREFIX   tags as the integrator's account sends them: PREFIX-NAME
+  --seed N              the same seed, the same plates, faces, cameras and local times
+                        (default: the scenario's seed, else a random one, printed at start)
+  e.g. ${PROG} send --url URL --plates "ABC123:Banned,XYZ987:VIP" --time-of-day night \\
+         --time-zone America/New_York
 
 The summary (stdout) counts events sent, attempts, acknowledged, retried
 (replays), failed, abandoned (unfinished when stopped), answers by status
@@ -137,7 +178,17 @@ export const SEND_OPTIONS: Options = {
   token: { type: 'string' },
   'header-name': { type: 'string' },
   'header-value': { type: 'string' },
+  images: { type: 'string' },
   'realistic-images': { type: 'boolean' },
+  scenario: { type: 'string' },
+  plates: { type: 'string', multiple: true },
+  faces: { type: 'string', multiple: true },
+  cameras: { type: 'string', multiple: true },
+  sites: { type: 'string', multiple: true },
+  'time-zone': { type: 'string', multiple: true },
+  'time-of-day': { type: 'string', multiple: true },
+  'tag-prefix': { type: 'string' },
+  seed: { type: 'string' },
   resilient: { type: 'boolean' },
   'retry-delay': { type: 'string' },
   timeout: { type: 'string' },
@@ -265,7 +316,9 @@ export function deliveryOptionsFromArgs(
     rate: num(values, 'rate', DELIVERY_NUMBER_RULES.rate),
     mix: num(values, 'mix', DELIVERY_NUMBER_RULES.mix),
     auth: authFromArgs(values, env),
-    realisticImages: values['realistic-images'] === true,
+    images: imagesFromArgs(values),
+    scenario: scenarioFromArgs(values),
+    seed: num(values, 'seed', DELIVERY_NUMBER_RULES.seed),
     resilient,
     retryDelayMs: num(values, 'retry-delay', DELIVERY_NUMBER_RULES.retryDelayMs),
     timeoutMs: num(values, 'timeout', DELIVERY_NUMBER_RULES.timeoutMs),
@@ -275,6 +328,108 @@ export function deliveryOptionsFromArgs(
     summaryJson: str(values, 'summary-json'),
     quiet: values.quiet === true,
   };
+}
+
+function imagesFromArgs(values: Values): ImageMode | undefined {
+  const mode = str(values, 'images');
+  if (mode !== undefined && !(IMAGE_MODES as readonly string[]).includes(mode))
+    throw new UsageError(`--images: expected ${IMAGE_MODES.join(', ')}, got "${mode}"`);
+  if (values['realistic-images'] === true) {
+    if (mode !== undefined && mode !== 'realistic') throw new UsageError(`--realistic-images and --images ${mode} conflict: choose one`);
+    return 'realistic';
+  }
+  return mode as ImageMode | undefined;
+}
+
+/** A list option's items: each value split on commas, blanks dropped; undefined when absent. */
+function listOf(values: Values, name: string): string[] | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const items = ([] as unknown[])
+    .concat(raw)
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (items.length === 0) throw new UsageError(`--${name}: the list is empty`);
+  return items;
+}
+
+/** What each list option sets in the scenario. */
+const SCENARIO_FLAGS: ReadonlyArray<[flag: string, key: keyof ScenarioInput]> = [
+  ['plates', 'plates'],
+  ['faces', 'faces'],
+  ['cameras', 'cameras'],
+  ['sites', 'sites'],
+  ['time-zone', 'timeZones'],
+  ['time-of-day', 'timesOfDay'],
+];
+
+function cameraFromArg(text: string): unknown {
+  const m = /^(plate|face)\s*:\s*(.+)$/i.exec(text);
+  return m ? { name: m[2].trim(), kind: m[1].toLowerCase() } : text;
+}
+
+/** The scenario file's content, or a built-in scenario by name. */
+function scenarioBase(name: string): ScenarioInput {
+  if (Object.prototype.hasOwnProperty.call(BUILT_IN_SCENARIOS, name)) return BUILT_IN_SCENARIOS[name];
+  let text: string;
+  try {
+    text = readFileSync(name, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new UsageError(
+      `--scenario: cannot read "${name}" (${why}); give a JSON file or a built-in scenario: ${Object.keys(BUILT_IN_SCENARIOS).join(', ')}`,
+    );
+  }
+  try {
+    return JSON.parse(text) as ScenarioInput;
+  } catch (err) {
+    throw new UsageError(`--scenario ${name}: not JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The scenario from --scenario and the list options (which replace the
+ * file's lists), checked; undefined when none is given. Mistakes name the
+ * option, or the file and the place in it.
+ */
+export function scenarioFromArgs(values: Values): Scenario | undefined {
+  const name = str(values, 'scenario');
+  const prefix = values['tag-prefix'] === undefined ? undefined : String(values['tag-prefix']).trim();
+  const lists = SCENARIO_FLAGS.map(([flag, key]) => [flag, key, listOf(values, flag)] as const).filter(([, , items]) => items !== undefined);
+  if (name === undefined && lists.length === 0 && prefix === undefined) return undefined;
+  const input: Record<string, unknown> = name === undefined ? {} : { ...scenarioBase(name) };
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError(`--scenario ${name}: expected a JSON object`);
+  for (const [flag, key, items] of lists) {
+    const given = key === 'cameras' ? items!.map(cameraFromArg) : items!;
+    // checked alone first, so that a mistake names the option and the item
+    try {
+      parseScenario({ [key]: given });
+    } catch (err) {
+      if (err instanceof ScenarioError)
+        throw new UsageError(
+          `--${flag}: ${err.problems
+            .map((p) => {
+              const at = /^\w+\[(\d+)\][^:]*: /.exec(p);
+              if (!at) return p.replace(/^\w+: /, '');
+              const item = items![Number(at[1])];
+              const rest = p.slice(at[0].length);
+              return rest.includes(`"${item}"`) ? rest : `"${item}": ${rest}`;
+            })
+            .join('; ')}`,
+        );
+      throw err;
+    }
+    input[key] = given;
+  }
+  if (prefix !== undefined) input.tagPrefix = prefix;
+  try {
+    return parseScenario(input, name === undefined ? 'the scenario' : `--scenario ${name}`);
+  } catch (err) {
+    if (err instanceof ScenarioError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 export const FLAG_OF: Record<string, string> = {
@@ -288,4 +443,7 @@ export const FLAG_OF: Record<string, string> = {
   retries: '--retries',
   concurrency: '--concurrency',
   enrolledShare: '--enrolled-share',
+  images: '--images',
+  scenario: '--scenario',
+  seed: '--seed',
 };

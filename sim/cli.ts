@@ -82,6 +82,12 @@ function startRun(options: DeliveryOptions): DeliveryRun {
   }
 }
 
+/** How the progress line names the scenario: its file or built-in name. */
+function scenarioName(values: Values): string {
+  const name = str(values, 'scenario');
+  return name === undefined ? '' : ` ${name}`;
+}
+
 async function send(args: string[], io: Io): Promise<number> {
   const values = parse(args, SEND_OPTIONS);
   if (values.help) {
@@ -97,7 +103,8 @@ async function send(args: string[], io: Io): Promise<number> {
   log(
     `${PROG}: ${total} to ${Array.isArray(options.url) ? `${options.url.join(', ')} (round robin)` : options.url} at ${rate === 0 ? 'no set rate' : `${rate}/s`}, ` +
       `${Math.round((options.mix ?? DELIVERY_DEFAULTS.mix) * 100)}% plates, auth ${options.auth?.mode ?? 'none'}` +
-      `${options.resilient ? ', resilient' : ''}${options.realisticImages ? ', realistic images' : ''}${options.insecure ? ', insecure TLS' : ''}`,
+      `${options.resilient ? ', resilient' : ''}, ${options.images ?? DELIVERY_DEFAULTS.images} images${options.insecure ? ', insecure TLS' : ''}` +
+      `${run.seed !== undefined ? `, scenario${scenarioName(values)} with --seed ${run.seed}` : ''}`,
   );
   run.on('attempt', (r) => {
     if (r.outcome !== 'acknowledged') log(describeAttempt(r));
@@ -234,7 +241,8 @@ async function serve(args: string[], io: Io): Promise<number> {
     run = startRun(options);
     const targets = ([] as Array<string | URL>).concat(options.url as string | URL).join(', ');
     io.out(
-      `delivering to ${targets} at ${options.rate ?? DELIVERY_DEFAULTS.rate}/s, enrolled plates and faces in ${options.enrolledShare ?? DELIVERY_DEFAULTS.enrolledShare} of the events\n`,
+      `delivering to ${targets} at ${options.rate ?? DELIVERY_DEFAULTS.rate}/s, enrolled plates and faces in ${options.enrolledShare ?? DELIVERY_DEFAULTS.enrolledShare} of the events` +
+        `${run.seed !== undefined ? `, scenario${scenarioName(values)} with --seed ${run.seed}` : ''}\n`,
     );
     if (!quiet) run.on('attempt', (r) => r.outcome !== 'acknowledged' && io.err(`${describeAttempt(r)}\n`));
   }

@@ -10,6 +10,8 @@ import { renderMessage } from '../lib/messages';
 import { numberOption, parseOptions } from '../lib/options';
 import type { AttemptReport } from './delivery';
 import type { EnrollmentStore } from './enroll-server';
+import { IMAGE_MODES, type ImageMode } from './events';
+import { impliedMix, isEmptyScenario, parseScenario, ScenarioError, type Scenario, type ScenarioInput } from './scenario';
 
 export const DELIVERY_DEFAULTS = {
   count: 10,
@@ -21,6 +23,7 @@ export const DELIVERY_DEFAULTS = {
   timeoutMs: 10_000,
   concurrency: 4,
   enrolledShare: 0.5,
+  images: 'pictures',
 } as const;
 
 /** The rules of the number options (numbers or number text). */
@@ -34,6 +37,7 @@ export const DELIVERY_NUMBER_RULES = {
   timeoutMs: numberOption({ above: 0 }),
   concurrency: numberOption({ integer: true, min: 1 }),
   enrolledShare: numberOption({ min: 0, max: 1 }),
+  seed: numberOption({ integer: true, min: 0, max: 2 ** 32 - 1 }),
 };
 
 const DELIVERY_NUMBERS = z.object(
@@ -54,14 +58,26 @@ export interface DeliveryOptions {
   forever?: boolean;
   /** New events per second; 0 means no pacing (as fast as `concurrency` allows). Default 5. */
   rate?: number;
-  /** Fraction of plate events, 0 to 1 (the rest are faces). Default 0.5. Deterministic:
-   *  after n events, floor(n × mix) are plates. */
+  /** Fraction of plate events, 0 to 1 (the rest are faces). Default 0.5, or what the
+   *  scenario implies (only plates: 1; only faces: 0). Deterministic: after n events,
+   *  floor(n × mix) are plates. */
   mix?: number;
   /** Credentials on every request. Default none. */
   auth?: AuthConfig;
-  /** Plate events of about 1 MiB (four crops) and face events of about 370 KiB,
-   *  instead of the sample's two-byte images. */
+  /** The events' images: `pictures` (default; small real JPEGs), `realistic` (the
+   *  pictures at the bridge's real sizes: plate events of about 1 MiB with four
+   *  crops, face events of about 370 KiB) or `fillers` (the sample endpoints'
+   *  two-byte images). */
+  images?: ImageMode;
+  /** Same as `images: 'realistic'`. */
   realisticImages?: boolean;
+  /** Plates, faces, tags, cameras, sites, time zones and times of day to draw
+   *  events from (scenario.ts; checked, a mistake is a SimOptionError on
+   *  `scenario`). Default: the built-in samples, detected now. */
+  scenario?: ScenarioInput | Scenario;
+  /** Seed of the scenario's draws: the same seed, the same events. Default: the
+   *  scenario's own, else a random one (see DeliveryRun.seed). */
+  seed?: number;
   /** Retry until the receiver answers 200 (only a 200 ends it), forever. */
   resilient?: boolean;
   /** Resilient: the pause between attempts. Otherwise: the first backoff, doubled
@@ -114,7 +130,10 @@ export interface Resolved {
   rate: number;
   mix: number;
   auth: AuthConfig;
-  realisticImages: boolean;
+  images: ImageMode;
+  /** Undefined when the events are the plain samples. */
+  scenario?: Scenario;
+  seed?: number;
   resilient: boolean;
   retryDelayMs: number;
   maxRetryDelayMs: number;
@@ -136,14 +155,30 @@ export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
   if (authProblem) throw new SimOptionError('auth', renderMessage(authProblem));
   const numbers = parseOptions(DELIVERY_NUMBERS, pickNumbers(options));
   if (!numbers.ok) throw new SimOptionError(numbers.problems[0].option, renderMessage(numbers.problems[0]));
+  const images = options.realisticImages ? 'realistic' : (options.images ?? DELIVERY_DEFAULTS.images);
+  if (!(IMAGE_MODES as readonly string[]).includes(images))
+    throw new SimOptionError('images', `expected ${IMAGE_MODES.join(', ')}, got "${String(images)}"`);
+  let scenario: Scenario | undefined;
+  if (options.scenario !== undefined) {
+    try {
+      scenario = isScenario(options.scenario) ? options.scenario : parseScenario(options.scenario);
+    } catch (err) {
+      if (err instanceof ScenarioError) throw new SimOptionError('scenario', err.problems.join('; '));
+      throw err;
+    }
+    if (isEmptyScenario(scenario) && scenario.seed === undefined) scenario = undefined;
+  }
+  const mix = numbers.value.mix ?? (scenario && impliedMix(scenario));
   return {
     ...DELIVERY_DEFAULTS,
     ...definedOnly(numbers.value),
+    ...(mix !== undefined ? { mix } : {}),
     url: urls[0],
     urls,
     forever: !!options.forever,
     auth,
-    realisticImages: !!options.realisticImages,
+    images,
+    scenario,
     resilient: !!options.resilient,
     insecure: !!options.insecure,
   };
@@ -162,6 +197,12 @@ function resolveUrl(given: string | URL | undefined): URL {
   if (url.username || url.password) throw new SimOptionError('url', 'put credentials in the auth options, not in the URL');
   if (url.hash) throw new SimOptionError('url', 'a receiver URL has no #fragment');
   return url;
+}
+
+/** A scenario already checked by parseScenario (its lists are all there). */
+function isScenario(value: ScenarioInput | Scenario): value is Scenario {
+  const v = value as Partial<Scenario>;
+  return Array.isArray(v.plates) && Array.isArray(v.faces) && Array.isArray(v.cameras) && Array.isArray(v.sites) && typeof v.tagPrefix === 'string';
 }
 
 function pickNumbers(options: DeliveryOptions): Record<string, unknown> {

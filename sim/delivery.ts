@@ -28,6 +28,7 @@ import type { DetectionEvent, EventKind } from '../lib/events/schemas';
 import { authHeaders, resolveDeliveryOptions, type DeliveryOptions, type Resolved } from './delivery-options';
 import { buildDeliveryEvent, kindForSeq } from './events';
 import { applyEnrollment, EnrolledDraw } from './enrolled-events';
+import { ScenarioDraw } from './scenario';
 import { LatencyRecorder, type DeliverySummary } from './summary';
 import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
 
@@ -111,10 +112,12 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
   private counters = { sent: 0, attempts: 0, acknowledged: 0, retried: 0, failed: 0, abandoned: 0, bytesSent: 0 };
   private readonly onAttempt?: (report: AttemptReport) => void;
   private readonly enrolled?: { draw: EnrolledDraw; store: NonNullable<DeliveryOptions['enrollments']> };
+  private readonly scenes?: ScenarioDraw;
 
   constructor(options: DeliveryOptions) {
     super();
     this.o = resolveDeliveryOptions(options);
+    if (this.o.scenario) this.scenes = new ScenarioDraw(this.o.scenario, this.o.seed);
     if (options.enrollments) this.enrolled = { draw: new EnrolledDraw(options.enrollments, this.o.enrolledShare), store: options.enrollments };
     // Every event in delivery waits on the stop signal: no listener-count warning.
     setMaxListeners(0, this.controller.signal);
@@ -140,6 +143,11 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
     this.done = this.run(dispatcher).finally(async () => {
       if (!options.dispatcher) await (dispatcher as Agent).destroy().catch(() => undefined);
     });
+  }
+
+  /** The seed of the scenario's draws (undefined without a scenario): the same seed gives the same events. */
+  get seed(): number | undefined {
+    return this.scenes?.seed;
   }
 
   /** Stops the run: no new events; requests in flight and retry pauses are cut short. */
@@ -209,7 +217,12 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
         seq,
         kind,
         messageId,
-        event: buildDeliveryEvent(kind, { messageId, realisticImages: this.o.realisticImages }),
+        event: buildDeliveryEvent(kind, {
+          messageId,
+          images: this.o.images,
+          scene: this.scenes?.next(kind),
+          scenario: this.o.scenario,
+        }),
       };
       if (this.enrolled) applyEnrollment(pending.event, this.enrolled.draw.next(kind), this.enrolled.store);
       this.counters.sent++;

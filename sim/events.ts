@@ -1,13 +1,25 @@
 /**
- * The events a simulated bridge sends: the sample events of lib/events, with
- * images of realistic size when asked (a plate event with four crops is about
- * 1 MiB), and the face/plate mix of a run.
+ * The events a simulated bridge sends: the sample events of lib/events, made
+ * to show a scenario's plate or person, camera, site and time (scenario.ts),
+ * with real JPEG pictures (the default), pictures grown to the bridge's real
+ * sizes (a plate event with four crops is about 1 MiB), or the two-byte
+ * fillers of the sample endpoints; and the face/plate mix of a run.
  */
 import { randomUUID } from 'node:crypto';
 import { buildSampleEvent } from '../lib/events/sample';
 import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
 import { fillerJpegBase64 } from './images';
 import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from '../lib/events/sample-images';
+import { applyScene, type EventScene, type Scenario } from './scenario';
+
+/**
+ * What a delivered event's images are: `pictures`, small real JPEGs (a face,
+ * an enrolled photo, one picture per plate crop; a few KiB each); `realistic`,
+ * the same pictures grown to the bridge's real sizes with JPEG comments;
+ * `fillers`, the two-byte filler of the bridge's sample endpoints (not a picture).
+ */
+export const IMAGE_MODES = ['pictures', 'realistic', 'fillers'] as const;
+export type ImageMode = (typeof IMAGE_MODES)[number];
 
 /** Approximate JSON size of an event with realistic images. */
 export const REALISTIC_EVENT_BYTES: Readonly<Record<EventKind, number>> = { face: 370 * 1024, lpr: 1024 * 1024 };
@@ -50,27 +62,36 @@ function imageSizes(kind: EventKind): number[] {
 export interface DeliveryEventOptions {
   messageId?: string;
   now?: Date;
+  /** Default `fillers` here (the bench's bodies); a delivery run's default is `pictures`. */
+  images?: ImageMode;
+  /** Same as images: 'realistic' (kept for callers of the earlier option). */
   realisticImages?: boolean;
+  /** What the event shows, drawn from `scenario` (ScenarioDraw.next). */
+  scene?: EventScene;
+  scenario?: Scenario;
 }
 
 /**
  * One event as the simulator delivers it: the sample of the kind (lib/sample)
- * with its own messageId, a detectId of its own, the detection time now, and,
- * with `realisticImages`, images of realistic size (plate: the four crops
- * Close, Medium, Car, FullFrame; face: live capture and enrolled photo).
+ * with its own messageId, a detectId of its own, the detection time now (or
+ * the scene's), the scene's plate or person, camera, site and zone, and the
+ * images asked for: realistic ones are the plate's four crops Close, Medium,
+ * Car, FullFrame, and the face's live capture and enrolled photo.
  */
 export function buildDeliveryEvent(kind: EventKind, options: DeliveryEventOptions = {}): DetectionEvent {
   const messageId = options.messageId ?? randomUUID();
-  const event = buildSampleEvent(kind, { messageId, now: options.now });
+  const images: ImageMode = options.realisticImages ? 'realistic' : (options.images ?? 'fillers');
+  const event = buildSampleEvent(kind, { messageId, now: options.scene?.at ?? options.now, images: images === 'pictures' ? 'pictures' : 'fillers' });
+  if (options.scene && options.scenario) applyScene(event, options.scene, options.scenario);
   if (event.publishType === 'WebHookFaceRecPayload') {
     const face = event as WebHookFaceRecPayload;
     face.payload.detectionInfo.detectId = `det-${messageId.slice(0, 8)}`;
-    if (options.realisticImages) {
+    if (images === 'realistic') {
       const [live, enrolled] = imageSizes('face');
       face.payload.detectionImage = { image: fillerJpegBase64(live, 1, SAMPLE_FACE_PICTURES.detectionImage) };
       face.payload.defaultPhoto = { image: fillerJpegBase64(enrolled, 2, SAMPLE_FACE_PICTURES.defaultPhoto) };
     }
-  } else if (options.realisticImages) {
+  } else if (images === 'realistic') {
     const lpr = event as WebHookLprPayload;
     const sizes = imageSizes('lpr');
     lpr.payload.detectionImages = LPR_CROPS.map(([cropSizeName], i) => ({

@@ -3,7 +3,8 @@
  * the package's `./sim` entry, apart from lib's API: the anonymous sample
  * endpoints served over HTTP(S), event delivery to a receiver the way the
  * bridge delivers (rate, mix, credentials, resilient retries, timeouts,
- * self-signed TLS) with a summary of what happened, the enrollment endpoints
+ * self-signed TLS) with a summary of what happened, scenarios (which plates,
+ * faces, tags, cameras, sites, zones and times of day the events show), the enrollment endpoints
  * (in memory, behind a JWT) whose plates and faces a delivery draws from, and a mock v2 core to
  * push into. The command line program is bin/detection-bridge-sim.ts over
  * cli.ts.
@@ -28,7 +29,23 @@ export {
   type SettledReport,
 } from './delivery';
 export { DELIVERY_DEFAULTS, SimOptionError, type DeliveryOptions } from './delivery-options';
-export { buildDeliveryEvent, kindForSeq, REALISTIC_EVENT_BYTES, type DeliveryEventOptions } from './events';
+export { buildDeliveryEvent, IMAGE_MODES, kindForSeq, REALISTIC_EVENT_BYTES, type DeliveryEventOptions, type ImageMode } from './events';
+export {
+  applyScene,
+  BUILT_IN_SCENARIOS,
+  hourIsIn,
+  latestLocalTime,
+  localTime,
+  MIXED_SCENARIO,
+  parseScenario,
+  ScenarioDraw,
+  ScenarioError,
+  SCENARIO_SCHEMA,
+  TIME_OF_DAY_NAMES,
+  type EventScene,
+  type Scenario,
+  type ScenarioInput,
+} from './scenario';
 export { formatSummary, writeSummaryJson, type DeliverySummary, type LatencySummary } from './summary';
 export { createSelfSignedCertificate, type SelfSignedCertificate, type SelfSignedOptions } from './tls';
 export { createMockCore, DEFAULT_MOCK_PLUGINS, startMockCore, type MockCore, type MockCoreOptions } from './mock-core';

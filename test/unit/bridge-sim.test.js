@@ -173,6 +173,11 @@ function withoutComments(jpeg) {
   return Buffer.concat(kept);
 }
 
+/** The local hour of an instant in a zone, read with Intl (not the simulator's own code). */
+function localHour(iso, timeZone) {
+  return Number(new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', hourCycle: 'h23' }).format(new Date(iso)));
+}
+
 describe('bridge simulator', function () {
   before(function () {
     sim = require(path.join(dist, 'sim', 'index'));
@@ -745,7 +750,17 @@ describe('bridge simulator', function () {
         '--token',
         '--header-name',
         '--header-value',
+        '--images',
         '--realistic-images',
+        '--scenario',
+        '--plates',
+        '--faces',
+        '--cameras',
+        '--sites',
+        '--time-zone',
+        '--time-of-day',
+        '--tag-prefix',
+        '--seed',
         '--resilient',
         '--retry-delay',
         '--timeout',
@@ -882,6 +897,343 @@ describe('bridge simulator', function () {
       assert.equal(res.code, 0, res.stderr);
       assert.equal(got?.status, 200);
       assert.equal(got.json.publishType, 'WebHookFaceRecPayload');
+    });
+  });
+
+  describe('scenarios: what the events show', function () {
+    let receiver;
+    let tmp;
+    before(function () {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bridge-sim-scenario-'));
+    });
+    after(function () {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    });
+    afterEach(async function () {
+      await receiver?.close();
+      receiver = undefined;
+    });
+
+    function runCli(args) {
+      return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    }
+
+    /** What an event shows, without what changes on every run (ids, UTC times, images). */
+    function shown(e) {
+      const p = e.payload;
+      const who = p.lprPlateInfo ? p.lprPlateInfo.plate : [p.personInfo.firstName, p.personInfo.middleName, p.personInfo.lastName].join(' ');
+      const tags = (p.lprPlateInfo ?? p.personInfo).tags.map((t) => `${t.tagName}@${t.expires}`);
+      const at = new Intl.DateTimeFormat('en-GB', { timeZone: p.detectionInfo.timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+      return [
+        e.publishType,
+        who,
+        tags.join('+'),
+        p.detectionInfo.detectorName,
+        e.sourceName,
+        p.detectionInfo.timeZone,
+        at.format(new Date(p.detectionInfo.dateTimeUtc)),
+      ].join(' | ');
+    }
+
+    it('send --plates ABC123:Banned --time-of-day night --time-zone America/New_York: a Banned plate at night with JPEGs that decode', async function () {
+      receiver = await startReceiver();
+      const started = Date.now();
+      const res = await runCli([
+        'send',
+        '--url',
+        receiver.url,
+        '--plates',
+        'ABC123:Banned',
+        '--time-of-day',
+        'night',
+        '--time-zone',
+        'America/New_York',
+        '--cameras',
+        'Gate 2 LPR',
+        '--count',
+        '4',
+        '--rate',
+        '0',
+      ]);
+      assert.equal(res.code, 0, res.stderr);
+      assert.match(res.stderr, /pictures images, scenario with --seed \d+/, 'the seed is printed, so the run can be repeated');
+      assert.equal(receiver.requests.length, 4);
+      const { SAMPLE_PLATE_PICTURES } = require(path.join(dist, 'lib', 'events', 'sample-images.js'));
+      for (const { json: event } of receiver.requests) {
+        assert.ok(checkEvent(event).ok, 'a valid event');
+        assert.equal(event.publishType, 'WebHookLprPayload', 'only plates given: every event is a plate');
+        const { lprPlateInfo, detectionInfo, detectionImages } = event.payload;
+        assert.equal(lprPlateInfo.plate, 'ABC123');
+        assert.deepEqual(lprPlateInfo.tags, [{ tagName: 'Banned', expires: null }]);
+        assert.equal(detectionInfo.detectorName, 'Gate 2 LPR');
+        assert.equal(detectionInfo.timeZone, 'America/New_York');
+        const at = Date.parse(detectionInfo.dateTimeUtc);
+        assert.ok(at <= Date.now() && at > started - 24 * HOUR, `${detectionInfo.dateTimeUtc}: within the last day, not in the future`);
+        const hour = localHour(detectionInfo.dateTimeUtc, 'America/New_York');
+        assert.ok(hour >= 22 || hour < 6, `night in New York: ${detectionInfo.dateTimeUtc} is ${hour}:xx there`);
+        // real JPEGs: the built-in pictures, one per crop, readable segment by segment from SOI to EOI
+        assert.deepEqual(
+          detectionImages.map((i) => i.cropSizeName),
+          ['Close', 'Medium', 'Car', 'FullFrame', 'Other'],
+        );
+        for (const { image, cropSizeName } of detectionImages) {
+          const jpeg = Buffer.from(image, 'base64');
+          assert.ok(jpeg.length > 1000, `${cropSizeName}: a picture, not a two-byte filler`);
+          assert.equal(withoutComments(jpeg).toString('base64'), SAMPLE_PLATE_PICTURES[cropSizeName], cropSizeName);
+        }
+      }
+    });
+
+    it("faces with and without tags, a tag prefix, and --images fillers for the sample endpoints' two-byte images", async function () {
+      receiver = await startReceiver();
+      const res = await runCli([
+        'send',
+        '--url',
+        receiver.url,
+        '--faces',
+        'Jane Roe:VIP@2030-12-31,Max Mustermann',
+        '--tag-prefix',
+        'partner',
+        '--time-of-day',
+        '23:30',
+        '--time-zone',
+        'Europe/Berlin',
+        '--images',
+        'fillers',
+        '--count',
+        '6',
+        '--rate',
+        '0',
+        '--seed',
+        '11',
+        '--quiet',
+      ]);
+      assert.equal(res.code, 0, res.stderr);
+      const events = receiver.requests.map((r) => r.json);
+      assert.ok(events.every((e) => e.publishType === 'WebHookFaceRecPayload'));
+      const people = new Map(events.map((e) => [`${e.payload.personInfo.firstName} ${e.payload.personInfo.lastName}`, e.payload.personInfo]));
+      assert.deepEqual([...people.keys()].sort(), ['Jane Roe', 'Max Mustermann'], 'six draws with seed 11 show both');
+      assert.deepEqual(people.get('Jane Roe').tags, [{ tagName: 'partner-VIP', expires: '2030-12-31T23:59:59Z' }]);
+      assert.deepEqual(people.get('Max Mustermann').tags, [], "no tag: nobody's VIP");
+      for (const e of events) {
+        const at = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+        assert.equal(at.format(new Date(e.payload.detectionInfo.dateTimeUtc)), '23:30');
+        assert.deepEqual(images(e), ['/9g=', '/9g='], 'fillers');
+      }
+    });
+
+    it('the same seed gives the same events; the built-in mixed scenario has VIP and Banned, plates and faces, day and night', async function () {
+      receiver = await startReceiver();
+      const run = async (seed) => {
+        receiver.requests.length = 0;
+        const summary = await sim.runDelivery({
+          url: receiver.url,
+          count: 40,
+          rate: 0,
+          concurrency: 1,
+          scenario: sim.BUILT_IN_SCENARIOS.mixed,
+          seed,
+        });
+        assert.equal(summary.acknowledged, 40);
+        return receiver.requests.map((r) => r.json);
+      };
+      const first = await run(42);
+      const again = await run(42);
+      const other = await run(43);
+      assert.deepEqual(again.map(shown), first.map(shown), 'seed 42 twice: the same plates, people, tags, cameras, sites, zones and local times');
+      assert.notDeepEqual(other.map(shown), first.map(shown), 'another seed, other events');
+      assert.ok(first.every((e) => checkEvent(e).ok));
+      const tags = new Set(first.flatMap((e) => (e.payload.lprPlateInfo ?? e.payload.personInfo).tags.map((t) => t.tagName)));
+      assert.ok(tags.has('VIP') && tags.has('Banned'), [...tags].join(', '));
+      assert.ok(
+        first.some((e) => (e.payload.lprPlateInfo ?? e.payload.personInfo).tags.length === 0),
+        'some untagged',
+      );
+      assert.deepEqual(new Set(first.map((e) => e.publishType)).size, 2);
+      const hours = first.map((e) => localHour(e.payload.detectionInfo.dateTimeUtc, e.payload.detectionInfo.timeZone));
+      assert.ok(hours.some((h) => h >= 22 || h < 6) && hours.some((h) => h >= 8 && h < 18), `night and day: ${hours.join(' ')}`);
+      assert.ok(new Set(first.map((e) => e.payload.detectionInfo.detectorName)).size >= 4, 'several cameras');
+      assert.ok(new Set(first.map((e) => e.payload.detectionInfo.timeZone)).size >= 2, 'several time zones');
+      assert.ok(
+        first.every((e) => e.serverContext && e.serverContext.SiteId),
+        'each site has its serverContext',
+      );
+      // plate cameras see plates, face cameras faces
+      const plateCams = new Set(first.filter((e) => e.payload.lprPlateInfo).map((e) => e.payload.detectionInfo.detectorName));
+      assert.ok(
+        [...plateCams].every((c) => /LPR/.test(c)),
+        [...plateCams].join(', '),
+      );
+    });
+
+    it('a scenario file: used as written; its mistakes say where they are and what to write', async function () {
+      receiver = await startReceiver();
+      const good = path.join(tmp, 'good.json');
+      fs.writeFileSync(
+        good,
+        JSON.stringify({
+          seed: 5,
+          plates: [{ plate: 'jkr777', tags: [{ name: 'Banned', expires: null }], vehicle: { make: 'Ford' } }],
+          cameras: [{ name: 'Dock LPR', kind: 'plate', site: 'Harbor', timeZone: 'America/Los_Angeles' }],
+          sites: [{ name: 'Harbor', serverContext: { SiteId: '7' } }],
+          timesOfDay: ['night'],
+        }),
+      );
+      const ok = await runCli(['send', '--url', receiver.url, '--scenario', good, '--count', '2', '--rate', '0']);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stderr, /--seed 5\b/, "the file's seed");
+      for (const { json: e } of receiver.requests) {
+        assert.equal(e.payload.lprPlateInfo.plate, 'JKR777');
+        assert.equal(e.payload.lprPlateInfo.vehicleMake, 'Ford');
+        assert.equal(e.sourceName, 'Harbor');
+        assert.deepEqual(e.serverContext, { SiteId: '7' });
+        assert.equal(e.payload.detectionInfo.detectorName, 'Dock LPR');
+        const hour = localHour(e.payload.detectionInfo.dateTimeUtc, 'America/Los_Angeles');
+        assert.ok(hour >= 22 || hour < 6, `night in Los Angeles: ${hour}`);
+      }
+      const write = (name, content) => {
+        const file = path.join(tmp, name);
+        fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+        return file;
+      };
+      const url = 'http://127.0.0.1:9/never';
+      const cases = [
+        [
+          ['--scenario', write('date.json', { plates: [{ plate: 'A1', tags: ['VIP@2030-02-30'] }] })],
+          /date\.json: plates\[0\]\.tags\[0\]\.expires: "2030-02-30" is not a date: write it as 2030-12-31/,
+        ],
+        [
+          ['--scenario', write('zone.json', { timeZones: ['Mars/Base'] })],
+          /timeZones\[0\]: "Mars\/Base" is not a time zone: use an IANA name such as America\/New_York/,
+        ],
+        [
+          ['--scenario', write('time.json', { timesOfDay: ['midnight'] })],
+          /timesOfDay\[0\]: "midnight" is not a time of day: use now, morning, day, afternoon, evening, night or a local time such as 23:30/,
+        ],
+        [['--scenario', write('key.json', { plate: ['A1'] })], /unknown key "plate"/],
+        [['--scenario', write('kind.json', { cameras: [{ name: 'Cam', kind: 'car' }] })], /cameras\[0\]\.kind: expected "face", "plate" or "both"/],
+        [['--scenario', write('face.json', { faces: [42] })], /faces\[0\]: expected a person: "Jane Roe"/],
+        [['--scenario', write('broken.json', '{ "plates": [')], /broken\.json: not JSON/],
+        [['--scenario', path.join(tmp, 'missing.json')], /cannot read .*missing\.json.*no such file.*built-in scenario: sample, mixed/],
+        [['--plates', 'ABC123:Banned,XY#1'], /--plates: "XY#1" is not a plate: letters, digits/],
+        [['--time-of-day', 'noonish'], /--time-of-day: "noonish" is not a time of day/],
+        [['--time-zone', 'New York'], /--time-zone: "New York" is not a time zone/],
+        [['--images', 'photos'], /--images: expected pictures, realistic, fillers, got "photos"/],
+        [['--images', 'fillers', '--realistic-images'], /--realistic-images and --images fillers conflict/],
+        [['--seed=-1'], /--seed: must be at least 0/],
+        [['--seed', '2.5'], /--seed: expected a whole number/],
+      ];
+      const results = await Promise.all(cases.map(([args]) => runCli(['send', '--url', url, ...args])));
+      results.forEach((res, i) => {
+        const [args, message] = cases[i];
+        assert.equal(res.code, 2, `${args.join(' ')}: exit ${res.code}, ${res.stderr}`);
+        assert.match(res.stderr, message, args.join(' '));
+        assert.equal(res.stdout, '');
+      });
+      assert.throws(
+        () => sim.startDelivery({ url, scenario: { faces: ['Jane Roe:VIP@tomorrow'] } }),
+        (e) => e.option === 'scenario' && /faces\[0\]\.tags\[0\]\.expires: "tomorrow" is not a date/.test(e.message),
+      );
+    });
+
+    it("serve's sample endpoints keep the two-byte fillers", async function () {
+      const server = await sim.startSampleServer({ port: 0, host: '127.0.0.1' });
+      try {
+        const res = await call(`${server.url}/api/v1/webhook-models/lpr`);
+        assert.ok(images(res.json).every((i) => i === '/9g='));
+        assert.equal(res.json.payload.lprPlateInfo.plate, 'XYZ987');
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  describe("the demo's flows and feeds (scripts/demo-flows.js)", function () {
+    const demo = require('../../scripts/demo-flows');
+
+    it('every tab with a receiver is fed at its own path, with the credentials it needs; ids are unique', function () {
+      for (const [haveRedis, haveDashboard] of [
+        [true, true],
+        [false, false],
+      ]) {
+        const { flows, credentials, tabs } = demo.buildDemoFlows({
+          coreUrl: 'http://127.0.0.1:5023',
+          redisUrl: 'redis://127.0.0.1:5024',
+          haveRedis,
+          haveDashboard,
+        });
+        assert.equal(tabs[0].id, demo.DEMO_TAB, 'the demo tab first: the editor opens it');
+        assert.equal(new Set(flows.map((n) => n.id)).size, flows.length, 'unique ids');
+        assert.equal(credentials[demo.DEMO_IN].token, demo.DEMO_TOKEN);
+        const receivers = flows.filter((n) => n.type === 'detection-in');
+        const feeds = demo.demoFeeds('http://127.0.0.1:1', { haveRedis, haveDashboard });
+        for (const receiver of receivers) {
+          const feed = feeds.find((f) => f.path === receiver.path);
+          assert.ok(feed, `the receiver at ${receiver.path} is fed`);
+          assert.equal(feed.tab, receiver.z, `${receiver.path}: the feed names its tab`);
+        }
+        assert.equal(feeds.length, receivers.length, 'no feed without a receiver');
+        assert.ok(Math.abs(feeds.reduce((sum, f) => sum + f.fraction, 0) - 1) < 1e-9);
+        assert.equal(
+          flows.some((n) => n.type === 'detection-redis'),
+          haveRedis,
+        );
+        assert.equal(
+          flows.some((n) => n.type.startsWith('ui-')),
+          haveDashboard,
+        );
+        const inline = demo.withCredentials(flows, credentials).find((n) => n.id === demo.DEMO_IN);
+        assert.deepEqual(inline.credentials, { token: demo.DEMO_TOKEN });
+      }
+    });
+
+    it('a receiver the demo does not know gets the mixed scenario; one on a listener of its own, a disabled one, none', function () {
+      const { flows } = demo.buildDemoFlows({});
+      const extra = [
+        { id: 'newtab', type: 'tab', label: 'new example' },
+        { id: 'new1', type: 'detection-in', z: 'newtab', path: '/new/detections' },
+        { id: 'new2', type: 'detection-in', z: 'newtab', path: '/own/port', listener: 'lst1' },
+        { id: 'new3', type: 'detection-in', z: 'newtab', path: '/off', d: true },
+      ];
+      const feeds = demo.demoFeeds('http://127.0.0.1:1', { flows: [...flows, ...extra] });
+      const added = feeds.filter((f) => f.tab === 'newtab');
+      assert.deepEqual(
+        added.map((f) => [f.url, f.label, f.scenario]),
+        [['http://127.0.0.1:1/new/detections', 'new example', 'mixed']],
+      );
+    });
+
+    it("the alert example's feed opens with a VIP person at its face camera and a Banned plate at night at its gate", function () {
+      const scenario = sim.parseScenario(demo.ALERT_SCENARIO);
+      const draw = new sim.ScenarioDraw(scenario);
+      const face = sim.buildDeliveryEvent('face', { scene: draw.next('face'), scenario });
+      const plate = sim.buildDeliveryEvent('lpr', { scene: draw.next('lpr'), scenario });
+      assert.equal(face.payload.personInfo.firstName, 'Jane');
+      assert.deepEqual(
+        face.payload.personInfo.tags.map((t) => t.tagName),
+        ['VIP'],
+      );
+      assert.equal(face.payload.detectionInfo.detectorName, 'Entrance Cam 3');
+      assert.equal(plate.payload.lprPlateInfo.plate, 'ABC123');
+      assert.deepEqual(plate.payload.lprPlateInfo.tags, [{ tagName: 'Banned', expires: null }]);
+      assert.equal(plate.payload.detectionInfo.detectorName, 'Gate 2 LPR');
+      const hour = localHour(plate.payload.detectionInfo.dateTimeUtc, plate.payload.detectionInfo.timeZone);
+      assert.ok(hour >= 22 || hour < 6, `night: ${hour}`);
+    });
+
+    it("presets the debug sidebar's filter to the tab on screen, keeping a user's own choice", function () {
+      assert.deepEqual(demo.demoUserSettings({}), { _: { debug: { filter: 'filterCurrent' } } });
+      const chosen = { _: { debug: { filter: 'filterAll' }, editor: { view: {} } } };
+      assert.deepEqual(demo.demoUserSettings(chosen), chosen);
+      assert.deepEqual(demo.demoUserSettings({ _: { editor: { x: 1 } } }), { _: { editor: { x: 1 }, debug: { filter: 'filterCurrent' } } });
     });
   });
 });
