@@ -315,7 +315,7 @@ const CASES = {
             .get(),
         );
         assert.ok(shownKey.includes(translate('detection-dedupe.key.plateAtCamera')), `the key shown by name: ${shownKey.join(', ')}`);
-        assert.ok(await page.locator('#node-input-property').isVisible(), 'where the event is read: shown for a key picked by name');
+        assert.ok(await page.locator('.detection-dedupe-event').isVisible(), 'where the event is read: shown for a key picked by name');
         assert.equal(await page.locator('#node-input-ttl').inputValue(), '60');
         assert.equal(await page.locator('#node-input-ttlUnits').inputValue(), 's');
         assert.ok(await page.locator('#node-input-refresh').isVisible(), 'the refresh option is shown in cooldown mode');
