@@ -62,12 +62,35 @@ function requestTyped(config: Config): Config {
   return { ...config, ...method, ...path };
 }
 
+/** The cooldown's default key before keys could be picked by name (detection-dedupe 1 → 2). */
+const DEDUPE_OLD_COOLDOWN_KEY =
+  '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
+
+/**
+ * detection-dedupe 1 → 2: keys can be picked by name (keyType "event"), read
+ * from the event at \`property\` (msg.payload). A node that kept the old
+ * cooldown expression gets "plate at camera", which makes the same keys;
+ * every other key stays as it was.
+ */
+function dedupeKeyByName(config: Config): Config {
+  const out: Config = {
+    ...config,
+    property: typeof config.property === 'string' && config.property !== '' ? config.property : 'payload',
+    propertyType: typeof config.propertyType === 'string' && config.propertyType !== '' ? config.propertyType : 'msg',
+  };
+  if (config.keyType === 'jsonata' && typeof config.key === 'string' && config.key.trim() === DEDUPE_OLD_COOLDOWN_KEY) {
+    out.key = 'plateAtCamera';
+    out.keyType = 'event';
+  }
+  return out;
+}
+
 /** Every node type of the package; steps[0] goes from version 1 to 2, steps[1] from 2 to 3, … */
 const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'detection-in': [],
   'detection-switch': [],
   'detection-filter': [],
-  'detection-dedupe': [],
+  'detection-dedupe': [dedupeKeyByName],
   'detection-image': [],
   'detection-sample': [sampleKindTyped, sampleBridge],
   'detection-done': [],

@@ -14,6 +14,7 @@
  * forgets from its front costs time in proportion to the holes: tens of
  * microseconds per check in a full window of 100,000 keys (see bench/).
  */
+import { isDeliveryToken } from '../delivery/registry';
 
 export interface DedupeWindowOptions {
   /** How long a key suppresses repeats, in ms. */
@@ -27,11 +28,17 @@ export interface DedupeWindowOptions {
 
 export type Sighting =
   | { duplicate: false }
-  /** `since`: when the window that suppressed this repeat started. */
-  | { duplicate: true; since: number };
+  /** `since`: when the window that suppressed this repeat started; `by`: the delivery
+   *  mark of the message that let the key through (absent when it carried none). */
+  | { duplicate: true; since: number; by?: string };
 
-/** What persists across restarts: [key, window start in epoch ms]. */
-export type WindowSnapshot = Array<[string, number]>;
+/** One key as it persists: [key, window start in epoch ms, delivery mark of the message that passed]. */
+export type WindowEntry = [string, number] | [string, number, string];
+/** What persists across restarts and deploys, oldest first. */
+export type WindowSnapshot = WindowEntry[];
+
+/** Longest delivery mark kept with a key (a receiver's node id and an event id are far shorter). */
+const MAX_MARK_LENGTH = 200;
 
 /** Ring capacity to start with (a power of two). */
 const INITIAL_CAPACITY = 16;
@@ -44,13 +51,15 @@ export class DedupeWindow {
   /** The queue: entry `seq` is at slot `seq & mask`; live entries are those the Map points at. */
   private keys: Array<string | undefined> = new Array(INITIAL_CAPACITY);
   private times = new Float64Array(INITIAL_CAPACITY);
+  /** The delivery mark of the message that let each key through, beside its key. */
+  private marks: Array<string | undefined> = new Array(INITIAL_CAPACITY);
   private mask = INITIAL_CAPACITY - 1;
   /** Sequence number of the oldest queued entry, and of the next one. */
   private head = 0;
   private tail = 0;
-  private readonly ttlMs: number;
-  private readonly maxKeys: number;
-  private readonly refreshOnRepeat: boolean;
+  readonly ttlMs: number;
+  readonly maxKeys: number;
+  readonly refreshOnRepeat: boolean;
   /** Keys evicted by the size cap (not by age) since creation. */
   evictedBySize = 0;
 
@@ -66,20 +75,27 @@ export class DedupeWindow {
     return this.seen.size;
   }
 
-  /** Records a sighting of `key` and says whether it repeats one inside the window. */
-  check(key: string, now: number = Date.now()): Sighting {
+  /**
+   * Records a sighting of `key` and says whether it repeats one inside the window.
+   * `mark` names the message (its delivery): kept with a key that passes, so a
+   * message emitted again can be told from another one with the same key.
+   */
+  check(key: string, now: number = Date.now(), mark?: string): Sighting {
     this.expire(now);
     const seq = this.seen.get(key);
     if (seq !== undefined) {
-      const since = this.times[seq & this.mask];
-      if (this.refreshOnRepeat) this.seen.set(key, this.push(key, now));
-      return { duplicate: true, since };
+      const slot = seq & this.mask;
+      const since = this.times[slot];
+      const by = this.marks[slot];
+      // a restarted window keeps the mark of the message that let the key through
+      if (this.refreshOnRepeat) this.seen.set(key, this.push(key, now, by));
+      return by === undefined ? { duplicate: true, since } : { duplicate: true, since, by };
     }
     if (this.seen.size >= this.maxKeys) {
       this.evictOldest();
       this.evictedBySize++;
     }
-    this.seen.set(key, this.push(key, now));
+    this.seen.set(key, this.push(key, now, boundedMark(mark)));
     return { duplicate: false };
   }
 
@@ -105,6 +121,7 @@ export class DedupeWindow {
         this.seen.delete(key);
       }
       this.keys[slot] = undefined;
+      this.marks[slot] = undefined;
       this.head++;
     }
   }
@@ -113,6 +130,7 @@ export class DedupeWindow {
     this.seen.clear();
     this.keys = new Array(INITIAL_CAPACITY);
     this.times = new Float64Array(INITIAL_CAPACITY);
+    this.marks = new Array(INITIAL_CAPACITY);
     this.mask = INITIAL_CAPACITY - 1;
     this.head = 0;
     this.tail = 0;
@@ -124,7 +142,9 @@ export class DedupeWindow {
     for (let seq = this.head; seq < this.tail; seq++) {
       const slot = seq & this.mask;
       const key = this.keys[slot] as string;
-      if (this.seen.get(key) === seq) out.push([key, this.times[slot]]);
+      if (this.seen.get(key) !== seq) continue;
+      const mark = this.marks[slot];
+      out.push(mark === undefined ? [key, this.times[slot]] : [key, this.times[slot], mark]);
     }
     return out;
   }
@@ -133,12 +153,12 @@ export class DedupeWindow {
   restore(entries: unknown, now: number = Date.now()): number {
     if (!Array.isArray(entries)) return this.seen.size;
     const valid = entries.filter(
-      (e): e is [string, number] => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'number' && now - e[1] < this.ttlMs,
+      (e): e is WindowEntry => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'number' && now - e[1] < this.ttlMs,
     );
     valid.sort((a, b) => a[1] - b[1]);
-    for (const [key, since] of valid.slice(-this.maxKeys)) {
+    for (const [key, since, mark] of valid.slice(-this.maxKeys)) {
       this.seen.delete(key);
-      this.seen.set(key, this.push(key, Math.min(since, now)));
+      this.seen.set(key, this.push(key, Math.min(since, now), boundedMark(mark)));
     }
     return this.seen.size;
   }
@@ -152,18 +172,20 @@ export class DedupeWindow {
       const live = this.tail - this.head === this.seen.size || this.seen.get(key) === this.head;
       if (live) this.seen.delete(key);
       this.keys[slot] = undefined;
+      this.marks[slot] = undefined;
       this.head++;
       if (live) return;
     }
   }
 
   /** Appends an entry and returns its sequence number. */
-  private push(key: string, time: number): number {
+  private push(key: string, time: number, mark: string | undefined): number {
     if (this.tail - this.head > this.mask || this.tail >= MAX_SEQUENCE) this.rebuild();
     const seq = this.tail++;
     const slot = seq & this.mask;
     this.keys[slot] = key;
     this.times[slot] = time;
+    this.marks[slot] = mark;
     return seq;
   }
 
@@ -180,12 +202,15 @@ export class DedupeWindow {
       const capacity = (this.mask + 1) * 2;
       const keys: Array<string | undefined> = new Array(capacity);
       const times = new Float64Array(capacity);
+      const marks: Array<string | undefined> = new Array(capacity);
       for (let seq = this.head; seq < this.tail; seq++) {
         keys[seq & (capacity - 1)] = this.keys[seq & this.mask];
         times[seq & (capacity - 1)] = this.times[seq & this.mask];
+        marks[seq & (capacity - 1)] = this.marks[seq & this.mask];
       }
       this.keys = keys;
       this.times = times;
+      this.marks = marks;
       this.mask = capacity - 1;
       return;
     }
@@ -193,6 +218,7 @@ export class DedupeWindow {
     while (capacity < live * 2 + 1) capacity *= 2;
     const keys: Array<string | undefined> = new Array(capacity);
     const times = new Float64Array(capacity);
+    const marks: Array<string | undefined> = new Array(capacity);
     let next = 0;
     for (let seq = this.head; seq < this.tail; seq++) {
       const slot = seq & this.mask;
@@ -200,13 +226,99 @@ export class DedupeWindow {
       if (this.seen.get(key) !== seq) continue;
       keys[next] = key;
       times[next] = this.times[slot];
+      marks[next] = this.marks[slot];
       this.seen.set(key, next);
       next++;
     }
     this.keys = keys;
     this.times = times;
+    this.marks = marks;
     this.mask = capacity - 1;
     this.head = 0;
     this.tail = next;
   }
+}
+
+/** A mark as kept: a string of reasonable length, or none. */
+function boundedMark(mark: unknown): string | undefined {
+  return typeof mark === 'string' && mark.length > 0 && mark.length <= MAX_MARK_LENGTH ? mark : undefined;
+}
+
+/**
+ * The mark of a message's delivery (`msg._delivery`, set by detection-in:
+ * its receiver and the event's id there, stable across restarts in the disk
+ * and Redis modes), kept with the key it let through; undefined without one.
+ */
+export function deliveryMark(token: unknown): string | undefined {
+  return isDeliveryToken(token) ? `${token.receiver}/${String(token.id)}` : undefined;
+}
+
+/**
+ * Whether a message goes on: a first sighting of its key does. A repeat does
+ * only when it is the very message that let the key through, emitted again
+ * (`redelivered`) because the flow never finished it; any other repeat,
+ * redelivered or not, is dropped (a deploy or a crash must not repeat an alert).
+ */
+export function passes(sighting: Sighting, redelivered: boolean, mark: string | undefined): boolean {
+  if (!sighting.duplicate) return true;
+  return redelivered && mark !== undefined && sighting.by === mark;
+}
+
+/** The settings a window is made with; `keyDefinition` says what its keys mean (what they are read from). */
+export interface KeptWindowSettings extends DedupeWindowOptions {
+  keyDefinition: string;
+  /** Where the window is saved ('' when it is not): a change means the store must be written afresh. */
+  persistence: string;
+}
+
+interface KeptWindow {
+  window: DedupeWindow;
+  settings: KeptWindowSettings;
+}
+
+/**
+ * Local windows by node id, for the life of the process (not of one deploy),
+ * like the receivers' trackers (lib/delivery/registry.ts): a dedupe node
+ * restarted by a deploy takes over the keys its previous instance held, so a
+ * deploy lets no repeat through. Dropped when the node is removed.
+ */
+const keptWindows = new Map<string, KeptWindow>();
+
+/** How a node's window was obtained: `carried` when keys came from its previous instance. */
+export interface WindowTakeOver {
+  window: DedupeWindow;
+  /** Keys came from the node's previous instance in this process (its settings may have changed). */
+  carried: boolean;
+  /** The previous instance saved its window elsewhere (or not at all): the store must be written afresh. */
+  persistenceChanged: boolean;
+}
+
+/**
+ * The window for node `nodeId`: its previous instance's window when the settings
+ * are the same; its keys in a window of the new size and time when only those
+ * changed (keys outside the new window are dropped, the newest kept); an empty
+ * window when there was none or its keys meant something else (another key).
+ */
+export function takeOverWindow(nodeId: string, settings: KeptWindowSettings): WindowTakeOver {
+  const kept = keptWindows.get(nodeId);
+  keptWindows.delete(nodeId);
+  const fresh = (): DedupeWindow => new DedupeWindow({ ttlMs: settings.ttlMs, maxKeys: settings.maxKeys, refreshOnRepeat: settings.refreshOnRepeat });
+  if (!kept || kept.settings.keyDefinition !== settings.keyDefinition) return { window: fresh(), carried: false, persistenceChanged: false };
+  const persistenceChanged = kept.settings.persistence !== settings.persistence;
+  const old = kept.window;
+  if (old.ttlMs === settings.ttlMs && old.maxKeys === settings.maxKeys && old.refreshOnRepeat === (settings.refreshOnRepeat ?? false))
+    return { window: old, carried: true, persistenceChanged };
+  const window = fresh();
+  window.restore(old.snapshot());
+  return { window, carried: true, persistenceChanged };
+}
+
+/** Keeps a stopped node's window for its next instance. */
+export function keepWindow(nodeId: string, window: DedupeWindow, settings: KeptWindowSettings): void {
+  keptWindows.set(nodeId, { window, settings });
+}
+
+/** Forgets the window of a removed node. */
+export function dropWindow(nodeId: string): void {
+  keptWindows.delete(nodeId);
 }

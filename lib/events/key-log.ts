@@ -1,7 +1,8 @@
 /**
  * An append-only log of the keys a dedupe window let through, so the window
  * survives a crash: a key is on disk before its message goes on. One line per
- * key (`["key", since]`), a `null` line for a reset. Appends issued together
+ * key (`["key", since]`, or `["key", since, "mark"]` with the delivery mark of
+ * the message that passed), a `null` line for a reset. Appends issued together
  * share one write and one `fdatasync` (group commit); saving costs in
  * proportion to the keys added, not to the window. The file is rewritten
  * from the window (compaction) once it holds many more lines than keys.
@@ -55,7 +56,8 @@ export class KeyLog {
       end = start;
       log.lines++;
       if (value === null) entries = [];
-      else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number') entries.push([value[0], value[1]]);
+      else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
+        entries.push(typeof value[2] === 'string' ? [value[0], value[1], value[2]] : [value[0], value[1]]);
     }
     if (torn) {
       await fh.truncate(end);
@@ -70,9 +72,9 @@ export class KeyLog {
     return this.lines;
   }
 
-  /** Writes a key; resolves once it is on disk. */
-  record(key: string, since: number): Promise<void> {
-    return this.append(`${JSON.stringify([key, since])}\n`);
+  /** Writes a key (and the delivery mark of the message that passed); resolves once it is on disk. */
+  record(key: string, since: number, mark?: string): Promise<void> {
+    return this.append(`${JSON.stringify(mark === undefined ? [key, since] : [key, since, mark])}\n`);
   }
 
   /** Writes a reset: the keys before it are forgotten on replay. */
@@ -121,6 +123,13 @@ export class KeyLog {
    */
   async compact(snapshot: WindowSnapshot, ratio = 4, minLines = 10_000): Promise<boolean> {
     if (this.lines < minLines || this.lines < ratio * snapshot.length || !this.fh) return false;
+    await this.rewrite(snapshot);
+    return true;
+  }
+
+  /** Rewrites the file with `snapshot` whatever its size (the window came from elsewhere). */
+  async rewrite(snapshot: WindowSnapshot): Promise<void> {
+    if (!this.fh) return;
     while (this.writing) await this.writing;
     // Appends wait while the file is swapped: take the writer's place.
     let release!: () => void;
@@ -132,7 +141,6 @@ export class KeyLog {
       release();
       if (this.queue.length > 0) this.writing = this.flush();
     }
-    return true;
   }
 
   private async swap(snapshot: WindowSnapshot): Promise<void> {

@@ -5,8 +5,12 @@
  *
  * - fixed window: `SET key now NX PX ttl GET`: set only if absent; the reply
  *   is the start of the window that holds the key (a repeat) or nil (first).
- * - restart on repeat: `SET key now PX ttl GET`: always set (the window
- *   restarts); the reply is the previous sighting, as in the local window.
+ * - restart on repeat: one Lua script that sets the key whatever it held (the
+ *   window restarts) and replies with the previous sighting, as in the local
+ *   window, keeping the mark of the message that let the key through.
+ *
+ * The value is the window's start in epoch ms, then, after a space, the
+ * delivery mark of the message that let the key through (when it had one).
  *
  * Checks are not awaited one by one: node-redis writes every command issued
  * in one turn of the event loop in one write, so a burst costs one round trip
@@ -15,12 +19,35 @@
  */
 import type { Sighting } from './dedupe';
 import { DedupeWindow, type DedupeWindowOptions } from './dedupe';
-import type { RedisConnection } from '../redis/connection';
+import { luaScript, runScript, type RedisConnection } from '../redis/connection';
+
+/** Restart on repeat: set the key to now (keeping the first message's mark) and return what it held. */
+const RESTART_SCRIPT = luaScript(`
+local old = redis.call('GET', KEYS[1])
+local value = ARGV[1]
+if old then
+  local at = string.find(old, ' ', 1, true)
+  if at then value = value .. string.sub(old, at) end
+elseif ARGV[3] ~= '' then
+  value = value .. ' ' .. ARGV[3]
+end
+redis.call('SET', KEYS[1], value, 'PX', ARGV[2])
+return old
+`);
+
+/** A sighting from a key's value in Redis (`since`, or `since mark`). */
+function sightingOf(reply: string, now: number): Sighting {
+  const space = reply.indexOf(' ');
+  const since = Number(space < 0 ? reply : reply.slice(0, space));
+  const at = Number.isFinite(since) ? since : now;
+  return space < 0 || space === reply.length - 1 ? { duplicate: true, since: at } : { duplicate: true, since: at, by: reply.slice(space + 1) };
+}
 
 /** A window of keys seen recently, kept locally or shared. */
 export interface SeenKeys {
-  /** Records a sighting of `key` at `now` and says whether it repeats one inside the window. */
-  check(key: string, now: number): Promise<Sighting>;
+  /** Records a sighting of `key` at `now` and says whether it repeats one inside the window;
+   *  `mark` (the message's delivery) is kept with a key that passes. */
+  check(key: string, now: number, mark?: string): Promise<Sighting>;
   /** Forgets every key (a `msg.reset`). */
   clear(): Promise<void>;
 }
@@ -31,8 +58,8 @@ export class LocalSeenKeys implements SeenKeys {
   constructor(options: DedupeWindowOptions) {
     this.window = new DedupeWindow(options);
   }
-  check(key: string, now: number): Promise<Sighting> {
-    return Promise.resolve(this.window.check(key, now));
+  check(key: string, now: number, mark?: string): Promise<Sighting> {
+    return Promise.resolve(this.window.check(key, now, mark));
   }
   clear(): Promise<void> {
     this.window.clear();
@@ -67,17 +94,20 @@ export class RedisSeenKeys implements SeenKeys {
     return this.base + key;
   }
 
-  async check(key: string, now: number): Promise<Sighting> {
+  async check(key: string, now: number, mark?: string): Promise<Sighting> {
     this.connection.assertReady();
-    const expiration = { type: 'PX' as const, value: Math.max(1, Math.round(this.options.ttlMs)) };
-    const reply = await this.connection.client.set(
-      this.keyOf(key),
-      String(now),
-      this.options.refreshOnRepeat ? { expiration, GET: true } : { condition: 'NX', expiration, GET: true },
-    );
+    const ttl = Math.max(1, Math.round(this.options.ttlMs));
+    // a mark with a space or past 200 characters is not one detection-in makes: not kept
+    const kept = mark !== undefined && mark.length <= 200 && !mark.includes(' ') ? mark : '';
+    const reply = this.options.refreshOnRepeat
+      ? await runScript<string | null>(this.connection.client, RESTART_SCRIPT, [this.keyOf(key)], [String(now), String(ttl), kept])
+      : await this.connection.client.set(this.keyOf(key), kept ? `${now} ${kept}` : String(now), {
+          condition: 'NX',
+          expiration: { type: 'PX', value: ttl },
+          GET: true,
+        });
     if (reply === null || reply === undefined) return { duplicate: false };
-    const since = Number(reply);
-    return { duplicate: true, since: Number.isFinite(since) ? since : now };
+    return sightingOf(String(reply), now);
   }
 
   /** Removes every key of this window (for every instance that shares it). */

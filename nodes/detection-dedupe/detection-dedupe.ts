@@ -2,18 +2,20 @@
  * detection-dedupe: drops repeats of the same key inside a window.
  * Mode "id": the bridge's messageId (stable across retries). Mode "cooldown":
  * a key such as plate + detector, dropped for N seconds after it passed.
- * The window itself is lib/dedupe.ts.
+ * The window itself is lib/events/dedupe.ts; a local one is kept across
+ * deploys for the life of the process (takeOverWindow).
  */
 import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
 import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
-import { DedupeWindow } from '../../lib/events/dedupe';
+import { deliveryMark, dropWindow, keepWindow, passes, takeOverWindow, type KeptWindowSettings } from '../../lib/events/dedupe';
+import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/events/dedupe-key';
 import { KeyLog } from '../../lib/events/key-log';
 import { join } from 'node:path';
 import { eventHash } from '../../lib/events/event-hash';
 import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/options';
 import { flowError, nodeText, translate } from '../shared/i18n';
-import { throttledStatus } from '../shared/status';
+import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
 import { redisOf, withRedisState } from '../shared/redis';
@@ -30,7 +32,11 @@ type MissingKey = (typeof MISSING_KEY)[number];
 interface DedupeDef extends NodeDef {
   mode: Mode;
   key: string;
+  /** A key picked by name ('event': key is one of KEY_CHOICES), or a property or expression (msg, flow, global, env, jsonata). */
   keyType: string;
+  /** Where a key picked by name reads the event (msg.payload by default). */
+  property?: string;
+  propertyType?: string;
   missingKey: MissingKey;
   ttl: number | string;
   ttlUnits: 's' | 'm' | 'h';
@@ -82,10 +88,18 @@ export = function register(RED: NodeAPI): void {
     const { mode, missingKey } = options;
     // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
     const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: options.scope === 'redis' ? 1 : config.maxKeys });
+    /** A configuration that cannot run: every message ends with the error (Catch nodes see it). */
+    const fail = (problem: string): void => {
+      failConfig(node, t('status.error'), problem, 'CONFIG');
+      // a window kept from before stays for the next deploy, unless the node is gone
+      node.on('close', (removed: boolean, done: () => void) => {
+        if (removed) dropWindow(node.id);
+        done();
+      });
+    };
     if (!limits.ok) {
       const [problem] = limits.problems;
-      node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-      node.error(t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }));
+      fail(t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }));
       return;
     }
     const ttlMs = limits.value.ttl * UNIT_MS[options.ttlUnits];
@@ -95,8 +109,7 @@ export = function register(RED: NodeAPI): void {
     let shared: RedisSeenKeys | undefined;
     if (options.scope === 'redis') {
       if (!connection) {
-        node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-        node.error(t('errors.redis-missing'));
+        fail(t('errors.redis-missing'));
         return;
       }
       shared = new RedisSeenKeys(connection, {
@@ -105,21 +118,42 @@ export = function register(RED: NodeAPI): void {
         refreshOnRepeat,
       });
     }
-    const window = new DedupeWindow({ ttlMs, maxKeys: Math.floor(limits.value.maxKeys), refreshOnRepeat });
-    const keyType = config.keyType || 'msg';
-    const keyValue = config.key ?? (mode === 'id' ? 'messageId' : '');
+    // No key saved (a hand-written node): this mode's key by name.
+    const keyGiven = typeof config.key === 'string' && config.key.trim() !== '';
+    const keyType = keyGiven ? config.keyType || 'msg' : KEY_CHOICE_TYPE;
+    const keyValue = keyGiven ? config.key : mode === 'id' ? 'messageId' : 'plateAtCamera';
+    const byName = keyType === KEY_CHOICE_TYPE;
+    const property = config.property || 'payload';
+    const propertyType = config.propertyType || 'msg';
     const withDuplicatesOutput = options.duplicatesOutput;
-    // The default key also finds the id inside an event from another source (MQTT, a file).
+    // The old default key also finds the id inside an event from another source (MQTT, a file).
     const isDefaultIdKey = keyType === 'msg' && keyValue === 'messageId';
 
     let readKey: PropertyReader;
     try {
-      readKey = propertyReader(RED.util as unknown as PropertyUtil, node, keyValue, keyType);
+      if (byName && !isKeyChoice(keyValue)) throw new Error(t('errors.choice', { key: keyValue }));
+      readKey = propertyReader(RED.util as unknown as PropertyUtil, node, byName ? property : keyValue, byName ? propertyType : keyType);
     } catch (err) {
-      node.status({ fill: 'red', shape: 'ring', text: t('status.error') });
-      node.error(t('errors.expression', { message: (err as Error).message }));
+      fail(t(byName ? 'errors.property' : 'errors.expression', { message: (err as Error).message }));
       return;
     }
+
+    // Where the window is saved: the store of a kept window that changed is written afresh.
+    const store = config.store || undefined;
+    const persist = options.persist && !shared;
+    const useKeyLog = persist && store === KEY_LOG_STORE;
+    const windowSettings: KeptWindowSettings = {
+      ttlMs,
+      maxKeys: Math.floor(limits.value.maxKeys),
+      refreshOnRepeat,
+      // what a key is read from: keys of another definition mean something else
+      keyDefinition: JSON.stringify(byName ? [keyType, keyValue, propertyType, property] : [keyType, keyValue]),
+      persistence: !persist ? '' : useKeyLog ? KEY_LOG_STORE : `context:${store ?? ''}`,
+    };
+    // A deploy restarts the node: its previous instance's keys carry over (a local window; Redis keeps a shared one).
+    if (shared) dropWindow(node.id);
+    const takeOver = takeOverWindow(node.id, windowSettings);
+    const window = takeOver.window;
 
     const counts = { passed: 0, dropped: 0 };
     const showStatus = throttledStatus(node, () => {
@@ -142,6 +176,7 @@ export = function register(RED: NodeAPI): void {
       return new Promise((resolve, reject) => {
         readKey(msg, (err, value) => {
           if (err) reject(err);
+          else if (byName) resolve(choiceKey(keyValue as Parameters<typeof choiceKey>[0], value));
           else if (value === undefined && isDefaultIdKey) resolve(RED.util.getMessageProperty(msg, 'payload.payload.messageId'));
           else resolve(value);
         });
@@ -151,9 +186,8 @@ export = function register(RED: NodeAPI): void {
     // Persistence: load the saved window before handling the first message. Either
     // a context store (the window saved whole, every 2 s at most, then as often as
     // the store flushes) or the key log (each key on disk before its message goes on).
-    const store = config.store || undefined;
-    const persist = options.persist && !shared;
-    const useKeyLog = persist && store === KEY_LOG_STORE;
+    // A window carried over from the previous instance (a deploy) is newer than any
+    // store: it is used as it is, and written afresh where it was saved elsewhere.
     const context = node.context();
     let keyLog: KeyLog | undefined;
     let saveTimer: NodeJS.Timeout | undefined;
@@ -180,22 +214,28 @@ export = function register(RED: NodeAPI): void {
       ? Promise.resolve()
       : useKeyLog
         ? KeyLog.open(keyLogPath(RED, node.id)).then(
-            (opened) => {
+            async (opened) => {
               keyLog = opened.log;
-              window.restore(opened.entries);
+              if (!takeOver.carried) window.restore(opened.entries);
+              else if (takeOver.persistenceChanged) await opened.log.rewrite(window.snapshot());
               if (opened.torn) node.warn(t('warn.key-log-torn'));
               showStatus();
             },
             (err: Error) => node.error(t('errors.persist', { message: err.message })),
           )
-        : new Promise((resolve) => {
-            context.get(CONTEXT_KEY, store as string, (err: Error | undefined, saved: unknown) => {
-              if (err) node.error(t('errors.persist', { message: err.message }));
-              else if (saved && typeof saved === 'object') window.restore((saved as { entries?: unknown }).entries);
+        : takeOver.carried
+          ? Promise.resolve().then(() => {
+              if (takeOver.persistenceChanged) scheduleSave();
               showStatus();
-              resolve();
+            })
+          : new Promise((resolve) => {
+              context.get(CONTEXT_KEY, store as string, (err: Error | undefined, saved: unknown) => {
+                if (err) node.error(t('errors.persist', { message: err.message }));
+                else if (saved && typeof saved === 'object') window.restore((saved as { entries?: unknown }).entries);
+                showStatus();
+                resolve();
+              });
             });
-          });
     /** With the key log, a message goes on once its key is on disk; with Redis, once its check is
      *  answered. Either way the next message is checked meanwhile, and sends keep their order. */
     let lastSend: Promise<void> = Promise.resolve();
@@ -210,7 +250,11 @@ export = function register(RED: NodeAPI): void {
       return sent;
     };
     if (!shared)
-      node.status({ fill: 'grey', shape: 'ring', text: t('status.counts', { passed: 0, dropped: 0, keys: t('status.keys', { count: 0 }) }) });
+      node.status({
+        fill: 'grey',
+        shape: 'ring',
+        text: t('status.counts', { passed: 0, dropped: 0, keys: t('status.keys', { count: window.size }) }),
+      });
 
     let warnedNoKey = false;
 
@@ -273,16 +317,18 @@ export = function register(RED: NodeAPI): void {
       }
       const keyText = typeof key === 'string' ? key : JSON.stringify(key);
       const now = Date.now();
+      // which delivery this is: kept with a key that passes, to know the same event emitted again
+      const mark = deliveryMark((msg as { _delivery?: unknown })._delivery);
       if (shared) {
         // Sent now, answered with the next ones: one round trip per burst, not per message.
-        const checked = shared.check(keyText, now).catch((err: Error) => err);
-        const decided = lastSend.then(() => checked).then((result) => void decide(msg, send, keyText, result, now));
+        const checked = shared.check(keyText, now, mark).catch((err: Error) => err);
+        const decided = lastSend.then(() => checked).then((result) => void decide(msg, send, keyText, result, now, mark));
         lastSend = decided.catch(() => undefined);
         return { sending: decided };
       }
-      const sighting = window.check(keyText, now);
+      const sighting = window.check(keyText, now, mark);
       scheduleSave();
-      return { sending: decide(msg, send, keyText, sighting, now) };
+      return { sending: decide(msg, send, keyText, sighting, now, mark) };
     }
 
     /** Passes, diverts or drops a message by its sighting (or the Redis failure in its place). */
@@ -292,6 +338,7 @@ export = function register(RED: NodeAPI): void {
       keyText: string,
       sighting: Sighting | Error,
       now: number,
+      mark: string | undefined,
     ): Promise<void> | undefined {
       if (sighting instanceof Error) {
         if (!warnedUnreachable) {
@@ -309,22 +356,23 @@ export = function register(RED: NodeAPI): void {
         send([msg, null]);
         return undefined;
       }
-      // An event detection-in emits again (after a crash or a deploy) may not have been
-      // finished past this node: let it through, flagged, rather than lose it.
+      // An event detection-in emits again (after a crash or a deploy) passes only when it is
+      // the very event that let its key through (the flow never finished it); a repeat of
+      // an event that passed, redelivered or not, is dropped: no alert goes out twice.
       const redelivered = (msg as { redelivered?: unknown }).redelivered === true;
-      if (!sighting.duplicate || redelivered) {
+      if (!sighting.duplicate || passes(sighting, redelivered, mark)) {
         counts.passed++;
         showStatus();
         if (shared) {
           send([msg, null]);
           return undefined;
         }
-        return sendAfter(sighting.duplicate ? undefined : keyLog?.record(keyText, now), () => send([msg, null]));
+        return sendAfter(sighting.duplicate ? undefined : keyLog?.record(keyText, now, mark), () => send([msg, null]));
       }
       counts.dropped++;
       showStatus();
-      // a sliding cooldown restarted the key's window: that is news for the log too
-      const written = mode === 'cooldown' && options.refresh ? keyLog?.record(keyText, now) : undefined;
+      // a sliding cooldown restarted the key's window: that is news for the log too (with the first message's mark)
+      const written = refreshOnRepeat ? keyLog?.record(keyText, now, sighting.by) : undefined;
       if (withDuplicatesOutput) {
         (msg as NodeMessageInFlow & { duplicateOf: unknown }).duplicateOf = { key: keyText, firstSeen: new Date(sighting.since).toISOString() };
         if (shared) {
@@ -343,7 +391,10 @@ export = function register(RED: NodeAPI): void {
       if (isDeliveryToken(token)) completeDelivery(token);
     }
 
-    node.on('close', (_removed: boolean, done: () => void) => {
+    node.on('close', (removed: boolean, done: () => void) => {
+      // the next instance (a deploy) takes the keys over; a removed node's are forgotten
+      if (removed || shared) dropWindow(node.id);
+      else keepWindow(node.id, window, windowSettings);
       unwatch?.();
       if (saveTimer) clearTimeout(saveTimer);
       saveTimer = undefined;

@@ -23,7 +23,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, nodeRedVersion, request } = require('../support');
+const { ROOT, nodeRedVersion, request, translate } = require('../support');
 const { MODULE, packInstalled } = require('../support/nodered-process');
 const { EditorBrowser } = require('../support/editor-browser');
 
@@ -324,8 +324,15 @@ const CASES = {
       check: async (page, nr, ui) => {
         // switching the mode swaps in the cooldown defaults (key and window)
         const key = await page.evaluate(() => [$('#node-input-key').typedInput('type'), $('#node-input-key').typedInput('value')]);
-        assert.equal(key[0], 'jsonata', 'cooldown mode defaults to a JSONata key');
-        assert.match(key[1], /lprPlateInfo\.plate/);
+        assert.deepEqual(key, ['event', 'plateAtCamera'], 'cooldown mode defaults to the key picked by name: plate (or person) at camera');
+        // the choices are shown by name, not as an expression
+        const shownKey = await page.evaluate(() =>
+          $('.red-ui-typedInput-option-label:visible')
+            .map((i, e) => $(e).text().trim())
+            .get(),
+        );
+        assert.ok(shownKey.includes(translate('detection-dedupe.key.plateAtCamera')), `the key shown by name: ${shownKey.join(', ')}`);
+        assert.ok(await page.locator('.detection-dedupe-event').isVisible(), 'where the event is read: shown for a key picked by name');
         assert.equal(await page.locator('#node-input-ttl').inputValue(), '60');
         assert.equal(await page.locator('#node-input-ttlUnits').inputValue(), 's');
         assert.ok(await page.locator('#node-input-refresh').isVisible(), 'the refresh option is shown in cooldown mode');
@@ -354,7 +361,10 @@ const CASES = {
       },
       expect: {
         mode: 'cooldown',
-        keyType: 'jsonata',
+        key: 'plateAtCamera',
+        keyType: 'event',
+        property: 'payload',
+        propertyType: 'msg',
         ttl: 60,
         ttlUnits: 's',
         refresh: true,

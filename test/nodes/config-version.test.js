@@ -197,6 +197,53 @@ describe('configuration versions in the runtime', function () {
     assert.equal((await got)[0].kind, 'lpr');
   });
 
+  it('detection-dedupe: a cooldown saved with the old default expression runs as "plate at camera", and as before', async () => {
+    const OLD_KEY =
+      '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
+    const saved = { type: 'detection-dedupe', name: '', mode: 'cooldown', key: OLD_KEY, keyType: 'jsonata', missingKey: 'pass' };
+    const window = { ttl: 60, ttlUnits: 's', refresh: false, maxKeys: 1000, duplicatesOutput: false, persist: false, store: '', outputs: 1 };
+    const { buildSampleEvent } = require('../../dist/lib');
+    const { dropWindow } = require('../../dist/lib/events/dedupe');
+    const read = (plate, camera, n) => {
+      const event = buildSampleEvent('lpr', { messageId: `m${n}` });
+      event.payload.lprPlateInfo.plate = plate;
+      event.payload.detectionInfo.detectorName = camera;
+      return { payload: event, n };
+    };
+    const passedOf = async (config) => {
+      await helper.load(
+        [translatedModule('detection-dedupe')],
+        [
+          { id: 'f1', type: 'tab', label: 'test' },
+          { ...config, ...window, id: 'dd1', z: 'f1', wires: [['out']] },
+          { id: 'out', type: 'helper', z: 'f1' },
+        ],
+      );
+      const passed = [];
+      helper.getNode('out').on('input', (m) => passed.push(m.n));
+      const node = helper.getNode('dd1');
+      for (const [plate, camera, n] of [
+        ['PARK1', 'Gate 1', 1],
+        ['PARK1', 'Gate 1', 2],
+        ['PARK1', 'Gate 2', 3],
+        ['VISIT9', 'Gate 1', 4],
+        ['VISIT9', 'Gate 1', 5],
+        ['LAST', 'Gate 1', 6],
+      ])
+        node.receive(read(plate, camera, n));
+      await until(() => passed.includes(6), 5000, 'the last, new plate');
+      await helper.unload();
+      dropWindow('dd1');
+      return passed;
+    };
+    const old = await passedOf(saved);
+    assert.deepEqual(old, [1, 3, 4, 6]);
+    const current = { ...saved, key: 'plateAtCamera', keyType: 'event', property: 'payload', propertyType: 'msg', configVersion: 2 };
+    assert.deepEqual(await passedOf(current), old);
+    // and the hand-written expression of the same keys is not touched: it still runs as JSONata
+    assert.deepEqual(await passedOf({ ...saved, key: `${OLD_KEY}` + ' & ""' }), old);
+  });
+
   it('serves the editor script: the same steps, run on each node the editor adds, also in a locked flow', async () => {
     await helper.load(modules, flow(core, {}), { srv: { ...CREDS } });
     const res = await helper.request().get('/detection-bridge/editor.js').expect(200);

@@ -6,6 +6,12 @@ const ev = require('../fixtures/events');
 
 const dedupe = nodeModule('detection-dedupe');
 const helper = getHelper();
+const { dropWindow } = require('../../dist/lib/events/dedupe');
+const { keepTracker, dropTracker } = require('../../dist/lib/delivery/registry');
+
+/** The old default key of the cooldown, before keys could be picked by name. */
+const OLD_COOLDOWN_KEY =
+  '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
 
 function flow(config = {}) {
   const outputs = config.duplicatesOutput ? 2 : 1;
@@ -68,6 +74,8 @@ describe('detection-dedupe node', () => {
     clock = undefined;
     await helper.unload();
     await helper.stopServer();
+    // the test helper stops flows as a deploy does: the window would be kept for the next test's node
+    dropWindow('dd');
   });
 
   async function start(config, mod = dedupe) {
@@ -96,19 +104,54 @@ describe('detection-dedupe node', () => {
     assert.equal(passed[1].kind, 'face');
   });
 
-  it('lets a message detection-in emits again (msg.redelivered) through, and still drops a plain resend', async () => {
-    const { node, first, finished } = await start();
-    const passed = countInputs(first);
-    const event = ev.fullLpr();
-    node.receive(delivery(event));
-    node.receive({ ...delivery(event), redelivered: true });
-    node.receive(delivery(resent(event)));
-    await finished();
-    assert.deepEqual(
-      passed.map((m) => m.redelivered === true),
-      [false, true],
-    );
-  });
+  /** A receiver's tracker as far as finishing goes: the ids marked finished. */
+  function fakeReceiver(id) {
+    const completed = [];
+    keepTracker(id, { complete: (deliveryId) => completed.push(deliveryId) > 0 });
+    return completed;
+  }
+
+  for (const duplicatesOutput of [false, true]) {
+    it(`redelivered: the delivery that let its key through passes again; another one with its key is a repeat (${duplicatesOutput ? 'to output 2' : 'dropped, marked finished'})`, async () => {
+      const completed = fakeReceiver('rx');
+      try {
+        const { node, first, dups, finished } = await start({ duplicatesOutput });
+        const passed = countInputs(first);
+        const repeats = countInputs(dups);
+        const event = ev.fullLpr();
+        const as = (id, redelivered, e = event) => ({
+          ...delivery(e),
+          _delivery: { receiver: 'rx', id },
+          ...(redelivered ? { redelivered: true } : {}),
+        });
+        node.receive(as(1, false)); // passes
+        node.receive(as(2, false, resent(event))); // the bridge's retry: a repeat
+        node.receive(as(1, true)); // emitted again after a deploy: the flow never finished it
+        node.receive(as(2, true, resent(event))); // the retry emitted again: still a repeat
+        node.receive({ ...delivery(event), redelivered: true }); // no delivery: cannot tell, a repeat
+        const other = ev.fullFace();
+        node.receive(as(3, true, other)); // a key not seen: passes
+        await finished();
+        assert.deepEqual(
+          passed.map((m) => [m._delivery.id, m.redelivered === true]),
+          [
+            [1, false],
+            [1, true],
+            [3, true],
+          ],
+        );
+        if (duplicatesOutput) {
+          assert.deepEqual(
+            repeats.map((m) => m._delivery && m._delivery.id),
+            [2, 2, undefined],
+          );
+          assert.deepEqual(completed, [], 'repeats on output 2 are for the flow to finish');
+        } else assert.deepEqual(completed, [2, 2], 'dropped repeats are finished, so they are not emitted again');
+      } finally {
+        dropTracker('rx');
+      }
+    });
+  }
 
   it('with the key log: keys kept on disk across a reload, messages in order', async () => {
     const fs = require('node:fs');
@@ -349,18 +392,222 @@ describe('detection-dedupe node', () => {
     assert.equal(saved.ttlMs, 3600000);
   });
 
-  it('forgets the window on redeploy without persistence', async () => {
-    const { node, finished } = await start();
-    const event = ev.fullLpr();
-    node.receive(delivery(event));
+  /** Deploys `nodes` (`type`: full or nodes) and returns the new dedupe node, its first output and its tracker. */
+  async function redeploy(config, type = 'full') {
+    const before = helper.getNode('dd');
+    await helper.setFlows(flow(config), type);
+    const node = await until(() => helper.getNode('dd') !== before && helper.getNode('dd'), 2000, 'the redeployed node');
+    const finished = await until(() => helper.getNode('dd-finished') && trackFinished(node), 2000, 'the redeployed flow');
+    return { node, passed: countInputs(helper.getNode('first')), finished };
+  }
+
+  it('keeps its window across a full deploy and a deploy that changes the window; forgets it when the key changes or the node is removed', async () => {
+    const cooldown = { mode: 'cooldown', key: 'plateAtCamera', keyType: 'event', ttl: 60, ttlUnits: 's' };
+    const { node, finished } = await start(cooldown);
+    const at = (plate, id) => {
+      const e = ev.minimalLpr();
+      e.payload.lprPlateInfo.plate = plate;
+      e.payload.messageId = id;
+      return delivery(e);
+    };
+    node.receive(at('PARK1', 'm1'));
     await finished();
-    await helper.setFlows(flow(), 'full');
-    const node2 = await until(() => helper.getNode('dd') !== node && helper.getNode('dd'), 2000, 'the redeployed node');
-    const passed = countInputs(helper.getNode('first'));
-    const finished2 = await until(() => helper.getNode('dd-finished') && trackFinished(node2), 2000, 'the redeployed flow');
-    node2.receive(delivery(resent(event)));
-    await finished2();
-    assert.equal(passed.length, 1);
+
+    let next = await redeploy(cooldown);
+    next.node.receive(at('PARK1', 'm2'));
+    next.node.receive(at('VISIT9', 'm3'));
+    await next.finished();
+    assert.deepEqual(
+      next.passed.map((m) => m.messageId),
+      ['m3'],
+      'a full deploy: PARK1 still cooling down',
+    );
+
+    // a longer window and fewer keys: the keys inside it carry over
+    next = await redeploy({ ...cooldown, ttl: 10, ttlUnits: 'm', maxKeys: 5 }, 'nodes');
+    next.node.receive(at('PARK1', 'm4'));
+    next.node.receive(at('VISIT9', 'm5'));
+    await next.finished();
+    assert.deepEqual(next.passed, [], 'the changed node kept both keys');
+
+    // another key: the keys meant something else
+    next = await redeploy({ ...cooldown, key: 'plate' });
+    next.node.receive(at('PARK1', 'm6'));
+    await next.finished();
+    assert.deepEqual(
+      next.passed.map((m) => m.messageId),
+      ['m6'],
+    );
+
+    // removed, then added again: a new node
+    await helper.setFlows(
+      flow().filter((n) => n.id !== 'dd' && n.id !== 'dd-complete'),
+      'full',
+    );
+    next = await redeploy({ ...cooldown, key: 'plate' });
+    next.node.receive(at('PARK1', 'm7'));
+    await next.finished();
+    assert.deepEqual(
+      next.passed.map((m) => m.messageId),
+      ['m7'],
+    );
+  });
+
+  for (const store of ['', 'detection-bridge:key-log']) {
+    it(`persisted (${store ? 'key log' : 'context store'}): keys and their deliveries survive a deploy and a restart`, async function () {
+      this.timeout(10000);
+      const fs = require('node:fs');
+      const os = require('node:os');
+      const path = require('node:path');
+      const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dedupe-deploy-'));
+      helper.settings({ userDir, contextStorage: { default: { module: 'localfilesystem' } } });
+      const completed = fakeReceiver('rx');
+      try {
+        const config = { persist: true, store };
+        let { node, finished } = await start(config);
+        const event = ev.fullLpr();
+        const as = (id, redelivered, e = event) => ({
+          ...delivery(e),
+          _delivery: { receiver: 'rx', id },
+          ...(redelivered ? { redelivered: true } : {}),
+        });
+        node.receive(as(1, false));
+        await finished();
+        let next = await redeploy(config);
+        next.node.receive(as(2, false, resent(event)));
+        next.node.receive(as(1, true));
+        await next.finished();
+        assert.deepEqual(
+          next.passed.map((m) => m._delivery.id),
+          [1],
+          'after a deploy: the retry dropped, the unfinished event passes',
+        );
+        if (!store) {
+          // the test helper drops node context when it stops (a restart with a file store: test/e2e/flow.test.js)
+          const saved = await until(
+            () => new Promise((resolve) => next.node.context().get('detection-dedupe-window', (err, v) => resolve(v))),
+            4000,
+            'the periodic save',
+          );
+          assert.deepEqual(
+            saved.entries.map((e) => [e[0], e[2]]),
+            [['msg-lpr-0001', 'rx/1']],
+            'saved with the delivery that passed',
+          );
+          assert.deepEqual(completed, [2]);
+          return;
+        }
+        // a restart: nothing kept in the process, the store alone
+        await helper.unload();
+        dropWindow('dd');
+        ({ node, finished } = await start(config));
+        const passed = countInputs(helper.getNode('first'));
+        node.receive(as(2, true, resent(event)));
+        node.receive(as(1, true));
+        await finished();
+        assert.deepEqual(
+          passed.map((m) => m._delivery.id),
+          [1],
+          'after a restart too',
+        );
+        assert.deepEqual(completed, [2, 2]);
+      } finally {
+        dropTracker('rx');
+        helper.settings({});
+        fs.rmSync(userDir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('keys picked by name: plate (or person) at camera by default, person, from another property', async () => {
+    const { node, first, finished } = await start({ mode: 'cooldown', key: '', keyType: '', ttl: 60, ttlUnits: 's', missingKey: 'drop' });
+    const passed = countInputs(first);
+    const face = (faceId, camera, n) => {
+      const e = ev.fullFace();
+      e.payload.personInfo.faceId = faceId;
+      e.payload.detectionInfo.detectorName = camera;
+      return { payload: e, n };
+    };
+    node.receive(face('f1', 'Door', 1));
+    node.receive(face('f1', 'Door', 2));
+    node.receive(face('f1', 'Gate', 3));
+    node.receive(face('f2', 'Door', 4));
+    await finished();
+    assert.deepEqual(
+      passed.map((m) => m.n),
+      [1, 3, 4],
+      'no key saved: the cooldown keys on the person at the camera',
+    );
+    await helper.unload();
+    dropWindow('dd');
+    const again = await start({ mode: 'cooldown', key: 'person', keyType: 'event', property: 'event', propertyType: 'msg', missingKey: 'drop' });
+    const passedAgain = countInputs(again.first);
+    for (const m of [face('f1', 'Door', 1), face('f1', 'Gate', 2), face('f2', 'Gate', 3), { payload: ev.fullLpr(), n: 4 }]) {
+      again.node.receive({ event: m.payload, n: m.n });
+    }
+    await again.finished();
+    assert.deepEqual(
+      passedAgain.map((m) => m.n),
+      [1, 3],
+      'the person wherever seen, read from msg.event; a plate event has no person: dropped',
+    );
+  });
+
+  it('a flow saved with the old cooldown expression keys as "plate at camera" does', async () => {
+    const send = async (config) => {
+      const { node, first, finished } = await start(config);
+      const passed = countInputs(first);
+      const read = (plate, detector, id) => {
+        const e = ev.minimalLpr();
+        e.payload.lprPlateInfo.plate = plate;
+        e.payload.detectionInfo.detectorName = detector;
+        e.payload.messageId = id;
+        return delivery(e);
+      };
+      for (const [plate, detector, id] of [
+        ['PARK1', 'Gate 1', 'm1'],
+        ['PARK1', 'Gate 1', 'm2'],
+        ['PARK1', 'Gate 2', 'm3'],
+        ['VISIT9', 'Gate 1', 'm4'],
+      ])
+        node.receive(read(plate, detector, id));
+      await finished();
+      await helper.unload();
+      dropWindow('dd');
+      return passed.map((m) => m.messageId);
+    };
+    const old = await send({ mode: 'cooldown', key: OLD_COOLDOWN_KEY, keyType: 'jsonata', ttl: 60, ttlUnits: 's' });
+    assert.deepEqual(old, ['m1', 'm3', 'm4']);
+    assert.deepEqual(
+      await send({
+        mode: 'cooldown',
+        key: 'plateAtCamera',
+        keyType: 'event',
+        property: 'payload',
+        propertyType: 'msg',
+        configVersion: 2,
+        ttl: 60,
+        ttlUnits: 's',
+      }),
+      old,
+    );
+  });
+
+  it('with settings that cannot run: every message ends with the error, for Catch nodes', async () => {
+    for (const bad of [{ ttl: 0 }, { key: 'nonsense', keyType: 'event' }, { key: 'payload.(', keyType: 'jsonata' }, { scope: 'redis', redis: '' }]) {
+      const catchFlow = [
+        ...flow(bad),
+        { id: 'c1', type: 'catch', z: 'f1', scope: ['dd'], uncaught: false, wires: [['caught']] },
+        { id: 'caught', type: 'helper', z: 'f1' },
+      ];
+      await helper.load([dedupe], catchFlow);
+      const got = collect(helper.getNode('caught'), 1);
+      helper.getNode('dd').receive(delivery(ev.fullLpr()));
+      const [caught] = await got;
+      assert.equal(caught.error.source.id, 'dd', JSON.stringify(bad));
+      assert.match(caught.error.message, /detection-dedupe\.errors\./, JSON.stringify(bad));
+      await helper.unload();
+    }
   });
 
   it('shows passed, dropped and keys in its status', async () => {

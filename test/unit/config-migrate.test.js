@@ -14,8 +14,8 @@ const PKG = require(path.join(ROOT, 'package.json'));
 const TYPES = Object.keys(PKG['node-red'].nodes);
 /** The node types whose "from msg" choice became a TypedInput (version 2). */
 const TYPED = ['detection-sample', 'platform-push', 'platform-request'];
-/** Versions above 2: detection-sample fetches through an events bridge (3). */
-const LATER = { 'detection-sample': 3 };
+/** Other versions: detection-sample fetches through an events bridge (3); detection-dedupe's keys picked by name (2). */
+const LATER = { 'detection-sample': 3, 'detection-dedupe': 2 };
 
 /** A deep copy that also freezes, so a step that changed its input would throw. */
 function frozen(value) {
@@ -121,6 +121,43 @@ describe('lib/config/migrate', () => {
       bridge: '',
       configVersion: 3,
     });
+  });
+
+  it('detection-dedupe: the old default cooldown expression becomes "plate at camera"; every other key stays; the event is msg.payload', () => {
+    const OLD_KEY =
+      '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
+    const dedupe = (mode, key, keyType) => ({
+      id: 'd1',
+      type: 'detection-dedupe',
+      z: 'f1',
+      name: '',
+      mode,
+      key,
+      keyType,
+      missingKey: 'pass',
+      ttl: 60,
+      ttlUnits: 's',
+      refresh: false,
+      maxKeys: 100000,
+      duplicatesOutput: false,
+      persist: false,
+      store: '',
+      outputs: 1,
+      wires: [[]],
+    });
+    const v2 = { property: 'payload', propertyType: 'msg', configVersion: 2 };
+    assert.deepEqual(migrateConfig('detection-dedupe', frozen(dedupe('cooldown', OLD_KEY, 'jsonata'))), {
+      ...dedupe('cooldown', 'plateAtCamera', 'event'),
+      ...v2,
+    });
+    for (const [mode, key, keyType] of [
+      ['id', 'messageId', 'msg'],
+      ['cooldown', `${OLD_KEY} & "x"`, 'jsonata'],
+      ['cooldown', 'payload.payload.lprPlateInfo.plate', 'msg'],
+      ['cooldown', OLD_KEY, 'str'],
+    ]) {
+      assert.deepEqual(migrateConfig('detection-dedupe', frozen(dedupe(mode, key, keyType))), { ...dedupe(mode, key, keyType), ...v2 }, key);
+    }
   });
 
   it('platform-push: an empty POS instance becomes msg.posId, a set one JSONata that lets msg.posId win as before', () => {

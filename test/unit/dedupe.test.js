@@ -3,7 +3,8 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const v8 = require('node:v8');
 const vm = require('node:vm');
-const { DedupeWindow } = require('../../dist/lib/events/dedupe');
+const { DedupeWindow, deliveryMark, passes, takeOverWindow, keepWindow, dropWindow } = require('../../dist/lib/events/dedupe');
+const { choiceKey, KEY_CHOICES } = require('../../dist/lib/events/dedupe-key');
 const { eventHash } = require('../../dist/lib/events/event-hash');
 const ev = require('../fixtures/events');
 
@@ -166,6 +167,159 @@ describe('lib/dedupe DedupeWindow', () => {
     assert.ok(bytes > 100000 * 36, `measured ${bytes} bytes: too little to hold the keys, the measurement is broken`);
     assert.ok(bytes < 30 * 1024 * 1024, `window holds ${(bytes / 1048576).toFixed(1)} MB for 100,000 keys`);
     assert.deepEqual(w.check(probe, start + 200000), { duplicate: true, since: start + 12345 });
+  });
+});
+
+describe('lib/dedupe: which delivery let a key through', () => {
+  it('keeps the mark of the message that passed with its key, through repeats, restarts of the window, rebuilds and snapshots', () => {
+    for (const refreshOnRepeat of [false, true]) {
+      const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 100, refreshOnRepeat });
+      assert.deepEqual(w.check('a', 0, 'rx/1'), { duplicate: false });
+      assert.deepEqual(w.check('a', 10, 'rx/2'), { duplicate: true, since: 0, by: 'rx/1' }, 'the repeat does not replace the mark');
+      assert.deepEqual(w.check('b', 20), { duplicate: false });
+      assert.deepEqual(w.check('b', 30, 'rx/3'), { duplicate: true, since: 20 }, 'no mark: none is made up');
+      // enough keys to grow and renumber the ring
+      for (let i = 0; i < 60; i++) w.check(`k${i}`, 40 + i, `rx/k${i}`);
+      assert.equal(w.check('a', 200, 'rx/9').by, 'rx/1', refreshOnRepeat ? 'sliding' : 'fixed');
+      const snapshot = w.snapshot(300);
+      assert.deepEqual(snapshot.find((e) => e[0] === 'a').slice(2), ['rx/1']);
+      assert.equal(snapshot.find((e) => e[0] === 'b').length, 2);
+      const again = new DedupeWindow({ ttlMs: 1000, maxKeys: 100, refreshOnRepeat });
+      again.restore(snapshot, 300);
+      assert.equal(again.check('a', 310).by, 'rx/1');
+      assert.equal(again.check('k59', 310).by, 'rx/k59');
+    }
+  });
+
+  it('keeps no mark that is not a short string', () => {
+    const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
+    w.restore(
+      [
+        ['long', 0, 'x'.repeat(201)],
+        ['number', 0, 5],
+        ['ok', 0, 'rx/1'],
+      ],
+      1,
+    );
+    assert.deepEqual(
+      w.snapshot(2).map((e) => e.length),
+      [2, 2, 3],
+    );
+  });
+
+  it('names a delivery by its receiver and id, and nothing else', () => {
+    assert.equal(deliveryMark({ receiver: 'in1', id: 42 }), 'in1/42');
+    assert.equal(deliveryMark({ receiver: 'in1', id: '1700000000000-0' }), 'in1/1700000000000-0');
+    for (const none of [undefined, null, 'in1/42', { receiver: 'in1' }, { id: 1 }]) assert.equal(deliveryMark(none), undefined);
+  });
+
+  it('passes a first sighting, and a repeat only when it is the same delivery emitted again', () => {
+    const repeat = { duplicate: true, since: 0, by: 'in1/7' };
+    assert.equal(passes({ duplicate: false }, false, undefined), true);
+    assert.equal(passes({ duplicate: false }, true, 'in1/8'), true);
+    assert.equal(passes(repeat, true, 'in1/7'), true, 'the event that let the key through, never finished: emitted again');
+    assert.equal(passes(repeat, true, 'in1/8'), false, 'another event with the same key, emitted again: a repeat');
+    assert.equal(passes(repeat, false, 'in1/7'), false, 'not redelivered');
+    assert.equal(passes({ duplicate: true, since: 0 }, true, undefined), false, 'cannot tell: a repeat');
+    assert.equal(passes({ duplicate: true, since: 0 }, true, 'in1/7'), false, 'the key passed without a mark');
+  });
+});
+
+describe('lib/dedupe: windows kept across deploys', () => {
+  const settings = (over = {}) => ({ ttlMs: 60_000, maxKeys: 100, refreshOnRepeat: false, keyDefinition: 'k', persistence: '', ...over });
+  afterEach(() => dropWindow('n1'));
+
+  it('gives a redeployed node the window of its previous instance, once', () => {
+    const first = takeOverWindow('n1', settings());
+    assert.equal(first.carried, false);
+    first.window.check('a', Date.now(), 'rx/1');
+    keepWindow('n1', first.window, settings());
+    const second = takeOverWindow('n1', settings());
+    assert.equal(second.carried, true);
+    assert.equal(second.window, first.window, 'the same window, as it was');
+    assert.equal(second.persistenceChanged, false);
+    assert.equal(takeOverWindow('n1', settings()).carried, false, 'taken: a second instance gets none');
+  });
+
+  it('carries the keys into a window of the new size and time, the newest first; none when the key changed', () => {
+    const now = Date.now();
+    const old = new DedupeWindow({ ttlMs: 60_000, maxKeys: 100 });
+    for (const [key, age] of [
+      ['old', 50_000],
+      ['mid', 20_000],
+      ['new', 1_000],
+    ])
+      old.check(key, now - age, `rx/${key}`);
+    keepWindow('n1', old, settings());
+    const shorter = takeOverWindow('n1', settings({ ttlMs: 30_000, maxKeys: 1, persistence: 'detection-bridge:key-log' }));
+    assert.equal(shorter.carried, true);
+    assert.equal(shorter.persistenceChanged, true);
+    assert.deepEqual(
+      shorter.window.snapshot(now).map((e) => [e[0], e[2]]),
+      [['new', 'rx/new']],
+      'inside 30 s and at most 1 key',
+    );
+    assert.equal(shorter.window.ttlMs, 30_000);
+    keepWindow('n1', shorter.window, settings({ ttlMs: 30_000, maxKeys: 1 }));
+    const otherKey = takeOverWindow('n1', settings({ keyDefinition: 'other' }));
+    assert.equal(otherKey.carried, false);
+    assert.equal(otherKey.window.size, 0);
+  });
+
+  it('forgets the window of a removed node', () => {
+    const w = new DedupeWindow({ ttlMs: 60_000, maxKeys: 10 });
+    w.check('a');
+    keepWindow('n1', w, settings());
+    dropWindow('n1');
+    assert.equal(takeOverWindow('n1', settings()).window.size, 0);
+  });
+});
+
+describe('lib/dedupe-key: keys picked by name', () => {
+  const lpr = () => {
+    const e = ev.fullLpr();
+    e.payload.lprPlateInfo.plate = 'XYZ987';
+    e.payload.detectionInfo.detectorName = 'Gate 2';
+    e.payload.messageId = 'm-1';
+    return e;
+  };
+  const face = () => {
+    const e = ev.fullFace();
+    e.payload.personInfo.faceId = 'face-7';
+    e.payload.detectionInfo.detectorName = 'Entrance Cam 3';
+    return e;
+  };
+
+  it('makes the keys the list offers, from a plate event and from a face event', () => {
+    assert.deepEqual(KEY_CHOICES, ['plateAtCamera', 'plate', 'person', 'camera', 'messageId']);
+    assert.deepEqual(
+      KEY_CHOICES.map((c) => choiceKey(c, lpr())),
+      ['XYZ987 @ Gate 2', 'XYZ987', undefined, 'Gate 2', 'm-1'],
+    );
+    assert.deepEqual(
+      KEY_CHOICES.map((c) => choiceKey(c, face())),
+      ['face-7 @ Entrance Cam 3', undefined, 'face-7', 'Entrance Cam 3', face().payload.messageId],
+    );
+  });
+
+  it('makes the keys the old default cooldown expression made (saved windows keep matching)', () => {
+    const jsonata = require('jsonata');
+    const old = jsonata(
+      '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)',
+    );
+    return Promise.all([lpr(), face()].map(async (e) => assert.equal(choiceKey('plateAtCamera', e), await old.evaluate({ payload: e }))));
+  });
+
+  it('has no key where the event lacks what the choice needs', () => {
+    const e = lpr();
+    delete e.payload.detectionInfo.detectorName;
+    assert.equal(choiceKey('plateAtCamera', e), undefined);
+    assert.equal(choiceKey('plate', e), 'XYZ987');
+    for (const c of KEY_CHOICES) {
+      assert.equal(choiceKey(c, undefined), undefined, c);
+      assert.equal(choiceKey(c, 'text'), undefined, c);
+      assert.equal(choiceKey(c, { payload: { lprPlateInfo: { plate: '' }, messageId: null } }), undefined, c);
+    }
   });
 });
 

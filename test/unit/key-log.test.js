@@ -30,6 +30,26 @@ describe('lib/events/key-log', () => {
     await again.log.close();
   });
 
+  it('keeps the delivery mark of each key, and reads a log written without marks', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '["old",1]\n');
+    const { log, entries } = await KeyLog.open(file);
+    assert.deepEqual(entries, [['old', 1]]);
+    await log.record('a', 2, 'in1/7');
+    await log.close();
+    const again = await KeyLog.open(file);
+    assert.deepEqual(again.entries, [
+      ['old', 1],
+      ['a', 2, 'in1/7'],
+    ]);
+    // a window carried over from elsewhere replaces the file whatever its size
+    await again.log.rewrite([['b', 3, 'in1/8']]);
+    await again.log.close();
+    const third = await KeyLog.open(file);
+    assert.deepEqual(third.entries, [['b', 3, 'in1/8']]);
+    await third.log.close();
+  });
+
   it('shares one sync among keys recorded together', async () => {
     const { log } = await KeyLog.open(file);
     await Promise.all(Array.from({ length: 100 }, (_, i) => log.record(`k${i}`, i)));

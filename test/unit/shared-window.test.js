@@ -43,7 +43,7 @@ const backends = [
       return {
         keys,
         now: () => now,
-        check: (key) => keys.check(key, now),
+        check: (key, mark) => keys.check(key, now, mark),
         advance: async (ms) => {
           now += ms;
         },
@@ -69,7 +69,7 @@ const backends = [
       return {
         keys,
         now: () => now,
-        check: (key) => keys.check(key, now),
+        check: (key, mark) => keys.check(key, now, mark),
         advance: async (ms) => {
           now += ms;
           for await (const batch of connection.client.scanIterator({ MATCH: pattern, COUNT: 1000 })) {
@@ -141,6 +141,22 @@ for (const backend of backends) {
       }
       await w.advance(10_000);
       assert.deepEqual(await w.check('k'), { duplicate: false }, 'the repeats did not extend the window');
+    });
+
+    it('keeps the delivery mark of the message that let a key through, in a fixed and a sliding window', async () => {
+      for (const refreshOnRepeat of [false, true]) {
+        const w = backend.make({ ttlMs: 60_000, refreshOnRepeat });
+        const start = w.now();
+        assert.deepEqual(await w.check('k', 'in1/1700000000000-0'), { duplicate: false });
+        await w.advance(10_000);
+        assert.deepEqual(await w.check('k', 'in1/2'), { duplicate: true, since: start, by: 'in1/1700000000000-0' });
+        await w.advance(10_000);
+        const third = await w.check('k', 'in1/3');
+        assert.equal(third.by, 'in1/1700000000000-0', 'a repeat does not replace it');
+        assert.equal(third.since, refreshOnRepeat ? start + 10_000 : start);
+        assert.deepEqual(await w.check('plain'), { duplicate: false });
+        assert.deepEqual(await w.check('plain', 'in1/4'), { duplicate: true, since: w.now() }, 'passed without a mark: none');
+      }
     });
 
     it('forgets every key on clear', async () => {

@@ -1,0 +1,57 @@
+/**
+ * The dedupe node's keys a person picks by name instead of writing an
+ * expression: read from the event itself (the envelope detection-in emits as
+ * msg.payload), without JSONata, so a check costs a few property reads.
+ */
+
+/** The keys offered by name, in the order the dialog lists them. */
+export const KEY_CHOICES = ['plateAtCamera', 'plate', 'person', 'camera', 'messageId'] as const;
+export type KeyChoice = (typeof KEY_CHOICES)[number];
+
+/** The TypedInput type (`keyType`) of a key picked by name. */
+export const KEY_CHOICE_TYPE = 'event';
+
+export function isKeyChoice(value: unknown): value is KeyChoice {
+  return typeof value === 'string' && (KEY_CHOICES as readonly string[]).includes(value);
+}
+
+function objectAt(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** A text field as a key part: a non-empty string (numbers too, as text), else undefined. */
+function part(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/**
+ * The key `choice` makes for `event`, or undefined when the event lacks what it
+ * needs (the node's "No key" setting then applies):
+ * - plateAtCamera: `<plate> @ <camera>`; for a face, `<faceId> @ <camera>` (the key
+ *   the old default expression made, so windows saved with it keep matching);
+ * - plate: the plate (plate events only); person: the face's identity, `faceId`
+ *   (face events only; names are not unique); camera: the detector's name;
+ * - messageId: the bridge's id of the delivery.
+ */
+export function choiceKey(choice: KeyChoice, event: unknown): string | undefined {
+  const inner = objectAt(objectAt(event).payload);
+  const plate = part(objectAt(inner.lprPlateInfo).plate);
+  const person = part(objectAt(inner.personInfo).faceId);
+  switch (choice) {
+    case 'plateAtCamera': {
+      const who = plate ?? person;
+      const camera = part(objectAt(inner.detectionInfo).detectorName);
+      return who === undefined || camera === undefined ? undefined : `${who} @ ${camera}`;
+    }
+    case 'plate':
+      return plate;
+    case 'person':
+      return person;
+    case 'camera':
+      return part(objectAt(inner.detectionInfo).detectorName);
+    case 'messageId':
+      return part(inner.messageId);
+  }
+}
