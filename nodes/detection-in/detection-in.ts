@@ -55,6 +55,9 @@ interface DetectionInCredentials {
 /** The namespace of this node's catalog in the editor: the package's name and the node set's. */
 const CATALOG = 'node-red-contrib-detection-bridge/detection-in';
 
+/** How long the editor shows a receiver's problem after a deploy. */
+const NOTIFY_MS = 20_000;
+
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
@@ -96,7 +99,8 @@ export = function register(RED: NodeAPI): void {
    * A problem the user must see after a deploy, not only as a red status: an
    * error notification in every open editor (and in one opened later: kept by
    * the runtime until the node is stopped), as Node-RED shows its own
-   * runtime problems. Sent as a key of this node's catalog, so each editor
+   * runtime problems. It closes after a while or on a click (a notification
+   * without a time cannot be closed, and the status and the log keep saying it). Sent as a key of this node's catalog, so each editor
    * shows it in its own language; the values are escaped, as the editor
    * shows the notification as HTML. `problem` null takes it away.
    */
@@ -107,7 +111,7 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const vars = Object.fromEntries(Object.entries(problem.vars).map(([k, v]) => [k, escapeHtml(v)]));
-    RED.comms.publish(topic, { ...vars, text: `${CATALOG}:detection-in.${problem.key}`, type: 'error' }, true);
+    RED.comms.publish(topic, { ...vars, text: `${CATALOG}:detection-in.${problem.key}`, type: 'error', timeout: NOTIFY_MS }, true);
   };
 
   // The WebHook address the dialog suggests: addresses of this machine another one

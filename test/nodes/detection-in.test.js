@@ -435,6 +435,7 @@ describe('detection-in node', function () {
         assert.deepEqual(shown.data, {
           text: `node-red-contrib-detection-bridge/detection-in:detection-in.notify.path-in-use`,
           type: 'error',
+          timeout: 20000,
           path: '/hooks/detections',
           name: 'gate &lt;2&gt;',
           flow: 'test',
