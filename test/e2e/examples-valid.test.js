@@ -268,7 +268,9 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
       fresh = added[0].id;
       const taken = await page.evaluate(() => {
         const paths = [];
-        RED.nodes.eachNode((n) => n.type === 'detection-in' && paths.push(n.path));
+        RED.nodes.eachNode((n) => {
+          if (n.type === 'detection-in') paths.push(n.path);
+        });
         return paths;
       });
       assert.ok(taken.includes('/detections'), `an example takes /detections: ${taken}`);
