@@ -7,11 +7,13 @@
  * pasted, before its dialog or its validators see it, and must not keep a
  * copy of the steps that could drift from the runtime's. So the package's
  * editor script (editor-script.ts), which each node's editor file loads, holds
- * the compiled lib/config/migrate.js, wrapped, and runs installInEditor below. Node-RED's import does not give a missing property its default
+ * the compiled lib/config/migrate.js, wrapped, and runs installInEditor
+ * below. Node-RED's import does not give a missing property its default
  * (only dropping a new node from the palette does), so a node from a flow
  * saved before versions existed arrives without `configVersion` and is
  * migrated from version 1, while a new node gets the current version from
- * its defaults and is left alone.
+ * its defaults and is left alone; then each property still missing gets its
+ * default (completeConfig), so the dialog never shows an option empty.
  */
 import type { Node, NodeAPI } from 'node-red';
 import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '../../lib/config/migrate';
