@@ -102,6 +102,42 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'detection-enroll': [],
 };
 
+/**
+ * What a property a saved node lacks has always meant where that is not what
+ * a new node gets (the editor's default): the runtime's fallback for it. An
+ * old receiver without `auth` took no credentials; a cooldown without
+ * `ttlUnits` counted seconds.
+ */
+const ABSENT: Readonly<Record<string, Readonly<Config>>> = {
+  'detection-in': { auth: 'none' },
+  'detection-dedupe': { ttlUnits: 's' },
+};
+
+/** Properties Node-RED's editor sets itself on import (from the wires), never filled here. */
+const EDITOR_OWNED = new Set(['inputs', 'outputs']);
+
+/**
+ * `config` with every property it lacks (undefined) filled: with what the
+ * lack has always meant (ABSENT), else with `defaults` (a new node's values,
+ * the editor's `defaults` of the type). Node-RED's import keeps a missing
+ * property missing, so an example or a flow saved before an option existed
+ * would show that option empty, and invalid, in its dialog; the runtime
+ * already runs such a node with the same values. Returned as it is when
+ * nothing is missing; the values are copies (a default list is not shared).
+ */
+export function completeConfig(type: string, config: Readonly<Config>, defaults: Readonly<Config>): Config {
+  const absent = isVersioned(type) ? (ABSENT[type] ?? {}) : {};
+  let out: Config | undefined;
+  for (const key of Object.keys(defaults)) {
+    if (config[key] !== undefined || EDITOR_OWNED.has(key)) continue;
+    const value = Object.prototype.hasOwnProperty.call(absent, key) ? absent[key] : defaults[key];
+    if (value === undefined) continue;
+    out = out ?? { ...config };
+    out[key] = value !== null && typeof value === 'object' ? JSON.parse(JSON.stringify(value)) : value;
+  }
+  return out ?? (config as Config);
+}
+
 /** Whether `type` is a node type of this package. */
 export function isVersioned(type: string): boolean {
   return Object.prototype.hasOwnProperty.call(STEPS, type);

@@ -52,6 +52,17 @@ interface DetectionInCredentials {
   headerValue?: string;
 }
 
+/** The namespace of this node's catalog in the editor: the package's name and the node set's. */
+const CATALOG = 'node-red-contrib-detection-bridge/detection-in';
+
+/** How long the editor shows a receiver's problem after a deploy. */
+const NOTIFY_MS = 20_000;
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+}
+
 /** How long a closing receiver waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;
 
@@ -69,16 +80,38 @@ const AUTH_STATUS: Record<string, string> = {
 };
 
 export = function register(RED: NodeAPI): void {
+  /** The label of flow (or subflow) `z`, as the editor shows it. */
+  const flowLabel = (z: string | undefined): string => {
+    let flow = z ?? '';
+    RED.nodes.eachNode((n) => {
+      const tab = n as NodeDef & { label?: string };
+      if (tab.id === z && (tab.type === 'tab' || tab.type === 'subflow')) flow = tab.label || tab.name || tab.id;
+    });
+    return flow;
+  };
   /** A node as the user knows it: its name (else its palette label) and its flow's label, never its id. */
   const describeNode = (id: string): { name: string; flow: string } => {
     const found = RED.nodes.getNode(id) as (Node & { name?: string; z?: string }) | null;
-    const name = found?.name || RED._('detection-in.paletteLabel');
-    let flow = found?.z ?? '';
-    RED.nodes.eachNode((n) => {
-      const tab = n as NodeDef & { label?: string };
-      if (tab.id === found?.z && (tab.type === 'tab' || tab.type === 'subflow')) flow = tab.label || tab.name || tab.id;
-    });
-    return { name, flow };
+    return { name: found?.name || RED._('detection-in.paletteLabel'), flow: flowLabel(found?.z) };
+  };
+
+  /**
+   * A problem the user must see after a deploy, not only as a red status: an
+   * error notification in every open editor (and in one opened later: kept by
+   * the runtime until the node is stopped), as Node-RED shows its own
+   * runtime problems. It closes after a while or on a click (a notification
+   * without a time cannot be closed, and the status and the log keep saying it). Sent as a key of this node's catalog, so each editor
+   * shows it in its own language; the values are escaped, as the editor
+   * shows the notification as HTML. `problem` null takes it away.
+   */
+  const notifyEditors = (nodeId: string, problem: { key: string; vars: Record<string, string> } | null): void => {
+    const topic = `notification/detection-in-${nodeId}`;
+    if (!problem) {
+      RED.comms.publish(topic, {}, false);
+      return;
+    }
+    const vars = Object.fromEntries(Object.entries(problem.vars).map(([k, v]) => [k, escapeHtml(v)]));
+    RED.comms.publish(topic, { ...vars, text: `${CATALOG}:detection-in.${problem.key}`, type: 'error', timeout: NOTIFY_MS }, true);
   };
 
   // The WebHook address the dialog suggests: addresses of this machine another one
@@ -183,6 +216,10 @@ export = function register(RED: NodeAPI): void {
       if (owner && owner !== node.id) {
         const other = describeNode(owner);
         fail(t('status.path-in-use', other), t('errors.path-in-use', { path, ...other }));
+        // Deploy says "Successfully deployed": say at once that this receiver is not listening.
+        const self = { name: config.name || RED._('detection-in.paletteLabel'), flow: flowLabel(config.z) };
+        notifyEditors(node.id, { key: 'notify.path-in-use', vars: { path, ...self, other: other.name, otherFlow: other.flow } });
+        node.on('close', () => notifyEditors(node.id, null));
         return;
       }
       owners.set(key, node.id);

@@ -7,11 +7,13 @@
  * pasted, before its dialog or its validators see it, and must not keep a
  * copy of the steps that could drift from the runtime's. So the package's
  * editor script (editor-script.ts), which each node's editor file loads, holds
- * the compiled lib/config/migrate.js, wrapped, and runs installInEditor below. Node-RED's import does not give a missing property its default
+ * the compiled lib/config/migrate.js, wrapped, and runs installInEditor
+ * below. Node-RED's import does not give a missing property its default
  * (only dropping a new node from the palette does), so a node from a flow
  * saved before versions existed arrives without `configVersion` and is
  * migrated from version 1, while a new node gets the current version from
- * its defaults and is left alone.
+ * its defaults and is left alone; then each property still missing gets its
+ * default (completeConfig), so the dialog never shows an option empty.
  */
 import type { Node, NodeAPI } from 'node-red';
 import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '../../lib/config/migrate';
@@ -41,25 +43,32 @@ interface EditorNode {
   __node__?: EditorNode;
   [property: string]: unknown;
 }
-export type Migration = Pick<typeof import('../../lib/config/migrate'), 'isVersioned' | 'migrateConfig'>;
+export type Migration = Pick<typeof import('../../lib/config/migrate'), 'isVersioned' | 'migrateConfig' | 'completeConfig'>;
 
 /**
  * Runs in the editor, sent as its source text: it may use nothing but its
  * arguments. Migrates each node of the package as the editor adds it to the
  * workspace (loading the flows, an import, a paste, undo), before its
- * validators run. The changes go to the node behind the editor's proxy: the
- * proxy refuses them in a locked flow, and they are no edit of the user's
- * to undo or to mark as changed (the runtime runs the same steps; the next
- * deploy saves the new shape).
+ * validators run, then gives each property the node lacks its default
+ * (completeConfig: Node-RED's import leaves it missing, and the dialog would
+ * show it empty and invalid). The changes go to the node behind the editor's
+ * proxy: the proxy refuses them in a locked flow, and they are no edit of the
+ * user's to undo or to mark as changed (the runtime runs the same steps and
+ * the same defaults; the next deploy saves the new shape).
  */
 export function installInEditor(RED: EditorRED, migration: Migration): void {
   RED.events.on('nodes:add', (node) => {
     if (!migration.isVersioned(node.type) || !node._def || !node._def.defaults) return;
+    const declared = node._def.defaults as Record<string, { value?: unknown } | undefined>;
     const target = node.__node__ || node;
     const saved: Record<string, unknown> = {};
-    for (const key of Object.keys(node._def.defaults)) saved[key] = target[key];
-    const migrated = migration.migrateConfig(node.type, saved);
-    if (migrated === saved) return;
-    for (const key of Object.keys(migrated)) if (migrated[key] !== saved[key]) target[key] = migrated[key];
+    const defaults: Record<string, unknown> = {};
+    for (const key of Object.keys(declared)) {
+      saved[key] = target[key];
+      defaults[key] = declared[key] ? declared[key].value : undefined;
+    }
+    const complete = migration.completeConfig(node.type, migration.migrateConfig(node.type, saved), defaults);
+    if (complete === saved) return;
+    for (const key of Object.keys(complete)) if (complete[key] !== saved[key]) target[key] = complete[key];
   });
 }

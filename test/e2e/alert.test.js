@@ -279,7 +279,11 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
       byName['new receiver'].errors.includes(translate('detection-in.validators.credentials-bearer')),
       `its message says what to do: ${byName['new receiver'].errors}`,
     );
-    assert.equal(byName['second receiver'].valid, true, `a path used elsewhere is only known to the runtime: ${byName['second receiver'].errors}`);
+    assert.equal(byName['second receiver'].valid, false, 'a pasted receiver on a path another one takes is flagged (issue 25)');
+    assert.ok(
+      byName['second receiver'].errors.some((e) => e.includes('/detections/alerts') && e.includes('is already taken by')),
+      `its message names the other receiver: ${byName['second receiver'].errors}`,
+    );
 
     // Deploy anyway: the editor asks to confirm a flow with an invalid node.
     await browser.deploy({ confirm: true });

@@ -412,6 +412,47 @@ describe('detection-in node', function () {
       assert.equal(lastStatus(second).text, 'path in use by "detection in" (test)');
     });
 
+    it('a path in use: every editor is told at once (an error notification, kept until the node stops), in its own language', async () => {
+      const path = require('node:path');
+      const { NODE_RED_DIR } = require('../support');
+      const { events } = require(require.resolve('@node-red/util', { paths: [NODE_RED_DIR] }));
+      const published = [];
+      const listen = (m) => {
+        if (String(m.topic).startsWith('notification/detection-in')) published.push(m);
+      };
+      events.on('comms', listen);
+      try {
+        const twoNodes = [
+          ...flow({ name: 'receive detections' }),
+          { id: 'in2', type: 'detection-in', z: 'f1', name: 'gate <2>', path: '/hooks/detections', auth: 'none', wires: [[], []] },
+        ];
+        base = await loadWithHttp([detectionInText], twoNodes, {});
+        await until(() => published.length > 0, 2000, 'a notification');
+        assert.equal(published.length, 1, 'only the receiver that cannot listen');
+        const [shown] = published;
+        assert.equal(shown.topic, 'notification/detection-in-in2');
+        assert.equal(shown.retain, true, 'an editor opened later sees it too');
+        assert.deepEqual(shown.data, {
+          text: `node-red-contrib-detection-bridge/detection-in:detection-in.notify.path-in-use`,
+          type: 'error',
+          timeout: 20000,
+          path: '/hooks/detections',
+          name: 'gate &lt;2&gt;',
+          flow: 'test',
+          other: 'receive detections',
+          otherFlow: 'test',
+        });
+        // the key the editor translates is in the catalogs
+        const en = require(path.join(__dirname, '..', '..', 'locales', 'en-US', 'detection-in.json'));
+        assert.match(en['detection-in'].notify['path-in-use'], /is not listening/);
+        assert.ok(helper.getNode('in2').error.called, 'and the error in the log, for Catch and the debug sidebar');
+        await helper.unload();
+        assert.deepEqual(published.at(-1), { topic: 'notification/detection-in-in2', data: {}, retain: false }, 'taken away when the node stops');
+      } finally {
+        events.removeListener('comms', listen);
+      }
+    });
+
     it('no path: "no path"', async () => {
       const { node } = await start({ path: '/' }, undefined, detectionInText);
       await until(() => node.error.called, 2000, 'an error');
