@@ -17,6 +17,7 @@ import { completionAwaited } from '../../lib/delivery/registry';
 import { openDelivery, type DeliverySettings, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { redisOf, withRedisState } from '../shared/redis';
 import { problem, sendProblem } from '../../lib/http/problem';
+import { HeldRequests } from '../../lib/http/held-requests';
 import { discardRest } from '../../lib/http/linger';
 import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
 import { nodeText, translate, translator } from '../shared/i18n';
@@ -62,6 +63,10 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }
+
+/** How long a request that arrives during a deploy waits for the receiver's successor, and how many may. */
+const HOLD_MS = 10_000;
+const HOLD_MAX = 64;
 
 /** How long a closing receiver waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;
@@ -135,8 +140,18 @@ export = function register(RED: NodeAPI): void {
 
   /** routeKey → id of the node that owns it, for this runtime. */
   const owners = new Map<string, string>();
-  /** routeKey → the route of a receiver stopped by a deploy, answering 503 until its successor mounts. */
+  /** routeKey → the route of a receiver stopped by a deploy, holding requests until its successor mounts. */
   const standby = new Map<string, MountedRoute>();
+  // Between two deploys the bridge's requests wait for the next receiver on their path (bounded),
+  // rather than a 503 that makes it send the same event again later.
+  const held = new HeldRequests({
+    maxPerKey: HOLD_MAX,
+    maxWaitMs: HOLD_MS,
+    refuse(req, res) {
+      sendProblem(res, problem('unavailable', nodeText(RED, 'detection-in')('errors.deploying')), { headers: { 'Retry-After': '1' } });
+      discardRest(req);
+    },
+  });
   // A path whose receiver did not come back (deleted, or moved to another path) is let
   // go once the flows have started; listened for only while a route is on standby.
   let cleanupArmed = false;
@@ -149,6 +164,8 @@ export = function register(RED: NodeAPI): void {
         if (!owners.has(key)) route.remove();
         standby.delete(key);
       }
+      // No receiver came back on these paths (deleted, moved, or it could not start).
+      for (const key of held.keys()) if (!owners.has(key)) held.refuseAll(key);
     });
   };
 
@@ -383,9 +400,8 @@ export = function register(RED: NodeAPI): void {
       // Errors here are bugs, never user input: answer 500 and report, never crash.
       const handler: Middleware = (req, res) => {
         if (closing) {
-          // Between two deploys: the bridge keeps the event and retries.
-          sendProblem(res, problem('unavailable', t('errors.deploying')), { headers: { 'Retry-After': '1' } });
-          discardRest(req);
+          // Between two deploys: held, unread, for the next receiver on this path.
+          held.hold(key, req, res);
           return;
         }
         active++;
@@ -401,6 +417,7 @@ export = function register(RED: NodeAPI): void {
       const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
       standby.get(key)?.remove();
       standby.delete(key);
+      held.release(key, (req, res) => handler(req, res, () => undefined));
       let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler, (RED as unknown as { server?: Server }).server);
 
       node.on('close', (removed: boolean, done: () => void) => {

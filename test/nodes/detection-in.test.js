@@ -317,7 +317,7 @@ describe('detection-in node', function () {
     });
   });
 
-  it('moves its route with its path, never doubles it on redeploy, and answers 503 while the flows are stopped', async () => {
+  it('moves its route with its path, never doubles it on redeploy, and holds requests while the flows are stopped', async () => {
     await start();
     assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
     // Redeploy the same flow twice (full deploy restarts every node).
@@ -335,14 +335,18 @@ describe('detection-in node', function () {
     await helper.setFlows(flow({ path: '/hooks/other' }), 'full');
     assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
     assert.equal((await postJson(`${base}/hooks/other`, ev.minimalLpr())).status, 200);
-    // Stop the flows (as the editor's "stop flows" does): the path answers 503, so the bridge keeps its events.
+    // Stop the flows (as the editor's "stop flows" does): a request that comes meanwhile is held,
+    // unread, and answered 200 by the receiver that starts next (a deploy refuses nothing).
     await helper._redNodes.stopFlows();
-    const stopped = await postJson(`${base}/hooks/other`, ev.minimalLpr());
-    assert.equal(stopped.status, 503);
-    assert.equal(stopped.headers['retry-after'], '1');
-    // Started again: served again, by one route.
+    const heldSeen = [];
+    const during = postJson(`${base}/hooks/other`, ev.fullLpr());
+    // Started again: the held request is served, then new ones, by one route.
     await helper._redNodes.startFlows();
-    await until(async () => (await postJson(`${base}/hooks/other`, ev.minimalLpr())).status === 200, 5000, 'the path served again');
+    helper.getNode('ok').on('input', (m) => heldSeen.push(m.messageId));
+    assert.equal((await during).status, 200);
+    assert.equal((await postJson(`${base}/hooks/other`, ev.fullFace())).status, 200);
+    await until(() => heldSeen.includes('msg-face-0001'), 3000, 'the event after the held one');
+    assert.deepEqual(heldSeen, ['msg-lpr-0001', 'msg-face-0001'], 'the held event once, then the next');
   });
 
   it('refuses a second node on the same path', async () => {
