@@ -1,9 +1,9 @@
 'use strict';
 // Functions run inside the page (page.evaluate) use the browser's and the editor's globals.
-/* global document */
+/* global document, getComputedStyle, RED, $ */
 /**
  * End to end: the "live dashboard" example with FlowFuse Dashboard 2.0 in
- * Chromium (issue 14).
+ * Chromium (issues 14, 25).
  *
  * The packed module and the dashboard (the dev dependency, packed from
  * node_modules: no network) are installed into a fresh Node-RED; Chromium
@@ -20,7 +20,12 @@
  *   page shows the newest nine, newest first, the resent one once, each
  *   picture decoded by the browser (naturalWidth > 0);
  * - the example's "face sample" button in the editor: the face appears, with
- *   its picture, name, confidence and tags.
+ *   its picture, name, confidence and tags; times show the site's zone;
+ * - a long name is shown whole (wrapped, nothing cut off);
+ * - after a page reload every card is back, in order (Node-RED keeps the
+ *   last nine of each kind and sends them to a page that opens);
+ * - the plate card's rows edited in the editor dialog (a field removed, one
+ *   added), Deploy: the next card shows the new choice.
  *
  * Every wait is on what the page shows (no sleeping). No console errors or
  * warnings on either page, no request off 127.0.0.1, no error in the Node-RED
@@ -45,6 +50,23 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts', `dashboard-nr${nodeRedVersio
 
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib'));
 const { REALISTIC_EVENT_BYTES } = require(path.join(ROOT, 'dist', 'sim'));
+
+/** `iso` on the clock of `timeZone` as the page shows it: "23:01:12 EST". */
+function clockIn(iso, timeZone) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+  }).formatToParts(new Date(iso));
+  const part = (type) => parts.find((p) => p.type === type).value;
+  return `${part('hour')}:${part('minute')}:${part('second')} ${part('timeZoneName')}`;
+}
+
+/** A name longer than a card is wide at 1920 px. */
+const LONG_NAME = ['Maximiliana-Alexandrina', 'Konstantina Evangelina', 'Papadopoulou-Vasquez de la Torre y Montenegro'];
 
 /** Plates as a wall would show them; all different, so order can be checked. */
 const PLATES = ['KL 4411', '7ABC123', 'B MW 2020', 'M AB 123', 'HH 4711', 'S DX 812', 'XYZ988', 'F 1234', 'DD 2468', 'N 35711', '8KPL442'];
@@ -132,6 +154,8 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       plates: one('ui-template', 'latest plates'),
       faces: one('ui-template', 'latest faces'),
       faceSample: one('inject', 'face sample'),
+      plateSample: one('inject', 'plate sample'),
+      plateCard: one('change', 'plate card'),
     };
     assert.deepEqual(
       nodes.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`),
@@ -196,7 +220,10 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     await cardsUntil('Latest faces', (cards) => cards.every((c) => c.picture > 0), 'every face picture decoded by the browser (naturalWidth > 0)');
 
     // What crossed the websocket: per event the card with one picture (a data: URL), not the event.
-    const cards = received.filter(([name]) => name === `msg-input:${ids.plates}` || name === `msg-input:${ids.faces}`);
+    // (a page that opens asks for the kept cards: that answer is a list, and empty here)
+    const cards = received.filter(
+      ([name, msg]) => (name === `msg-input:${ids.plates}` || name === `msg-input:${ids.faces}`) && msg.payload && !Array.isArray(msg.payload),
+    );
     assert.equal(cards.length, 4, `four card messages over the websocket: ${received.map(([n]) => n)}`);
     for (const [name, msg, size] of cards) {
       const text = JSON.stringify(msg);
@@ -246,6 +273,14 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       [],
       'every picture decoded by the browser (naturalWidth > 0)',
     );
+    // the time on the site's clock (the sample plate is in New York) with its zone
+    const newest = sent[sent.length - 1];
+    assert.ok(
+      cards[0].text.includes(clockIn(newest.payload.detectionInfo.dateTimeUtc, 'America/New_York')),
+      `the time with its zone: ${cards[0].text}`,
+    );
+    assert.match(cards[0].text, /\d\d:\d\d:\d\d E[SD]T\b/);
+    assert.match(cards[0].text, /New York/, "the zone's place");
     await dash.screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-plates.png`), animations: 'disabled' });
   });
 
@@ -266,8 +301,116 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     assert.ok(face.picture > 0, `the face picture decoded by the browser: naturalWidth ${face.picture}`);
     assert.match(face.text, /Entrance Cam 3 · eConnect Site 1 FR · 93 %/, 'camera, site and confidence');
     assert.match(face.text, /VIP/);
-    assert.match(face.text, /\d{4}-\d\d-\d\d/, 'the date of the local time');
+    assert.match(face.text, /\d\d:\d\d:\d\d P[SD]T\b/, "the time on the site's clock (Los Angeles) with its zone");
+    assert.match(face.text, /Los Angeles/, "the zone's place");
     await dash.screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}.png`), animations: 'disabled' });
+  });
+
+  it('shows a long name whole, wrapped, never cut', async function () {
+    assert.ok(dash, 'the dashboard page was opened by the test before');
+    const event = buildSampleEvent('face', { messageId: 'e2e-dashboard-long-name', images: 'pictures' });
+    [event.payload.personInfo.firstName, event.payload.personInfo.middleName, event.payload.personInfo.lastName] = LONG_NAME;
+    const res = await postJson(`${nr.url}${RECEIVER_PATH}`, event);
+    assert.equal(res.status, 200, res.text);
+    const full = LONG_NAME.join(' ');
+    await cardsUntil('Latest faces', (c) => c.length > 0 && c[0].title === full, 'the long name on top');
+    // and once more in a small card, under a newer face
+    const next = buildSampleEvent('face', { messageId: 'e2e-dashboard-after-long-name', images: 'pictures' });
+    assert.equal((await postJson(`${nr.url}${RECEIVER_PATH}`, next)).status, 200);
+    await cardsUntil('Latest faces', (c) => c.length > 1 && c[1].title === full, 'the long name in the second card');
+    const names = await dash.evaluate(() =>
+      [...document.querySelectorAll('.wall-name')].map((el) => ({
+        text: el.textContent.trim(),
+        scrollWidth: el.scrollWidth,
+        clientWidth: el.clientWidth,
+        lines: Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)),
+        textOverflow: getComputedStyle(el).textOverflow,
+      })),
+    );
+    const long = names.filter((n) => n.text === full);
+    assert.equal(long.length, 1, `one card with the whole name: ${JSON.stringify(names)}`);
+    for (const name of names) {
+      assert.ok(name.scrollWidth <= name.clientWidth, `"${name.text}" fits its card: ${JSON.stringify(name)}`);
+      assert.notEqual(name.textOverflow, 'ellipsis');
+    }
+    assert.ok(long[0].lines > 1, `the long name wraps: ${JSON.stringify(long[0])}`);
+    await dash.screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-long-name.png`), animations: 'disabled' });
+  });
+
+  it(`shows the same cards after a page reload: up to ${KEEP} of each kind, newest first, pictures and all`, async function () {
+    assert.ok(dash, 'the dashboard page was opened by the test before');
+    const seen = (cards) => cards.map((c) => `${c.title} | ${c.text}`);
+    const plates = await cardsIn('Latest plates');
+    const faces = await cardsIn('Latest faces');
+    assert.equal(plates.length, KEEP, 'nine plates before the reload');
+    assert.ok(faces.length >= 4, `faces before the reload: ${faces.length}`);
+    await dash.reload();
+    const platesAfter = await cardsUntil(
+      'Latest plates',
+      (c) => c.length === plates.length && c.every((card) => typeof card.picture === 'number'),
+      `${plates.length} plates back, their pictures loaded`,
+    );
+    const facesAfter = await cardsUntil(
+      'Latest faces',
+      (c) => c.length === faces.length && c.every((card) => typeof card.picture === 'number'),
+      `${faces.length} faces back, their pictures loaded`,
+    );
+    assert.deepEqual(seen(platesAfter), seen(plates), 'the plates, in the same order');
+    assert.deepEqual(seen(facesAfter), seen(faces), 'the faces, in the same order');
+    assert.deepEqual(
+      platesAfter.filter((c) => !(c.picture > 0)).map((c) => c.title),
+      [],
+      'every plate picture decoded',
+    );
+    assert.deepEqual(
+      facesAfter.map((c) => c.newest),
+      faces.map((_, i) => i === 0),
+      'the newest face is the large one',
+    );
+  });
+
+  it("changes what a card shows from the plate card's rows in the editor: a field removed, one added", async function () {
+    assert.ok(dash, 'the dashboard page was opened by the test before');
+    await page.bringToFront();
+    await browser.editNode(ids.plateCard);
+    const rows = page.locator('#node-input-rule-container > li');
+    const siteRow = await page.evaluate(() =>
+      $('#node-input-rule-container > li')
+        .toArray()
+        .findIndex((li) => $(li).find('.node-input-rule-property-name').typedInput('value') === 'payload.site'),
+    );
+    assert.ok(siteRow >= 0, 'a row for payload.site');
+    await rows.nth(siteRow).locator('.red-ui-editableList-item-remove').click();
+    // + add: a new row "Set msg.payload.colour to the value msg.detection.vehicleColor"
+    await page.locator('.red-ui-tray .red-ui-editableList-addButton').click();
+    const added = rows.last();
+    await added.locator('.red-ui-typedInput-container').first().locator('input.red-ui-typedInput-input').fill('payload.colour');
+    const value = added.locator('.red-ui-typedInput-container').nth(1);
+    await value.locator('.red-ui-typedInput-type-select').click();
+    await page.locator('.red-ui-typedInput-options:visible a[value="msg"]').click();
+    await value.locator('input.red-ui-typedInput-input').fill('detection.vehicleColor');
+    await page.locator('#node-dialog-ok').click();
+    await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0);
+    const rules = await page.evaluate(
+      (id) => RED.nodes.node(id).rules.map((r) => `${r.t} ${r.p} ${r.tot || ''} ${r.to || ''}`.trim()),
+      ids.plateCard,
+    );
+    assert.ok(rules.includes('set payload.colour msg detection.vehicleColor'), `the new row: ${rules}`);
+    assert.ok(!rules.some((r) => r.startsWith('set payload.site ')), `no site row: ${rules}`);
+    await browser.deploy();
+
+    const before = await cardsIn('Latest plates');
+    await page.locator(`[id="${ids.plateSample}"] .red-ui-flow-node-button`).click();
+    await dash.bringToFront();
+    const cards = await cardsUntil(
+      'Latest plates',
+      (c) => c.length === KEEP && c[0].title === 'XYZ987' && c[1].title === before[0].title,
+      'the sample plate on top',
+    );
+    assert.match(cards[0].text, /Gate 2 LPR · Blue/, 'the colour after the camera, the site gone');
+    assert.doesNotMatch(cards[0].text, /eConnect Site 1 LPR/);
+    assert.match(cards[1].text, /eConnect Site 1 LPR/, 'an earlier card keeps what it had');
+    await dash.screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-fields.png`), animations: 'disabled' });
   });
 
   it('saw no errors in the browser console (editor and dashboard) and none in the Node-RED log', function () {
