@@ -101,7 +101,8 @@ describe('lib/delivery/downstream', () => {
         receiver('in', 't', ['call']),
         linkCall('call', 't', ['rin'], ['d']),
         done('d', 't'),
-        linkIn('rin', 'lib', ['again']),
+        // the routine calls itself, or returns
+        linkIn('rin', 'lib', ['again', 'ret']),
         linkCall('again', 'lib', ['rin'], ['ret']),
         linkOut('ret', 'lib', [], 'return'),
       ];
