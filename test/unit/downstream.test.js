@@ -57,7 +57,14 @@ describe('lib/delivery/downstream', () => {
     });
 
     it('a done node on a disabled flow does not count; a disabled receiver has nothing downstream', () => {
-      const flows = [tab('t'), tab('off', { disabled: true }), receiver('in', 't', ['lo']), linkOut('lo', 't', ['li']), linkIn('li', 'off', ['d']), done('d', 'off')];
+      const flows = [
+        tab('t'),
+        tab('off', { disabled: true }),
+        receiver('in', 't', ['lo']),
+        linkOut('lo', 't', ['li']),
+        linkIn('li', 'off', ['d']),
+        done('d', 'off'),
+      ];
       assert.equal(doneDownstream(flows, 'in'), false);
       assert.equal(doneDownstream([tab('t'), { ...receiver('in', 't', ['d']), d: true }, done('d', 't')], 'in'), false);
     });
@@ -65,7 +72,15 @@ describe('lib/delivery/downstream', () => {
 
   describe('link nodes', () => {
     it('link out → link in on another tab → done', () => {
-      const flows = [tab('t'), tab('u'), receiver('in', 't', ['lo']), linkOut('lo', 't', ['li']), linkIn('li', 'u', ['a']), fn('a', 'u', ['d']), done('d', 'u')];
+      const flows = [
+        tab('t'),
+        tab('u'),
+        receiver('in', 't', ['lo']),
+        linkOut('lo', 't', ['li']),
+        linkIn('li', 'u', ['a']),
+        fn('a', 'u', ['d']),
+        done('d', 'u'),
+      ];
       assert.equal(doneDownstream(flows, 'in'), true);
       // the link out not connected to that link in
       assert.equal(doneDownstream([...flows.filter((n) => n.id !== 'lo'), linkOut('lo', 't', [])], 'in'), false);
@@ -93,7 +108,14 @@ describe('lib/delivery/downstream', () => {
     });
 
     it('a dynamic link call may reach any link in; a recursive routine ends', () => {
-      const flows = [tab('t'), tab('u'), receiver('in', 't', ['call']), linkCall('call', 't', [], [], { linkType: 'dynamic' }), linkIn('li', 'u', ['d']), done('d', 'u')];
+      const flows = [
+        tab('t'),
+        tab('u'),
+        receiver('in', 't', ['call']),
+        linkCall('call', 't', [], [], { linkType: 'dynamic' }),
+        linkIn('li', 'u', ['d']),
+        done('d', 'u'),
+      ];
       assert.equal(doneDownstream(flows, 'in'), true);
       const recursive = [
         tab('t'),
@@ -110,14 +132,25 @@ describe('lib/delivery/downstream', () => {
     });
 
     it('a receiver inside a called routine: a return goes back to every link call', () => {
-      const flows = [tab('t'), tab('lib'), receiver('in', 'lib', ['ret']), linkOut('ret', 'lib', [], 'return'), linkCall('call', 't', ['x'], ['d']), done('d', 't')];
+      const flows = [
+        tab('t'),
+        tab('lib'),
+        receiver('in', 'lib', ['ret']),
+        linkOut('ret', 'lib', [], 'return'),
+        linkCall('call', 't', ['x'], ['d']),
+        done('d', 't'),
+      ];
       assert.equal(doneDownstream(flows, 'in'), true);
     });
   });
 
   describe('subflows', () => {
     /** A template passing its input through `inner` to its one output. */
-    const passThrough = (id, extraInside = []) => [template(id, [`${id}-inner`], [[{ id: `${id}-inner`, port: 0 }]]), fn(`${id}-inner`, id), ...extraInside];
+    const passThrough = (id, extraInside = []) => [
+      template(id, [`${id}-inner`], [[{ id: `${id}-inner`, port: 0 }]]),
+      fn(`${id}-inner`, id),
+      ...extraInside,
+    ];
 
     it('through an instance: into the template and out again on to the instance’s wires', () => {
       const flows = [tab('t'), ...passThrough('sf'), receiver('in', 't', ['inst']), instance('inst', 'sf', 't', [['d']]), done('d', 't')];
@@ -146,7 +179,13 @@ describe('lib/delivery/downstream', () => {
     });
 
     it('an input wired straight to an output', () => {
-      const flows = [tab('t'), template('sf', [], [[{ id: 'sf', port: 0 }]]), receiver('in', 't', ['inst']), instance('inst', 'sf', 't', [['d']]), done('d', 't')];
+      const flows = [
+        tab('t'),
+        template('sf', [], [[{ id: 'sf', port: 0 }]]),
+        receiver('in', 't', ['inst']),
+        instance('inst', 'sf', 't', [['d']]),
+        done('d', 't'),
+      ];
       assert.equal(doneDownstream(flows, 'in'), true);
     });
 
@@ -186,14 +225,23 @@ describe('lib/delivery/downstream', () => {
 
   describe('complete and catch nodes', () => {
     it('a complete node watching a node reached starts from there', () => {
-      const flows = [tab('t'), receiver('in', 't', ['work']), fn('work', 't'), node('c', 'complete', 't', [['d']], { scope: ['work'] }), done('d', 't')];
+      const flows = [
+        tab('t'),
+        receiver('in', 't', ['work']),
+        fn('work', 't'),
+        node('c', 'complete', 't', [['d']], { scope: ['work'] }),
+        done('d', 't'),
+      ];
       assert.equal(doneDownstream(flows, 'in'), true);
       // watching a node the events never reach, or nothing at all
       const other = [...flows.filter((n) => n.id !== 'c'), fn('elsewhere', 't'), node('c', 'complete', 't', [['d']], { scope: ['elsewhere'] })];
       assert.equal(doneDownstream(other, 'in'), false);
       assert.equal(doneDownstream([...flows.filter((n) => n.id !== 'c'), node('c', 'complete', 't', [['d']], { scope: null })], 'in'), false);
       // a complete node on another tab does not see this tab's nodes
-      assert.equal(doneDownstream([...flows.filter((n) => n.id !== 'c'), tab('u'), node('c', 'complete', 'u', [['d']], { scope: ['work'] })], 'in'), false);
+      assert.equal(
+        doneDownstream([...flows.filter((n) => n.id !== 'c'), tab('u'), node('c', 'complete', 'u', [['d']], { scope: ['work'] })], 'in'),
+        false,
+      );
     });
 
     it('catch and status nodes are not followed', () => {
