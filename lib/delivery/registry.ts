@@ -2,7 +2,8 @@
  * Receivers' trackers by node id, for the life of the process (not of one
  * deploy): a receiver restarted by a deploy takes over the events its
  * previous instance left unfinished, and `detection-done` nodes find the
- * tracker of the receiver a message came from.
+ * tracker of the receiver a message came from. Whether a receiver waits for
+ * a done node at all is its own decision (downstream.ts), not the registry's.
  */
 import type { DeliveryId, EventDelivery } from './tracker';
 
@@ -13,7 +14,6 @@ export interface DeliveryToken {
 }
 
 const trackers = new Map<string, EventDelivery<unknown>>();
-let doneNodes = 0;
 
 export function trackerOf(receiver: string): EventDelivery<unknown> | undefined {
   return trackers.get(receiver);
@@ -41,19 +41,4 @@ export function isDeliveryToken(value: unknown): value is DeliveryToken {
 /** Marks the event of `token` finished. False when it was not in flight (already finished, or unknown). */
 export function completeDelivery(token: DeliveryToken): boolean {
   return trackers.get(token.receiver)?.complete(token.id) ?? false;
-}
-
-/** A detection-done node is running; the returned function says it stopped. */
-export function registerDoneNode(): () => void {
-  doneNodes++;
-  let registered = true;
-  return () => {
-    if (registered) doneNodes--;
-    registered = false;
-  };
-}
-
-/** Whether completion waits for a detection-done node (there is one in the flows). */
-export function completionAwaited(): boolean {
-  return doneNodes > 0;
 }

@@ -235,6 +235,14 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     return entry !== undefined;
   }
 
+  finishEmitted(): number {
+    let count = 0;
+    for (const [id, entry] of [...this.held.entries()]) {
+      if (entry.emittedAt !== undefined && this.complete(id)) count++;
+    }
+    return count;
+  }
+
   async unfinished(emittedBefore = Infinity): Promise<DeliveryRecord<M>[]> {
     const out: DeliveryRecord<M>[] = [];
     for (const [id, entry] of this.held) {

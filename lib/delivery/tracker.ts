@@ -6,9 +6,10 @@
  * and knows which events to emit again, flagged as redelivered: after a
  * restart (from the journal), after a deploy, and after a time limit.
  *
- * Completion: with a `detection-done` node in the flows, an event is finished
- * when one of them marks it; without one, as soon as it is emitted (today's
- * behaviour). Nothing here imports Node-RED.
+ * Completion: a receiver that waits for a `detection-done` node (one is
+ * downstream of it, or it is set to wait: downstream.ts) finishes an event
+ * when one marks it; any other, as soon as it is emitted. Nothing here
+ * imports Node-RED.
  */
 import { systemClock, type Clock } from '../clock';
 import { Journal, type JournalProblem } from './journal';
@@ -66,6 +67,8 @@ export interface EventDelivery<M> {
   park(id: DeliveryId): void;
   emitted(id: DeliveryId): void;
   complete(id: DeliveryId): boolean;
+  /** Finishes every event emitted and not finished (the receiver no longer waits for a done node). How many. */
+  finishEmitted(): number;
   unfinished(emittedBefore?: number): Promise<DeliveryRecord<M>[]>;
   overdue(): Promise<DeliveryRecord<M>[]>;
   onComplete: (() => void) | undefined;
@@ -215,6 +218,14 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     this.journal?.complete(id);
     this.onComplete?.();
     return true;
+  }
+
+  finishEmitted(): number {
+    let count = 0;
+    for (const [id, entry] of [...this.inFlight.entries()]) {
+      if (entry.emittedAt !== undefined && this.complete(id)) count++;
+    }
+    return count;
   }
 
   /**

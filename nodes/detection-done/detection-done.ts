@@ -2,10 +2,12 @@
  * detection-done: marks the event of a message finished, at the end of a
  * flow. Until then its detection-in keeps the event and emits it again
  * (msg.redelivered) after a restart, a deploy that stopped its flow, or the
- * receiver's time limit. The message goes on unchanged.
+ * receiver's time limit. The message goes on unchanged. Only a receiver with
+ * this node downstream (or set to wait for one) holds its events for it: the
+ * receiver decides (lib/delivery/downstream.ts).
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { completeDelivery, isDeliveryToken, registerDoneNode } from '../../lib/delivery/registry';
+import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
 import { dialogOptions, field, flagOption } from '../../lib/options';
 import { nodeText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
@@ -19,7 +21,6 @@ export = function register(RED: NodeAPI): void {
   registerNode<DetectionDoneDef>(RED, 'detection-done', (node, config) => {
     const t = nodeText(RED, 'detection-done');
     const { passOn } = dialogOptions({ passOn: field(flagOption(), false) }, config);
-    const unregister = registerDoneNode();
     const counts = { done: 0, untracked: 0 };
     const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: t('status.counts', counts) }));
 
@@ -32,13 +33,6 @@ export = function register(RED: NodeAPI): void {
       } else counts.untracked++;
       showStatus();
       if (passOn) send(msg);
-      done();
-    });
-
-    node.on('close', (_removed: boolean, done: () => void) => {
-      // Counted until the flows are up again: a receiver still running while this node is
-      // already stopped must not take its events as finished once emitted.
-      (RED.events as unknown as { once(name: string, fn: () => void): void }).once('flows:started', unregister);
       done();
     });
   });

@@ -2,11 +2,14 @@
  * detection-in's side of "nothing lost": the tracker of its events in flight
  * (lib/delivery), kept across deploys in the process-wide registry, the
  * journal under the user directory, and redelivery after a restart, after a
- * deploy that stopped part of its flow, and after the time limit.
+ * deploy that stopped part of its flow, and after the time limit; and whether
+ * it waits for a detection-done node (lib/delivery/downstream.ts), decided
+ * again from the deployed flows each time they start.
  */
 import { join } from 'node:path';
 import type { NodeAPI } from 'node-red';
-import { completionAwaited, dropTracker, keepTracker, trackerOf } from '../../lib/delivery/registry';
+import { dropTracker, keepTracker, trackerOf } from '../../lib/delivery/registry';
+import { completionPlan, doneDownstream, type CompletionPlan, type FinishedWhen, type FlowNodeConfig } from '../../lib/delivery/downstream';
 import { DeliveryTracker, type AckMode, type DeliveryId, type DeliveryRecord, type EventDelivery } from '../../lib/delivery/tracker';
 import { RedisStreamDelivery } from '../../lib/delivery/stream';
 import type { RedisConnection } from '../../lib/redis/connection';
@@ -29,6 +32,8 @@ export interface DeliverySettings {
   maxBytes: number;
   journalMaxBytes: number;
   redeliverAfterMs: number;
+  /** "Finished when": from what is wired downstream (auto), once emitted, or when a detection-done marks it. */
+  finishedWhen: FinishedWhen;
   /** redis mode: the shared connection, the stream's name and caps, and when to claim. */
   redis?: {
     connection: RedisConnection;
@@ -68,8 +73,19 @@ function restore(record: DeliveryRecord<StoredMeta>): { event: unknown; meta: Re
   return { event, meta: { ...record.meta, kind: checked.kind, warnings: checked.warnings } };
 }
 
+/** The deployed flows, as Node-RED stores them (the runtime's active configuration). */
+function deployedFlows(RED: NodeAPI): FlowNodeConfig[] {
+  const flows: FlowNodeConfig[] = [];
+  RED.nodes.eachNode((n) => {
+    flows.push(n as unknown as FlowNodeConfig);
+  });
+  return flows;
+}
+
 export interface ReceiverDelivery {
   tracker: EventDelivery<StoredMeta>;
+  /** How this receiver finishes its events, as decided when the flows last started. */
+  readonly completion: CompletionPlan;
   /** Stops: the tracker is kept for the next instance unless the node was removed. */
   close(removed: boolean): Promise<void>;
 }
@@ -80,11 +96,19 @@ export interface ReceiverDelivery {
  */
 export async function openDelivery(
   RED: NodeAPI,
-  node: { id: string; z?: string; warn(text: string): void; log(text: string): void },
+  node: { id: string; z?: string; _alias?: string; warn(text: string): void; log(text: string): void },
   settings: DeliverySettings,
   emit: Emit,
   t: (key: string, params?: Record<string, string | number>) => string,
+  /** Called when the completion plan may have changed (a status to redraw). */
+  replanned?: () => void,
 ): Promise<ReceiverDelivery> {
+  // Whether to wait for a detection-done: from this receiver's own downstream only
+  // (inside a subflow instance Node-RED gives it a new id and keeps its own as _alias).
+  const plan = (): CompletionPlan =>
+    completionPlan(settings.finishedWhen, doneDownstream(deployedFlows(RED), { id: node.id, z: node.z, alias: node._alias }));
+  // The flows being built now are the active configuration already.
+  let completion = plan();
   // Redelivery waits until every flow has started (so detection-done is listening);
   // a later deploy that stops any node of this receiver's tab makes it due again.
   // Listening starts now: at Node-RED's start the flows are up before the journal is open.
@@ -96,7 +120,6 @@ export async function openDelivery(
   const redeliverDue = (): void => {
     if (!flowsStarted || !due || !tracker) return;
     due = false;
-    tracker.awaitCompletion = completionAwaited();
     void redeliver(tracker, Date.now());
   };
   const onStopping = (event: FlowsEvent): void => {
@@ -105,6 +128,17 @@ export async function openDelivery(
   };
   const onStarted = (): void => {
     flowsStarted = true;
+    // Until now the plan of the flows before this deploy held: a done node being
+    // stopped still counted, so nothing emitted meanwhile was taken as finished.
+    completion = plan();
+    if (completion.noDoneWired) node.warn(t('warnings.no-done'));
+    if (tracker) {
+      const waited = tracker.awaitCompletion;
+      tracker.awaitCompletion = completion.awaitCompletion;
+      // No longer waiting: what this flow was handed is finished; what is due goes out again below, finished as it goes.
+      if (waited && !completion.awaitCompletion && !due) tracker.finishEmitted();
+    }
+    replanned?.();
     redeliverDue();
   };
   const events = RED.events as unknown as {
@@ -172,6 +206,7 @@ export async function openDelivery(
     await fresh.tracker.adopt(handOver);
   }
   const opened: EventDelivery<StoredMeta> = tracker;
+  opened.awaitCompletion = completion.awaitCompletion;
   keepTracker(node.id, opened as EventDelivery<unknown>);
 
   opened.onOverdue = () => {
@@ -182,6 +217,9 @@ export async function openDelivery(
 
   return {
     tracker: opened,
+    get completion() {
+      return completion;
+    },
     async close(removed) {
       events.removeListener('flows:stopping', onStopping);
       events.removeListener('flows:started', onStarted);

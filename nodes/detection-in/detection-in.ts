@@ -13,7 +13,7 @@ import { detectionView } from '../../lib/events/detection-view';
 import { VALIDATION_MODES, type ValidationMode } from '../../lib/events/validation';
 import { createWarningGate } from '../../lib/events/warning-gate';
 import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
-import { completionAwaited } from '../../lib/delivery/registry';
+import { FINISHED_WHEN, type FinishedWhen } from '../../lib/delivery/downstream';
 import { openDelivery, type DeliverySettings, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { redisOf, withRedisState } from '../shared/redis';
 import { problem, sendProblem } from '../../lib/http/problem';
@@ -31,6 +31,8 @@ interface DetectionInDef extends NodeDef {
   maxInFlightMiB?: number | string;
   journalMaxMiB?: number | string;
   redeliverAfterSeconds?: number | string;
+  /** When an event is finished: auto (a detection-done downstream marks it, else once emitted), handed, done. */
+  finishedWhen?: FinishedWhen;
   /** redis mode: the detection-redis configuration node, the stream's caps, when to claim. */
   redis?: string;
   streamMaxEvents?: number | string;
@@ -186,6 +188,7 @@ export = function register(RED: NodeAPI): void {
           maxInFlightMiB: field(numberOption({ above: 0 }), 256),
           journalMaxMiB: field(numberOption({ above: 0 }), 512),
           redeliverAfterSeconds: field(numberOption({ min: 0 }), 0),
+          finishedWhen: field(choiceOption(FINISHED_WHEN), 'auto'),
           streamMaxEvents: field(numberOption({ integer: true, min: 1 }), 10_000),
           streamMaxMiB: field(numberOption({ above: 0 }), 512),
           claimAfterSeconds: field(numberOption({ above: 0 }), 60),
@@ -266,11 +269,17 @@ export = function register(RED: NodeAPI): void {
         const params = { path, received: counts.received, warned: counts.warned, rejected: problems };
         let text = t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);
         const tracker = delivery?.tracker;
+        // Held for a detection-done that none downstream will ever send: say so, in yellow.
+        const noDone = delivery?.completion.noDoneWired === true;
+        if (noDone) text += t('status.no-done');
         if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
         if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
-        if (redis) return withRedisState(RED, redis.connection, text);
+        if (redis) {
+          const state = withRedisState(RED, redis.connection, text);
+          return noDone && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
+        }
         return {
-          fill: problems > 0 && counts.received === 0 ? 'yellow' : 'green',
+          fill: noDone || (problems > 0 && counts.received === 0) ? 'yellow' : 'green',
           shape: 'dot',
           text,
         };
@@ -319,9 +328,18 @@ export = function register(RED: NodeAPI): void {
             node.warn(t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }));
           }
         }
-        if (tracker) tracker.awaitCompletion = completionAwaited();
         node.send([msg as NodeMessage, null]);
         if (id !== undefined) tracker?.emitted(id);
+      };
+
+      // The counts replace "listening" once there is something to count, or a warning to show.
+      let countsShown = false;
+      const replanned = (): void => {
+        const noDone = delivery?.completion.noDoneWired === true;
+        if (noDone || countsShown || counts.received + counts.rejected + counts.invalid > 0) {
+          countsShown = true;
+          showStatus();
+        }
       };
 
       let active = 0;
@@ -334,14 +352,17 @@ export = function register(RED: NodeAPI): void {
           maxBytes: options.maxInFlightMiB * MiB,
           journalMaxBytes: options.journalMaxMiB * MiB,
           redeliverAfterMs: options.redeliverAfterSeconds * 1000,
+          finishedWhen: options.finishedWhen,
           redis,
         },
         emitEvent,
         t,
+        () => replanned(),
       ).then(
         (opened) => {
           delivery = opened;
           opened.tracker.onComplete = showStatus;
+          replanned();
           return opened;
         },
         (err: Error) => {

@@ -4,7 +4,9 @@
  * <script src> before the file's own scripts). It defines
  * `DetectionBridgeConfig` (the configuration versions of
  * lib/config/migrate.ts, and their migration as the editor adds nodes) and
- * `DetectionBridgeEditor` (what the dialogs share, editor-helpers.ts).
+ * `DetectionBridgeEditor` (what the dialogs share, editor-helpers.ts), and
+ * `DetectionBridgeDownstream` (lib/delivery/downstream.ts: whether a
+ * detection-done is wired downstream of a receiver, as the runtime decides it).
  */
 import fs from 'node:fs';
 import type { NodeAPI } from 'node-red';
@@ -19,6 +21,7 @@ let script: string | undefined;
 export function editorScript(): string {
   if (script !== undefined) return script;
   const migrate = fs.readFileSync(require.resolve('../../lib/config/migrate'), 'utf8');
+  const downstream = fs.readFileSync(require.resolve('../../lib/delivery/downstream'), 'utf8');
   script = [
     '/* node-red-contrib-detection-bridge: configuration versions (lib/config/migrate.ts) and what the dialogs share. Every node file of the package loads this. */',
     '(function () {',
@@ -30,6 +33,13 @@ export function editorScript(): string {
     '  window.DetectionBridgeConfig = module.exports;',
     `  (${installInEditor.toString()})(RED, module.exports);`,
     `  window.DetectionBridgeEditor = (${editorHelpers.toString()})(RED);`,
+    '  window.DetectionBridgeDownstream = (function () {',
+    '    var module = { exports: {} };',
+    '    (function (exports, module) {',
+    downstream,
+    '    })(module.exports, module);',
+    '    return module.exports;',
+    '  })();',
     '})();',
     '',
   ].join('\n');

@@ -85,7 +85,8 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
       { id: 't1', type: 'tab' },
       redisConfig(),
       { id: 'rin', type: 'detection-in', z: 't1', path: '/hooks/shared', auth: 'none', ackMode: 'redis', redis: 'redis1', wires: [['held'], []] },
-      { id: 'held', type: 'helper', z: 't1' },
+      // held: the test hands messages on to the done node downstream
+      { id: 'held', type: 'helper', z: 't1', wires: [['rdone']] },
       { id: 'rdone', type: 'detection-done', z: 't1', wires: [] },
     ];
     const base = await loadWithHttp([detectionRedis, detectionIn, detectionDone], flow);
