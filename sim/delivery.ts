@@ -30,6 +30,7 @@ import { buildDeliveryEvent, kindForSeq } from './events';
 import { applyEnrollment, EnrolledDraw } from './enrolled-events';
 import { LatencyRecorder, type DeliverySummary } from './summary';
 import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
+import { connectFor } from './tls';
 
 export type AttemptOutcome = 'acknowledged' | 'retry' | 'failed' | 'aborted';
 
@@ -132,7 +133,7 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
     const dispatcher =
       options.dispatcher ??
       new Agent({
-        connect: { rejectUnauthorized: !this.o.insecure },
+        connect: connectFor({ insecure: this.o.insecure, ca: this.o.ca, fingerprint: this.o.fingerprint }),
         connections: this.o.concurrency,
         headersTimeout: this.o.timeoutMs,
         bodyTimeout: this.o.timeoutMs,
