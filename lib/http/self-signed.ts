@@ -103,6 +103,8 @@ const OID_SUBJECT_ALT_NAME = '2.5.29.17';
 const OID_BASIC_CONSTRAINTS = '2.5.29.19';
 const OID_EXT_KEY_USAGE = '2.5.29.37';
 const OID_SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+/** Also a client certificate: tests (and a trial) of a listener that asks for one. */
+const OID_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
 function pem(label: string, der: Buffer): string {
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
@@ -125,7 +127,7 @@ export function createSelfSignedCertificate(options: SelfSignedOptions = {}): Se
   const altNames = names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii'))));
   const extensions = seq(
     seq(oid(OID_BASIC_CONSTRAINTS), bool(true), octets(seq())),
-    seq(oid(OID_EXT_KEY_USAGE), octets(seq(oid(OID_SERVER_AUTH)))),
+    seq(oid(OID_EXT_KEY_USAGE), octets(seq(oid(OID_SERVER_AUTH), oid(OID_CLIENT_AUTH)))),
     seq(oid(OID_SUBJECT_ALT_NAME), octets(seq(...altNames))),
   );
   const tbs = seq(
