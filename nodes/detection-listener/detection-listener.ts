@@ -52,7 +52,9 @@ function keptDir(RED: NodeAPI, id: string): string {
 /** The names a made certificate is valid for: this machine's, as far as it knows them. */
 function certificateNames(host: string): string[] {
   const found = reachableAddresses(networkInterfaces(), host);
-  return [...new Set(['localhost', hostname(), '127.0.0.1', '::1', ...(host && !['0.0.0.0', '::'].includes(host) ? [host] : []), ...found.addresses])];
+  return [
+    ...new Set(['localhost', hostname(), '127.0.0.1', '::1', ...(host && !['0.0.0.0', '::'].includes(host) ? [host] : []), ...found.addresses]),
+  ];
 }
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----/;
@@ -154,7 +156,9 @@ export = function register(RED: NodeAPI): void {
           const err = listener?.error;
           const known = ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(err?.code ?? '') ? err?.code : 'other';
           node.status({ fill: 'red', shape: 'ring', text: t('status.failed', { port: String(config.port) }) });
-          node.error(t(`errors.listen-${known}`, { port: String(config.port).trim(), host: (config.host ?? '').trim() || '*', message: err?.message ?? '' }));
+          node.error(
+            t(`errors.listen-${known}`, { port: String(config.port).trim(), host: (config.host ?? '').trim() || '*', message: err?.message ?? '' }),
+          );
         }
       });
 

@@ -109,7 +109,10 @@ describe('lib/http/listener', function () {
   it('refuses a second receiver on a path, and frees it on remove', async () => {
     const listener = await started();
     const route = listener.mount('/a', echo);
-    assert.throws(() => listener.mount('/A/', echo), (err) => err.code === 'ERR_PATH_IN_USE');
+    assert.throws(
+      () => listener.mount('/A/', echo),
+      (err) => err.code === 'ERR_PATH_IN_USE',
+    );
     assert.equal(listener.has('/a'), true);
     route.remove();
     assert.equal(listener.has('/a'), false);
@@ -149,7 +152,10 @@ describe('lib/http/listener', function () {
     });
     const send = (p) =>
       new Promise((resolve, reject) => {
-        const req = http.request(`http://127.0.0.1:${listener.port}${p}`, { method: 'POST', headers: { expect: '100-continue', 'content-length': 3 } });
+        const req = http.request(`http://127.0.0.1:${listener.port}${p}`, {
+          method: 'POST',
+          headers: { expect: '100-continue', 'content-length': 3 },
+        });
         let continued = false;
         req.on('continue', () => {
           continued = true;
