@@ -10,6 +10,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const https = require('node:https');
+const net = require('node:net');
 const tls = require('node:tls');
 const { nodeRedVersion, request, until } = require('../support');
 const { freePort } = require('../support/nodered-launcher');
@@ -40,6 +41,9 @@ function flow(ports, probeFile) {
     { id: 'e2elst2', type: 'detection-listener', name: '', host: '127.0.0.1', port: ports.closed, tls: 'self-signed', allow: '10.0.0.0/8, fd00::/8' },
     receiver('e2elstin1', 'e2elst1', '/own/detections', 'e2elstprobe'),
     receiver('e2elstin2', 'e2elst2', '/guarded'),
+    // a port another program holds
+    { id: 'e2elst3', type: 'detection-listener', name: '', host: '127.0.0.1', port: ports.held, tls: 'none', allow: '' },
+    receiver('e2elstin3', 'e2elst3', '/blocked'),
     functionNode('e2elstprobe', TAB, probeFunction('{ messageId: msg.messageId, kind: msg.kind }'), 'e2elstfile'),
     fileNode('e2elstfile', TAB, probeFile),
   ];
@@ -76,14 +80,19 @@ describe(`e2e: a receiver on its own HTTPS port in a real Node-RED ${nodeRedVers
   let ports;
   let probeFile;
   let url;
+  let held;
+  let comms;
 
   before(async function () {
     this.timeout(180000);
     nr = await NodeRedProcess.create();
-    ports = { open: await freePort(), closed: await freePort() };
+    ports = { open: await freePort(), closed: await freePort(), held: await freePort() };
+    held = net.createServer();
+    await new Promise((resolve) => held.listen(ports.held, '127.0.0.1', resolve));
     probeFile = path.join(nr.userDir, 'probe.jsonl');
     url = `https://127.0.0.1:${ports.open}/own/detections`;
     await nr.start();
+    comms = await nr.openComms();
     await nr.deploy(flow(ports, probeFile));
     // the port opens once the flows have started
     await until(async () => (await insecure(url).catch(() => ({ status: 0 }))).status === 405, 20000, 'the listener answers');
@@ -91,6 +100,8 @@ describe(`e2e: a receiver on its own HTTPS port in a real Node-RED ${nodeRedVers
 
   after(async function () {
     this.timeout(30000);
+    comms?.close();
+    held?.close();
     if (nr) await nr.cleanup();
   });
 
@@ -147,6 +158,12 @@ describe(`e2e: a receiver on its own HTTPS port in a real Node-RED ${nodeRedVers
     const problem = JSON.parse(res.text);
     assert.equal(problem.status, 403);
     assert.equal(problem.title, 'Forbidden');
+  });
+
+  it('a port that cannot be opened: red under the receiver, and the listener says why in the log', async () => {
+    await until(() => comms.status('e2elstin3')?.fill === 'red', 10000, 'the receiver on the held port shows red');
+    assert.match(comms.status('e2elstin3').text, new RegExp(String(ports.held)));
+    await until(() => /already in use by another program/.test(nr.logText()), 10000, 'the listener logs the port in use');
   });
 
   it('keeps the same certificate after a restart', async function () {
