@@ -159,7 +159,8 @@ export = function register(RED: NodeAPI): void {
       };
 
       const settings = RED.settings as unknown as Record<string, unknown>;
-      if (settings.httpNodeRoot === false) {
+      // Node-RED's HTTP nodes switched off: a receiver on its own listener still works.
+      if (settings.httpNodeRoot === false && !config.listener) {
         fail(t('status.http-disabled'), t('errors.http-disabled'));
         return;
       }
