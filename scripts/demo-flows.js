@@ -38,11 +38,12 @@ function readJson(file) {
  * The demo's flows. Options: `coreUrl` (the mock core and the simulated
  * bridge, e.g. http://127.0.0.1:5023), `redisUrl`, `haveRedis`,
  * `haveDashboard` (tabs that need them are left out without), `token` (the
- * demo receiver's Bearer token). Returns `{ flows, credentials, tabs }`:
+ * demo receiver's Bearer token), `listenerPort` (the listener example's own port, on
+ * 127.0.0.1; default 8443). Returns `{ flows, credentials, tabs }`:
  * credentials by node id, as Node-RED's flows_cred.json holds them (see
  * withCredentials for the admin API), tabs as `{ id, label, file }`.
  */
-function buildDemoFlows({ coreUrl, redisUrl, haveRedis = false, haveDashboard = false, token = DEMO_TOKEN, root = ROOT } = {}) {
+function buildDemoFlows({ coreUrl, redisUrl, haveRedis = false, haveDashboard = false, token = DEMO_TOKEN, listenerPort = 8443, root = ROOT } = {}) {
   const flows = [];
   const credentials = { [DEMO_IN]: { token } };
   const tabs = [];
@@ -51,6 +52,8 @@ function buildDemoFlows({ coreUrl, redisUrl, haveRedis = false, haveDashboard = 
     flows.push({ id, type: 'tab', label, info });
     for (const node of nodes) {
       if (node.type === 'detection-redis') flows.push({ ...node, ...(redisUrl ? { url: redisUrl } : {}) });
+      // A receiver's own port (the listener example): on this machine only, like the demo's Node-RED.
+      else if (node.type === 'detection-listener') flows.push({ ...node, host: '127.0.0.1', port: listenerPort });
       else if (node.type === 'platform-server') {
         // Examples point at the demo core; give it the demo credentials.
         flows.push({ ...node, ...(coreUrl ? { url: coreUrl } : {}) });

@@ -14,6 +14,7 @@ import { DELIVERY_DEFAULTS, DELIVERY_NUMBER_RULES, type DeliveryOptions } from '
 import { DEFAULT_SAMPLE_HOST, DEFAULT_SAMPLE_PORT } from './sample-server';
 import { IMAGE_MODES, type ImageMode } from './events';
 import { BUILT_IN_SCENARIOS, parseScenario, ScenarioError, TIME_OF_DAY_NAMES, type Scenario, type ScenarioInput } from './scenario';
+import { normalizeFingerprint } from './tls';
 
 export const PROG = 'detection-bridge-sim';
 
@@ -100,6 +101,10 @@ hits --timeout and is retried, so a slow receiver sees the event twice.
   --concurrency N       most events in delivery at once; an event keeps its slot through
                         its retries (default ${DELIVERY_DEFAULTS.concurrency})
   --insecure            accept the receiver's self-signed (or otherwise untrusted) certificate
+  --ca FILE             trust a receiver certificate signed by this PEM certificate (a self-signed
+                        certificate is its own CA: give the certificate itself)
+  --fingerprint SHA256  accept exactly the receiver certificate with this SHA-256 fingerprint
+                        (AB:CD:… as a detection listener's dialog shows it), whatever its names
   --summary-json FILE   also write the summary as JSON to FILE
   --quiet               no progress lines on stderr; the summary table is still printed
 
@@ -195,6 +200,8 @@ export const SEND_OPTIONS: Options = {
   retries: { type: 'string' },
   concurrency: { type: 'string' },
   insecure: { type: 'boolean' },
+  ca: { type: 'string' },
+  fingerprint: { type: 'string' },
   'summary-json': { type: 'string' },
   quiet: { type: 'boolean' },
 };
@@ -296,6 +303,27 @@ function urlFromArg(rawUrl: string): string {
   return url.href;
 }
 
+/** --ca (read here, so a missing file is a usage error) and --fingerprint (checked here). */
+function trustFromArgs(values: Values): { ca?: string; fingerprint?: string } {
+  const trust: { ca?: string; fingerprint?: string } = {};
+  const caFile = str(values, 'ca');
+  if (caFile !== undefined) {
+    try {
+      trust.ca = readFileSync(caFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--ca: cannot read ${caFile}: ${(err as Error).message}`);
+    }
+    if (!trust.ca.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca: ${caFile} holds no PEM certificate`);
+  }
+  const fingerprint = str(values, 'fingerprint');
+  if (fingerprint !== undefined) {
+    const pinned = normalizeFingerprint(fingerprint);
+    if (!pinned) throw new UsageError(`--fingerprint: "${fingerprint}" is not a SHA-256 fingerprint (64 hexadecimal digits, AB:CD:…)`);
+    trust.fingerprint = pinned;
+  }
+  return trust;
+}
+
 /** Delivery options from the `send` command line. */
 export function deliveryOptionsFromArgs(
   values: Values,
@@ -325,6 +353,7 @@ export function deliveryOptionsFromArgs(
     retries: num(values, 'retries', DELIVERY_NUMBER_RULES.retries),
     concurrency: num(values, 'concurrency', DELIVERY_NUMBER_RULES.concurrency),
     insecure: values.insecure === true,
+    ...trustFromArgs(values),
     summaryJson: str(values, 'summary-json'),
     quiet: values.quiet === true,
   };

@@ -93,6 +93,10 @@ export interface DeliveryOptions {
   concurrency?: number;
   /** Accept any receiver certificate (self-signed). Default false. */
   insecure?: boolean;
+  /** PEM: trust receiver certificates signed by these instead of the system's list. */
+  ca?: string;
+  /** Accept exactly the receiver certificate with this SHA-256 fingerprint (pinning). */
+  fingerprint?: string;
   /** Stops the run: no new events, unfinished ones are abandoned. */
   signal?: AbortSignal;
   /** Send through this dispatcher instead of a pool made for the run (its TLS settings win over `insecure`). */
@@ -141,6 +145,8 @@ export interface Resolved {
   timeoutMs: number;
   concurrency: number;
   insecure: boolean;
+  ca?: string;
+  fingerprint?: string;
   enrolledShare: number;
 }
 
@@ -181,6 +187,8 @@ export function resolveDeliveryOptions(options: DeliveryOptions): Resolved {
     scenario,
     resilient: !!options.resilient,
     insecure: !!options.insecure,
+    ca: options.ca,
+    fingerprint: options.fingerprint,
   };
 }
 

@@ -31,6 +31,7 @@ import { applyEnrollment, EnrolledDraw } from './enrolled-events';
 import { ScenarioDraw } from './scenario';
 import { LatencyRecorder, type DeliverySummary } from './summary';
 import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
+import { connectFor } from './tls';
 
 export type AttemptOutcome = 'acknowledged' | 'retry' | 'failed' | 'aborted';
 
@@ -135,7 +136,7 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
     const dispatcher =
       options.dispatcher ??
       new Agent({
-        connect: { rejectUnauthorized: !this.o.insecure },
+        connect: connectFor({ insecure: this.o.insecure, ca: this.o.ca, fingerprint: this.o.fingerprint }),
         connections: this.o.concurrency,
         headersTimeout: this.o.timeoutMs,
         bodyTimeout: this.o.timeoutMs,

@@ -95,6 +95,7 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'detection-sample': [sampleKindTyped, sampleBridge],
   'detection-done': [],
   'detection-redis': [],
+  'detection-listener': [],
   'platform-server': [],
   'platform-push': [pushTyped],
   'platform-request': [requestTyped],

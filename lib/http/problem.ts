@@ -11,6 +11,7 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export const PROBLEMS = {
   badRequest: { status: 400, title: 'Bad Request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
   notFound: { status: 404, title: 'Not Found' },
   methodNotAllowed: { status: 405, title: 'Method Not Allowed' },
   requestTimeout: { status: 408, title: 'Request Timeout' },

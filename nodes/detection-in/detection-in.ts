@@ -24,6 +24,7 @@ import { nodeText, translate, translator } from '../shared/i18n';
 import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
 import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
+import { listenerOf } from '../detection-listener/listener-node';
 
 interface DetectionInDef extends NodeDef {
   ackMode?: AckMode;
@@ -39,6 +40,8 @@ interface DetectionInDef extends NodeDef {
   streamMaxMiB?: number | string;
   claimAfterSeconds?: number | string;
   path: string;
+  /** The detection-listener configuration node whose port serves this receiver; none: Node-RED's own server. */
+  listener?: string;
   auth: AuthMode;
   headerName: string;
   maxBodyMiB: number | string;
@@ -128,9 +131,13 @@ export = function register(RED: NodeAPI): void {
     const server = (RED as unknown as { server?: Server }).server;
     const bound = server?.address();
     const listen = bound && typeof bound === 'object' ? bound : undefined;
-    const port = listen?.port ?? Number(settings.uiPort ?? 1880);
-    const https = Boolean(settings.https);
-    const found = reachableAddresses(networkInterfaces(), listen?.address ?? (settings.uiHost as string | undefined));
+    // A receiver on a listener: that port, scheme and address (?port=&https=&host= from its dialog).
+    const own = Number(_req.query.port);
+    const onListener = Number.isInteger(own) && own > 0 && own < 65536;
+    const port = onListener ? own : (listen?.port ?? Number(settings.uiPort ?? 1880));
+    const https = onListener ? _req.query.https === 'true' : Boolean(settings.https);
+    const host = onListener ? String(_req.query.host ?? '') : (listen?.address ?? (settings.uiHost as string | undefined));
+    const found = reachableAddresses(networkInterfaces(), host);
     res.json({
       bases: found.addresses.map((address) => webhookBase({ https, address, port })),
       loopbackOnly: found.loopbackOnly,
@@ -205,7 +212,8 @@ export = function register(RED: NodeAPI): void {
       };
 
       const settings = RED.settings as unknown as Record<string, unknown>;
-      if (settings.httpNodeRoot === false) {
+      // Node-RED's HTTP nodes switched off: a receiver on its own listener still works.
+      if (settings.httpNodeRoot === false && !config.listener) {
         fail(t('status.http-disabled'), t('errors.http-disabled'));
         return;
       }
@@ -231,7 +239,14 @@ export = function register(RED: NodeAPI): void {
       const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
 
       const app = RED.httpNode as unknown as ExpressApp;
-      const key = routeKey(`${app.path()}${path}`);
+      // On a listener the path is its own (no httpNodeRoot), and unique on that listener only.
+      const chosen = config.listener ? listenerOf(RED, config.listener) : undefined;
+      if (config.listener && (chosen === undefined || typeof chosen === 'string')) {
+        fail(t('status.no-listener'), chosen ?? t('errors.listener-missing'));
+        return;
+      }
+      const door = typeof chosen === 'object' ? chosen : undefined;
+      const key = door ? `listener:${config.listener}:${routeKey(path)}` : routeKey(`${app.path()}${path}`);
       const owner = owners.get(key);
       if (owner && owner !== node.id) {
         const other = describeNode(owner);
@@ -439,12 +454,22 @@ export = function register(RED: NodeAPI): void {
       standby.get(key)?.remove();
       standby.delete(key);
       held.release(key, (req, res) => handler(req, res, () => undefined));
-      let route: MountedRoute | undefined = mountRoute(app, path, middlewares, handler, (RED as unknown as { server?: Server }).server);
+      let route: MountedRoute | undefined = door
+        ? { fullPath: path, ...door.mount(path, (req, res) => handler(req, res, () => undefined)) }
+        : mountRoute(app, path, middlewares, handler, (RED as unknown as { server?: Server }).server);
+      // A listener that cannot open its port: red under this receiver too (the listener logs why).
+      const showDoor = (state: string): void => {
+        if (state === 'failed') node.status({ fill: 'red', shape: 'ring', text: t('status.listener-failed', { port: door?.options.port ?? '' }) });
+        if (state === 'listening') node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
+      };
+      door?.on('state', showDoor);
+      if (door?.state === 'failed') showDoor('failed');
 
       node.on('close', (removed: boolean, done: () => void) => {
         // Take no new requests; let those under way finish (bounded), their events kept for the next instance.
         closing = true;
         unwatchRedis?.();
+        door?.off('state', showDoor);
         if (removed || !route) route?.remove();
         else {
           standby.set(key, route);

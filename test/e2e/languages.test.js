@@ -51,7 +51,8 @@ const FLOW = [
   { id: 'lang-redis', type: 'detection-redis', url: 'redis://127.0.0.1:6379' },
   { id: 'lang-server', type: 'platform-server', url: 'https://core-host' },
   { id: 'lang-bridge', type: 'events-bridge', url: 'https://bridge-host:5022' },
-  { id: 'lang-in', type: 'detection-in', auth: 'none', ackMode: 'redis', redis: 'lang-redis', wires: [[], []] },
+  { id: 'lang-listener', type: 'detection-listener', host: '127.0.0.1', port: 18444 },
+  { id: 'lang-in', type: 'detection-in', auth: 'none', ackMode: 'redis', redis: 'lang-redis', listener: 'lang-listener', wires: [[], []] },
   { id: 'lang-switch', type: 'detection-switch', wires: [[], [], []] },
   { id: 'lang-filter', type: 'detection-filter', rules: [{ t: 'tag', v: 'VIP', vt: 'list' }], wires: [[]] },
   { id: 'lang-dedupe', type: 'detection-dedupe', wires: [[]] },
@@ -63,7 +64,12 @@ const FLOW = [
   { id: 'lang-enroll', type: 'detection-enroll', bridge: 'lang-bridge', wires: [[]] },
 ].map((n, i) => (n.wires ? { ...n, x: 120 + (i % 3) * 220, y: 60 + Math.floor(i / 3) * 80 } : n));
 /** The node of the flow that uses configuration type `type`, and its property for it. */
-const USERS = { 'detection-redis': ['lang-in', 'redis'], 'platform-server': ['lang-push', 'server'], 'events-bridge': ['lang-sample', 'bridge'] };
+const USERS = {
+  'detection-redis': ['lang-in', 'redis'],
+  'detection-listener': ['lang-in', 'listener'],
+  'platform-server': ['lang-push', 'server'],
+  'events-bridge': ['lang-sample', 'bridge'],
+};
 
 /** Every leaf of a catalog: [dotted key, text]. */
 function leaves(value, at = '', out = []) {

@@ -1173,7 +1173,12 @@ describe('bridge simulator', function () {
         assert.equal(tabs[0].id, demo.DEMO_TAB, 'the demo tab first: the editor opens it');
         assert.equal(new Set(flows.map((n) => n.id)).size, flows.length, 'unique ids');
         assert.equal(credentials[demo.DEMO_IN].token, demo.DEMO_TOKEN);
-        const receivers = flows.filter((n) => n.type === 'detection-in');
+        // a receiver on a listener has a port of its own, which the simulator's feeds leave alone
+        const receivers = flows.filter((n) => n.type === 'detection-in' && !n.listener);
+        assert.ok(
+          flows.filter((n) => n.type === 'detection-listener').every((n) => n.host === '127.0.0.1'),
+          'a listener of the demo listens on 127.0.0.1 only',
+        );
         const feeds = demo.demoFeeds('http://127.0.0.1:1', { haveRedis, haveDashboard });
         for (const receiver of receivers) {
           const feed = feeds.find((f) => f.path === receiver.path);
