@@ -1,0 +1,158 @@
+'use strict';
+/**
+ * End to end: the demo for days (issue 25). npm start's very flows
+ * (scripts/demo-flows.js: the demo tab and every example, with the demo's
+ * core, bridge, Redis and dashboard) in a real Node-RED with the packed
+ * module, fed by the simulator's demo feeds until 3,000 events are
+ * acknowledged, with two full deploys during the run (the first one part of the
+ * warm-up). Then:
+ * - no receiver ever answered 503 (a deploy holds requests for the next
+ *   receiver instead of refusing them);
+ * - nothing stays pending on a receiver whose flow has no detection done;
+ * - Node-RED's RSS ends within 50 MB of where it was after warm-up;
+ * - the alert example sent each alert once (no messageId twice, however
+ *   many deploys).
+ */
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT, nodeRedVersion, request, until } = require('../support');
+const { NodeRedProcess, packInstalled, readProbeLines, fileNode, functionNode } = require('../support/nodered-process');
+const { RedisServer, redisAvailable, freePort } = require('../support/redis-server');
+const demo = require('../../scripts/demo-flows');
+
+const TOTAL = 3000;
+/** Events per second over all feeds: the demo's tabs at a pace a 2-core machine keeps up with. */
+const RATE = 40;
+const MiB = 1024 * 1024;
+const ALERT_TAB = demo.exampleTabId('alert-with-picture');
+
+function rssOf(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+}
+
+/** The lowest RSS over `samples` readings 250 ms apart: the floor under garbage not yet collected. */
+async function settledRss(pid, samples = 40) {
+  let low = Infinity;
+  for (let i = 0; i < samples; i++) {
+    low = Math.min(low, rssOf(pid));
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return low;
+}
+
+describe(`e2e: the demo for days, Node-RED ${nodeRedVersion()}`, function () {
+  this.timeout(600000);
+  const sim = require(path.join(ROOT, 'dist', 'sim'));
+  let nr;
+  let redis;
+  let sampleServer;
+  let feeds;
+  let comms;
+
+  before(async function () {
+    this.timeout(240000);
+    const dashboard = await packInstalled(demo.DASHBOARD);
+    const haveRedis = redisAvailable();
+    if (haveRedis) redis = await RedisServer.start();
+    nr = await NodeRedProcess.create({ modules: dashboard ? [dashboard] : [] });
+    this.haveDashboard = Boolean(dashboard);
+    this.haveRedis = haveRedis;
+  });
+
+  after(async function () {
+    this.timeout(60000);
+    feeds?.stop();
+    await feeds?.done.catch(() => undefined);
+    comms?.close();
+    if (nr) await nr.cleanup();
+    if (sampleServer) await sampleServer.close().catch(() => undefined);
+    if (redis) await redis.close();
+  });
+
+  afterEach(function () {
+    if (this.currentTest && this.currentTest.state === 'failed' && nr) console.log(`\n---- Node-RED output ----\n${nr.logText()}\n----`);
+  });
+
+  it(`${TOTAL} events with two full deploys: no 503, nothing pending without a done node, RSS back, each alert once`, async function () {
+    const { haveDashboard, haveRedis } = this.test.parent.ctx;
+    const core = sim.createMockCore({ userName: demo.CORE_USER, password: demo.CORE_PASSWORD });
+    const enrollments = new sim.EnrollmentStore({ token: demo.DEMO_BRIDGE_JWT });
+    sampleServer = await sim.startSampleServer({ port: 0, host: '127.0.0.1', fallback: core.handler, enrollments });
+    const coreUrl = `http://127.0.0.1:${sampleServer.port}`;
+    await nr.start();
+    comms = await nr.openComms();
+
+    const { flows, credentials } = demo.buildDemoFlows({ coreUrl, redisUrl: redis?.url, haveRedis, haveDashboard, listenerPort: await freePort() });
+    // The alerts, as the e-mail node would send them: one JSON line each, with the event's messageId.
+    const alertsFile = path.join(nr.userDir, 'alerts.jsonl');
+    const email = flows.find((n) => n.z === ALERT_TAB && n.type === 'change' && /e-mail/i.test(n.name));
+    assert.ok(email, 'the alert example has its "for e-mail" node');
+    email.wires = [[...email.wires[0], 'soak-alert-probe']];
+    flows.push(
+      functionNode(
+        'soak-alert-probe',
+        ALERT_TAB,
+        'return { payload: JSON.stringify({ messageId: msg.messageId, redelivered: msg.redelivered === true }) };',
+        'soak-alert-file',
+      ),
+      { ...fileNode('soak-alert-file', ALERT_TAB, alertsFile), x: 100, y: 900 },
+    );
+    flows.find((n) => n.id === 'soak-alert-probe').x = 100;
+    const deployed = demo.withCredentials(flows, credentials);
+    const receivers = flows.filter((n) => n.type === 'detection-in' && !n.d && !n.listener);
+    const tabsWithDone = new Set(flows.filter((n) => n.type === 'detection-done').map((n) => n.z));
+    await nr.deploy(deployed);
+    // Every receiver listens (a GET gets its 405 or 401, not Node-RED's 404).
+    for (const r of receivers)
+      await until(async () => (await request(`${nr.url}${r.path}`, { method: 'GET' })).status !== 404, 30000, `${r.path} to listen`);
+
+    const base = nr.url;
+    feeds = demo.startDemoFeeds(sim, { base, rate: RATE, enrollments, haveRedis, haveDashboard, forever: false, count: TOTAL });
+    const acknowledged = () => feeds.snapshot().acknowledged;
+
+    const progress = (what) =>
+      console.log(`      soak: ${what}, RSS now ${(rssOf(nr.pid) / MiB).toFixed(0)} MiB (${JSON.stringify(feeds.snapshot())})`);
+    // Warm-up: events on every tab and one full deploy (every node built twice, the dashboard
+    // restarted), then the level Node-RED settles at under the same traffic.
+    await until(() => acknowledged() >= 1000, 180000, '1,000 events acknowledged');
+    await nr.deploy(deployed);
+    progress('first full deploy');
+    await until(() => acknowledged() >= 1400, 180000, '1,400 events acknowledged');
+    const warm = await settledRss(nr.pid);
+    progress(`warm, settled at ${(warm / MiB).toFixed(0)} MiB`);
+    await until(() => acknowledged() >= 2200, 180000, '2,200 events acknowledged');
+    await nr.deploy(deployed);
+    progress('second full deploy');
+    const summaries = await feeds.done;
+    const statusCodes = {};
+    for (const s of summaries) for (const [code, n] of Object.entries(s.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+    const total = feeds.snapshot();
+    assert.ok(total.acknowledged >= TOTAL * 0.98, `about ${TOTAL} acknowledged: ${JSON.stringify(total)}`);
+    assert.equal(statusCodes['503'] ?? 0, 0, `no 503: ${JSON.stringify(statusCodes)}`);
+
+    // Under every receiver, once the feeds are done: nothing pending (a receiver whose flow has no
+    // detection done shows no pending count at all; one with a done node has finished everything).
+    const pendingOf = (r) => {
+      const text = comms.status(r.id)?.text ?? '';
+      const m = / (\d+) pending/.exec(text);
+      return m ? Number(m[1]) : 0;
+    };
+    await until(() => receivers.every((r) => pendingOf(r) === 0), 60000, 'no receiver with events pending').catch((err) => {
+      throw new Error(`${err.message}: ${receivers.map((r) => `${r.path}: ${comms.status(r.id)?.text}`).join('; ')}`);
+    });
+    for (const r of receivers.filter((r) => !tabsWithDone.has(r.z))) {
+      assert.ok(!/pending/.test(comms.status(r.id)?.text ?? ''), `${r.path} (no done node) holds nothing: ${comms.status(r.id)?.text}`);
+    }
+    const end = await settledRss(nr.pid);
+    console.log(
+      `      soak: ${total.acknowledged} acknowledged, answers ${JSON.stringify(statusCodes)}; RSS after warm-up ${(warm / MiB).toFixed(0)} MiB, at the end ${(end / MiB).toFixed(0)} MiB`,
+    );
+    assert.ok(end - warm < 50 * MiB, `RSS ends within 50 MB of warm-up: ${(warm / MiB).toFixed(0)} → ${(end / MiB).toFixed(0)} MiB`);
+
+    const alerts = readProbeLines(alertsFile);
+    assert.ok(alerts.length > 0, 'the alert example sent alerts');
+    const ids = alerts.map((a) => a.messageId);
+    assert.equal(new Set(ids).size, ids.length, `each alert once: ${ids.length} alerts, ${new Set(ids).size} events`);
+  });
+});
