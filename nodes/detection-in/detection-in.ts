@@ -309,6 +309,8 @@ export = function register(RED: NodeAPI): void {
       });
 
       let closing = false;
+      /** Set once the store of events in flight is closed: nothing more can be taken. */
+      let deliveryClosed = false;
       /** Sends an event on output 1 (again, when `redelivered`), tracked until finished. */
       const emitEvent = (eventValue: unknown, stored: Required<StoredMeta>, id: number | string | undefined, redelivered: boolean): void => {
         const tracker = delivery?.tracker;
@@ -395,7 +397,9 @@ export = function register(RED: NodeAPI): void {
           stage(body, meta) {
             // Not open yet (Node-RED starting): enqueue waits for it instead.
             if (!delivery) return undefined;
-            if (closing) throw new Error(t('errors.not-ready'));
+            // A request under way when a deploy began is still taken: close waits for it, and
+            // what it emits meanwhile is parked for the next instance (emitEvent).
+            if (deliveryClosed) throw new Error(t('errors.not-ready'));
             const staged = delivery.tracker.stage(meta, body);
             return {
               async commit(accepted) {
@@ -406,7 +410,7 @@ export = function register(RED: NodeAPI): void {
           },
           async enqueue(accepted) {
             const opened = delivery ?? (await ready);
-            if (!opened || closing) throw new Error(t('errors.not-ready'));
+            if (!opened || deliveryClosed) throw new Error(t('errors.not-ready'));
             const stored: StoredMeta = { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings };
             accepted.deliveryId = await opened.tracker.take(stored, accepted.body, accepted.event);
           },
@@ -482,6 +486,7 @@ export = function register(RED: NodeAPI): void {
         const finish = async (): Promise<void> => {
           while (active > 0 && Date.now() - started < CLOSE_WAIT_MS) await new Promise((resolve) => setTimeout(resolve, 20));
           const opened = delivery ?? (await ready);
+          deliveryClosed = true;
           await opened?.close(removed);
         };
         finish().then(

@@ -278,8 +278,20 @@ class EditorBrowser {
   async editNode(id) {
     const wait = (this.lastNodeClick || 0) + 700 - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    await this.page.locator(`[id="${id}"] .red-ui-flow-node`).dblclick({ delay: 30 });
-    this.lastNodeClick = Date.now();
+    // On a busy machine a double-click is now and then taken as two clicks (the node is only
+    // selected): clicked again while no tray has opened, at most three times.
+    for (let attempt = 1; ; attempt++) {
+      await this.page.locator(`[id="${id}"] .red-ui-flow-node`).dblclick({ delay: 30 });
+      this.lastNodeClick = Date.now();
+      const opened = await this.page
+        .waitForFunction(() => document.querySelectorAll('.red-ui-tray').length > 0, null, { timeout: 5000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (opened || attempt === 3) break;
+      await new Promise((r) => setTimeout(r, 700));
+    }
     await this.settled('#node-dialog-ok');
   }
 
