@@ -71,8 +71,20 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
     if (browser) await browser.close();
   });
 
+  /**
+   * Node-RED 4.1.0's own Monaco rejects a promise with "Canceled" when a code editor in a
+   * dialog (change, template, ui-template) is disposed on Done; later releases do not. That
+   * one error of Node-RED's bundled editor, on that release, is not ours to fix.
+   */
+  const monacoCanceled = (problem) =>
+    nodeRedVersion() === '4.1.0' && /^uncaught: Canceled: Canceled\n/.test(problem) && /\/vendor\/monaco\/dist\/editor\.js/.test(problem);
+
   function noNewProblems() {
-    assert.deepEqual(browser.newProblems(), [], 'problems in the browser');
+    assert.deepEqual(
+      browser.newProblems().filter((p) => !monacoCanceled(p)),
+      [],
+      'problems in the browser',
+    );
     assert.deepEqual(browser.external, [], 'requests off 127.0.0.1');
   }
 
