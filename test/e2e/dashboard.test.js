@@ -380,7 +380,10 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
         .findIndex((li) => $(li).find('.node-input-rule-property-name').typedInput('value') === 'payload.site'),
     );
     assert.ok(siteRow >= 0, 'a row for payload.site');
+    const rowCount = await rows.count();
     await rows.nth(siteRow).locator('.red-ui-editableList-item-remove').click();
+    // The list fades a removed row out over 300 ms and keeps it (and saves it) until then.
+    await page.waitForFunction((n) => $('#node-input-rule-container > li').length === n - 1, rowCount);
     // + add: a new row "Set msg.payload.colour to the value msg.detection.vehicleColor"
     await page.locator('.red-ui-tray .red-ui-editableList-addButton').click();
     const added = rows.last();
