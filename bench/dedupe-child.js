@@ -3,7 +3,7 @@
  * Dedupe at scale, in a process of its own started with --expose-gc:
  * node --expose-gc bench/dedupe-child.js <keys> <checks>
  *
- * Heap: a DedupeWindow (lib/dedupe.ts) is filled with <keys> message-id-like
+ * Heap: a DedupeWindow (lib/dedupe/local-window.ts) is filled with <keys> message-id-like
  * strings (flat, 36 characters, as a messageId from JSON); heap used after a
  * full GC, minus before, divided by the keys: what one key held costs, its
  * string included. Speed: <checks> calls of check(key) as detection-dedupe
@@ -17,7 +17,7 @@
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 
-const { DedupeWindow } = require(path.resolve(__dirname, '..', 'dist', 'lib', 'events', 'dedupe.js'));
+const { DedupeWindow } = require(path.resolve(__dirname, '..', 'dist', 'lib', 'dedupe', 'local-window.js'));
 
 if (typeof global.gc !== 'function') {
   process.send({ error: 'run with --expose-gc' });

@@ -82,7 +82,7 @@ const CONFIG = {
     receiver: {
       connections: 4,
       kinds: [
-        // Above the 64 KiB from which lib/json.ts takes its large-body road.
+        // Above the 64 KiB from which lib/http/json.ts takes its large-body road.
         { kind: 'lpr', label: 'LPR', bytes: 96 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
         { kind: 'face', label: 'face', bytes: 70 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
         { kind: 'small', label: 'small', bytes: 0, rounds: 1, seconds: 0.15, warmupSeconds: 0 },

@@ -20,9 +20,9 @@ export {
   type EventKind,
   type SchemaError,
 } from './events/schemas';
-export { validateEvent, VALIDATION_MODES, type ValidationMode, type ValidationResult, type WrongCase } from './events/validation';
-export { parseIsoDate, isIsoDate } from './events/iso-date';
-export { authConfigProblem, checkAuth, type AuthConfig, type AuthMode, type AuthResult } from './events/auth';
+export { validateEvent, VALIDATION_MODES, type ValidationMode, type ValidationResult, type WrongCase } from './receiver/validation';
+export { parseIsoDate, isIsoDate } from './core/iso-date';
+export { authConfigProblem, checkAuth, type AuthConfig, type AuthMode, type AuthResult } from './receiver/auth';
 export {
   createReceiver,
   DEFAULT_MAX_BODY_BYTES,
@@ -32,11 +32,11 @@ export {
   type ReceiverHooks,
   type ReceiverOptions,
   type RequestHandler,
-} from './events/receiver';
-export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './events/dedupe';
-export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './events/shared-window';
+} from './receiver/receiver';
+export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './dedupe/local-window';
+export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './dedupe/redis-window';
 export { eventHash } from './events/event-hash';
-export { routeOf, type Route } from './events/route';
+export { routeOf, type Route } from './events/publish-route';
 export { detectionView, viewOfEvent, type DetectionView, type FaceView, type PlateView } from './events/detection-view';
 export {
   compileFilter,
@@ -51,9 +51,9 @@ export {
   type RuleConfig,
   type RuleType,
 } from './events/filter';
-export { buildSampleEvent, sampleModelPath, type SampleOptions } from './events/sample';
-export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './events/sample-client';
-export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './events/image';
+export { buildSampleEvent, sampleModelPath, type SampleOptions } from './bridge/sample';
+export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './bridge/sample-client';
+export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './image';
 
 // Keeping events until a flow has finished them.
 export { Journal, JournalFullError, type JournalEntry, type JournalOptions, type JournalProblem } from './delivery/journal';
@@ -95,8 +95,8 @@ export {
   type CheckAnswer,
   type EventsBridgeClientOptions,
   type ListPage,
-} from './enroll/client';
-export { DEFAULT_ENROLLMENT_PATHS, resolveEnrollmentApi, type EnrollmentApi, type EnrollmentApiOptions } from './enroll/api';
+} from './bridge/client';
+export { DEFAULT_ENROLLMENT_PATHS, resolveEnrollmentApi, type EnrollmentApi, type EnrollmentApiOptions } from './bridge/enroll-api';
 export {
   ENROLL_ACTIONS,
   faceBody,
@@ -110,9 +110,9 @@ export {
   TagInfoItem,
   type EnrollAction,
   type EnrollKind,
-} from './enroll/schemas';
+} from './bridge/enroll-schemas';
 
 // Transport and text.
 export { TransportError, type TransportReason, type TransportService } from './http/transport-error';
 export { parseJsonBody, type JsonParseResult } from './http/json';
-export { renderMessage, type Message, type MessageParams } from './messages';
+export { renderMessage, type Message, type MessageParams } from './core/messages';

@@ -2,7 +2,7 @@
 /**
  * Draws the built-in samples' pictures (a face live capture, an enrolled
  * photo, one plate image per cropSizeName) on an HTML canvas in Chromium and
- * writes them, as base64 JPEG constants, to lib/events/sample-images.ts.
+ * writes them, as base64 JPEG constants, to lib/bridge/sample-images.ts.
  *
  * Run by hand when a picture should change, and commit the result:
  *
@@ -24,7 +24,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = path.resolve(__dirname, '..');
-const OUT = path.join(ROOT, 'lib', 'events', 'sample-images.ts');
+const OUT = path.join(ROOT, 'lib', 'bridge', 'sample-images.ts');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -430,7 +430,7 @@ function moduleText(pictures) {
  * picture, edit its drawing there and run \`node scripts/make-sample-images.js\`
  * (needs Chromium), then commit this file.
  *
- * The pictures of the built-in samples (lib/events/sample.ts, images:
+ * The pictures of the built-in samples (lib/bridge/sample.ts, images:
  * 'pictures'): small real JPEGs, stylised drawings of the sample's content
  * (John Doe; the blue Toyota with the California plate XYZ987), so that image
  * flows can be built before a camera exists. Base64, as events carry them.

@@ -1,13 +1,13 @@
 /**
  * A delivery run's options: their defaults, their rules and their check. The
- * number rules are lib/options.ts rules, the same ones the command line
+ * number rules are lib/core/options.ts rules, the same ones the command line
  * (cli-args.ts) applies to its text, so a bound is stated once.
  */
 import { z } from 'zod';
 import type { Dispatcher } from 'undici';
-import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/events/auth';
-import { renderMessage } from '../lib/messages';
-import { numberOption, parseOptions } from '../lib/options';
+import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/receiver/auth';
+import { renderMessage } from '../lib/core/messages';
+import { numberOption, parseOptions } from '../lib/core/options';
 import type { AttemptReport } from './delivery';
 import type { EnrollmentStore } from './enroll-server';
 import { IMAGE_MODES, type ImageMode } from './events';

@@ -6,10 +6,10 @@
  * fillers of the sample endpoints; and the face/plate mix of a run.
  */
 import { randomUUID } from 'node:crypto';
-import { buildSampleEvent } from '../lib/events/sample';
+import { buildSampleEvent } from '../lib/bridge/sample';
 import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
 import { fillerJpegBase64 } from './images';
-import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from '../lib/events/sample-images';
+import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from '../lib/bridge/sample-images';
 import { applyScene, type EventScene, type Scenario } from './scenario';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Images of realistic size for the bridge simulator: a real small JPEG (one
- * of the built-in sample pictures, lib/events/sample-images.ts) grown to the
+ * of the built-in sample pictures, lib/bridge/sample-images.ts) grown to the
  * size asked for with JPEG comment segments (COM, FF FE) of pseudo-random
  * bytes, inserted after its JFIF header. Decoders skip comments, so every
  * image shows as the picture (a dashboard or an e-mail shows it) while the
@@ -12,7 +12,7 @@
  * (length, variant, picture) and cached: a run of thousands of events
  * allocates its images once. Node-RED-free.
  */
-import { SAMPLE_PLATE_PICTURES } from '../lib/events/sample-images';
+import { SAMPLE_PLATE_PICTURES } from '../lib/bridge/sample-images';
 
 /** A comment segment: marker FF FE, a two-byte length (counting itself), at most 65,533 bytes of data. */
 const COM_MAX_BYTES = 4 + 65_533;

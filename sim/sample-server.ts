@@ -21,7 +21,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { problem, sendJson, sendProblem } from '../lib/http/problem';
-import { buildSampleEvent, sampleModelPath } from '../lib/events/sample';
+import { buildSampleEvent, sampleModelPath } from '../lib/bridge/sample';
 import type { EventKind } from '../lib/events/schemas';
 import type { EnrollmentStore } from './enroll-server';
 import { createSelfSignedCertificate } from './tls';

@@ -13,7 +13,7 @@
  * 05:59, and `dateTimeUtc` is the latest instant, not after now, at which
  * the zone's clocks showed it (so at most a day ago).
  *
- * Without any scenario the events are the built-in samples (lib/events/sample.ts),
+ * Without any scenario the events are the built-in samples (lib/bridge/sample.ts),
  * as before: plate XYZ987 and John Michael Doe, both tagged VIP, detected now.
  * Node-RED-free.
  */

@@ -103,8 +103,8 @@ async function settledUsedMemory(client, maxMs = 3000) {
 
 async function sharedDedupe({ url, client, redisPid, config, log, problems }) {
   const { RedisConnection } = require(path.join(DIST, 'redis', 'connection.js'));
-  const { RedisSeenKeys } = require(path.join(DIST, 'events', 'shared-window.js'));
-  const { DedupeWindow } = require(path.join(DIST, 'events', 'dedupe.js'));
+  const { RedisSeenKeys } = require(path.join(DIST, 'dedupe', 'redis-window.js'));
+  const { DedupeWindow } = require(path.join(DIST, 'dedupe', 'local-window.js'));
   const ttlMs = 3_600_000;
   const { keys } = config;
   const watch = { nodeRed: [], redis: redisPid };

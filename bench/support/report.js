@@ -128,7 +128,7 @@ function render(results) {
 
   if (results.dedupe) {
     parts.push(
-      '\nDedupe: DedupeWindow (lib/dedupe.ts), message-id-like flat strings, full window, half repeats / half new keys\n' +
+      '\nDedupe: DedupeWindow (lib/dedupe/local-window.ts), message-id-like flat strings, full window, half repeats / half new keys\n' +
         table(
           ['keys', 'checks/s', 'ns/check', 'heap bytes/key', 'bare Map checks/s'],
           results.dedupe.sizes.map((s) => [

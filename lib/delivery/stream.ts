@@ -19,7 +19,7 @@
  * Redis unreachable: every new event is refused with 503 (the bridge keeps
  * it); completions that could not be written are retried once it is back.
  */
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../core/clock';
 import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis/connection';
 import { BusyError, InFlightBudget, type StagedDelivery } from './budget';
 import type { DeliveryId, DeliveryRecord, EventDelivery } from './tracker';

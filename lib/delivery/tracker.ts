@@ -11,7 +11,7 @@
  * when one marks it; any other, as soon as it is emitted. Nothing here
  * imports Node-RED.
  */
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../core/clock';
 import { Journal, type JournalProblem } from './journal';
 import { BusyError, InFlightBudget, type StagedDelivery } from './budget';
 

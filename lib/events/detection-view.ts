@@ -8,7 +8,7 @@
  * list that is not a list, a name that is a number): every field is read
  * defensively and building a view never throws.
  */
-import { parseIsoDate } from './iso-date';
+import { parseIsoDate } from '../core/iso-date';
 import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from './schemas';
 
 /** The fields every view has; `null` where the event does not say. */

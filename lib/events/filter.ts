@@ -8,7 +8,7 @@
  * rule's position and what to fix (locales/<lang>/shared.json, `filter.*`).
  */
 import type { DetectionView } from './detection-view';
-import { message, renderMessage, translateEnglish, type Message, type Translate } from '../messages';
+import { message, renderMessage, translateEnglish, type Message, type Translate } from '../core/messages';
 import { tagKey } from './tag-prefix';
 
 export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context'] as const;

@@ -8,7 +8,7 @@
  * null or absent (`nullish`).
  */
 import { z } from 'zod';
-import { isIsoDate } from './iso-date';
+import { isIsoDate } from '../core/iso-date';
 
 /** ISO 8601 date or date-time, as .NET writes them (see iso-date.ts). */
 export const IsoDateTime = z.string().refine(isIsoDate, { message: 'expected an ISO 8601 date or date-time, such as 2024-05-01T12:30:00Z' });

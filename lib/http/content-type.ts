@@ -4,7 +4,7 @@
  * also takes JSON sent as text/plain) and for how the clients read answers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Message } from '../messages';
+import type { Message } from '../core/messages';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$|^text\/json$/;
 

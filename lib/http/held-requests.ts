@@ -8,7 +8,7 @@
  * Retry-After, the bridge keeps the event).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../core/clock';
 
 export interface HeldRequestsOptions {
   /** Requests held per key at most; one more is refused at once. */

@@ -14,7 +14,7 @@
  * plain road, so results and error messages are the same either way.
  */
 import { randomUUID } from 'node:crypto';
-import { renderMessage, type Message } from '../messages';
+import { renderMessage, type Message } from '../core/messages';
 
 /** Deeper than any detection event (about 6 levels); deep enough for extra
  *  fields a future bridge may add. Downstream Node-RED code (cloneMessage, the

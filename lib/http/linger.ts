@@ -8,7 +8,7 @@
  * close; past the bound the socket is closed after all.
  */
 import type { IncomingMessage } from 'node:http';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../core/clock';
 
 export interface LingerBounds {
   /** Bytes read and dropped at most before the socket is closed. */

@@ -4,7 +4,7 @@
  * a timeout, a cancelled call, or a network failure, each as a TransportError
  * whose text names it in words a person understands.
  */
-import type { Message } from '../messages';
+import type { Message } from '../core/messages';
 import { callParams, TransportError, type TransportService } from './transport-error';
 
 /** TLS verification failures: accept-self-signed or a CA certificate fixes them. */

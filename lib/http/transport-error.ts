@@ -3,11 +3,11 @@
  * platform v2 API, the push queue and the bridge's enrollment endpoints. A stable `code` (ERR_BRIDGE_TIMEOUT,
  * ERR_PLATFORM_LOGIN, ERR_PUSH_STATUS, …) for flows and Catch nodes, a
  * `reason` and `params` for the text, which is not here but in the catalog
- * (lib/messages.ts): `message` is its en-US rendering, a node shows it in the
+ * (lib/core/messages.ts): `message` is its en-US rendering, a node shows it in the
  * user's language with RED._.
  */
 import { STATUS_CODES } from 'node:http';
-import { MessageError, type MessageParams } from '../messages';
+import { MessageError, type MessageParams } from '../core/messages';
 
 export type TransportService = 'bridge' | 'platform' | 'push' | 'enroll';
 

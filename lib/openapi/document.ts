@@ -10,7 +10,7 @@
  */
 import { dereference, validate } from '@readme/openapi-parser';
 import { load as loadYaml } from 'js-yaml';
-import { MessageError } from '../messages';
+import { MessageError } from '../core/messages';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 

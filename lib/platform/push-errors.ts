@@ -4,7 +4,7 @@
  * ERR_PUSH_CLOSED and ERR_PUSH_QUEUE_FULL.
  */
 import { answerParams, TransportError } from '../http/transport-error';
-import type { Message } from '../messages';
+import type { Message } from '../core/messages';
 
 /** "1 attempt", "3 attempts": a nested Message, so each language words its plural. */
 function attemptsText(count: number): Message {

@@ -20,7 +20,7 @@
  * params. Time comes from an injectable Clock. Node-RED-free.
  */
 import { randomUUID } from 'node:crypto';
-import { systemClock, sleepOn, type Clock } from '../clock';
+import { systemClock, sleepOn, type Clock } from '../core/clock';
 import { isRetryableError } from '../http/net-errors';
 import { isRetryableStatus, type TransportError } from '../http/transport-error';
 import { pushErrors } from './push-errors';

@@ -22,7 +22,7 @@
  */
 import { z } from 'zod';
 import { CROP_SIZE_NAMES, formatPath } from '../events/schemas';
-import { renderMessage, type Message, type Translate } from '../messages';
+import { renderMessage, type Message, type Translate } from '../core/messages';
 
 const CROP_LIST = CROP_SIZE_NAMES.join(', ');
 

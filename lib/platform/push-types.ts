@@ -2,7 +2,7 @@
  * What the push queue takes and reports: its options, the sender it calls,
  * and the outcomes of batches and tickets (push-queue.ts has the behaviour).
  */
-import type { Clock } from '../clock';
+import type { Clock } from '../core/clock';
 import type { TransportError } from '../http/transport-error';
 
 export type PushHeaders = Record<string, string | string[] | undefined>;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createClient, RESP_TYPES, type RedisClientType } from 'redis';
 import { z } from 'zod';
-import { flagOption, numberOption } from '../options';
+import { flagOption, numberOption } from '../core/options';
 
 export type ConnectionState = 'connecting' | 'connected' | 'unreachable' | 'closed';
 

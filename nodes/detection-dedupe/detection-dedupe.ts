@@ -2,25 +2,25 @@
  * detection-dedupe: drops repeats of the same key inside a window.
  * Mode "id": the bridge's messageId (stable across retries). Mode "cooldown":
  * a key such as plate + detector, dropped for N seconds after it passed.
- * The window itself is lib/events/dedupe.ts; a local one is kept across
+ * The window itself is lib/dedupe/local-window.ts; a local one is kept across
  * deploys for the life of the process (takeOverWindow).
  */
 import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
 import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
-import { deliveryMark, dropWindow, keepWindow, passes, takeOverWindow, type KeptWindowSettings } from '../../lib/events/dedupe';
-import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/events/dedupe-key';
-import { KeyLog } from '../../lib/events/key-log';
+import { deliveryMark, dropWindow, keepWindow, passes, takeOverWindow, type KeptWindowSettings } from '../../lib/dedupe/local-window';
+import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/dedupe/key';
+import { KeyLog } from '../../lib/dedupe/key-log';
 import { join } from 'node:path';
 import { eventHash } from '../../lib/events/event-hash';
-import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/options';
+import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/core/options';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
 import { redisOf, withRedisState } from '../shared/redis';
-import { RedisSeenKeys } from '../../lib/events/shared-window';
-import type { Sighting } from '../../lib/events/dedupe';
+import { RedisSeenKeys } from '../../lib/dedupe/redis-window';
+import type { Sighting } from '../../lib/dedupe/local-window';
 
 const MODES = ['id', 'cooldown'] as const;
 const MISSING_KEY = ['pass', 'drop', 'hash'] as const;

@@ -8,7 +8,7 @@
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
-import { dialogOptions, field, flagOption } from '../../lib/options';
+import { dialogOptions, field, flagOption } from '../../lib/core/options';
 import { nodeText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';

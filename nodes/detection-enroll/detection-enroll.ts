@@ -1,8 +1,8 @@
 /**
  * detection-enroll: enrolls, unenrolls, checks and lists plates and faces on
  * an events bridge's watch list, through an events-bridge configuration
- * node (lib/enroll/client.ts). A thin adapter: the values come from
- * TypedInputs, lib/enroll/schemas.ts builds and checks the body.
+ * node (lib/bridge/client.ts). A thin adapter: the values come from
+ * TypedInputs, lib/bridge/enroll-schemas.ts builds and checks the body.
  *
  * A list goes out one message per item, with msg.parts, so a join node
  * rebuilds the whole list and a flow can act on each item as it comes; the
@@ -18,11 +18,11 @@ import {
   type EnrollAction,
   type EnrollKind,
   type MonitoredItem,
-} from '../../lib/enroll/schemas';
-import type { BridgeAnswer, EventsBridgeClient } from '../../lib/enroll/client';
+} from '../../lib/bridge/enroll-schemas';
+import type { BridgeAnswer, EventsBridgeClient } from '../../lib/bridge/client';
 import { TransportError } from '../../lib/http/transport-error';
-import type { Message } from '../../lib/messages';
-import { choiceOption, dialogOptions, field } from '../../lib/options';
+import type { Message } from '../../lib/core/messages';
+import { choiceOption, dialogOptions, field } from '../../lib/core/options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';

@@ -9,7 +9,7 @@ import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
 import { viewOfEvent } from '../../lib/events/detection-view';
 import { COMBINES, compileFilter, listProblem } from '../../lib/events/filter';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
-import { choiceOption, dialogOptions, field, flagOption } from '../../lib/options';
+import { choiceOption, dialogOptions, field, flagOption } from '../../lib/core/options';
 import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

@@ -23,8 +23,8 @@ import {
   type NoImagePolicy,
   type PickOptions,
   type PlateMode,
-} from '../../lib/events/image';
-import { choiceOption, dialogOptions, field, flagOption } from '../../lib/options';
+} from '../../lib/image';
+import { choiceOption, dialogOptions, field, flagOption } from '../../lib/core/options';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

@@ -14,9 +14,9 @@ import { DeliveryTracker, type AckMode, type DeliveryId, type DeliveryRecord, ty
 import { RedisStreamDelivery } from '../../lib/delivery/stream';
 import type { RedisConnection } from '../../lib/redis/connection';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import type { DeliveryMeta } from '../../lib/events/receiver';
+import type { DeliveryMeta } from '../../lib/receiver/receiver';
 import { parseJsonBody } from '../../lib/http/json';
-import { validateEvent } from '../../lib/events/validation';
+import { validateEvent } from '../../lib/receiver/validation';
 
 /** What a message is rebuilt from besides the event. The journal holds only the
  *  request's part (written before the body is checked); kind and warnings are

@@ -6,12 +6,12 @@ import type { Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { reachableAddresses, webhookBase } from '../../lib/http/addresses';
-import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/events/auth';
-import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/events/receiver';
+import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
+import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/receiver/receiver';
 import type { DetectionEvent } from '../../lib/events/schemas';
 import { detectionView } from '../../lib/events/detection-view';
-import { VALIDATION_MODES, type ValidationMode } from '../../lib/events/validation';
-import { createWarningGate } from '../../lib/events/warning-gate';
+import { VALIDATION_MODES, type ValidationMode } from '../../lib/receiver/validation';
+import { createWarningGate } from '../../lib/receiver/warning-gate';
 import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
 import { FINISHED_WHEN, type FinishedWhen } from '../../lib/delivery/downstream';
 import { openDelivery, type DeliverySettings, type ReceiverDelivery, type StoredMeta } from './delivery';
@@ -19,7 +19,7 @@ import { redisOf, withRedisState } from '../shared/redis';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { HeldRequests } from '../../lib/http/held-requests';
 import { discardRest } from '../../lib/http/linger';
-import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
+import { choiceOption, dialogOptions, field, numberOption } from '../../lib/core/options';
 import { nodeText, translate, translator } from '../shared/i18n';
 import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
 import { throttledStatus } from '../shared/status';
@@ -79,7 +79,7 @@ const CLOSE_WAIT_MS = 10_000;
 /** Largest limit the dialog accepts; well above any detection event. */
 const MAX_LIMIT_MIB = 512;
 
-/** The status of a receiver whose credentials are incomplete, by the problem's key (lib/events/auth.ts). */
+/** The status of a receiver whose credentials are incomplete, by the problem's key (lib/receiver/auth.ts). */
 const AUTH_STATUS: Record<string, string> = {
   'auth.basic-user': 'status.needs-user',
   'auth.basic-password': 'status.needs-user',

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import type { NodeAPI, NodeDef } from 'node-red';
 import { RedisConnection, RedisSettings, type RedisCredentials } from '../../lib/redis/connection';
-import { parseOptions } from '../../lib/options';
+import { parseOptions } from '../../lib/core/options';
 import { nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { RedisConfigNode } from '../shared/redis';

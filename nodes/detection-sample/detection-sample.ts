@@ -1,8 +1,8 @@
 /**
  * detection-sample: on any input, emits a sample detection event with the
- * message contract of detection-in. Built in (lib/events/sample.ts; small
+ * message contract of detection-in. Built in (lib/bridge/sample.ts; small
  * real pictures, or the bridge's two-byte fillers) or fetched from a bridge's
- * GET /api/v1/webhook-models/{face,lpr} (lib/events/sample-client.ts), sent
+ * GET /api/v1/webhook-models/{face,lpr} (lib/bridge/sample-client.ts), sent
  * as the bridge answered. The bridge is an events-bridge configuration node
  * (its address, TLS and timeout; the endpoints are anonymous, so its token is
  * not sent); a node saved before that keeps its own Bridge URL until one is
@@ -10,11 +10,11 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Dispatcher } from 'undici';
-import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/events/sample-client';
-import { buildSampleEvent, isEventKind, SAMPLE_IMAGE_MODES, type SampleImageMode } from '../../lib/events/sample';
+import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/bridge/sample-client';
+import { buildSampleEvent, isEventKind, SAMPLE_IMAGE_MODES, type SampleImageMode } from '../../lib/bridge/sample';
 import { detectionView } from '../../lib/events/detection-view';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/options';
+import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/core/options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';

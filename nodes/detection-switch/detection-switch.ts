@@ -4,8 +4,8 @@
  * A thin adapter: the routing is lib/route.ts.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { routeOf, routeSlots, type Route } from '../../lib/events/route';
-import { dialogOptions, field, flagOption } from '../../lib/options';
+import { routeOf, routeSlots, type Route } from '../../lib/events/publish-route';
+import { dialogOptions, field, flagOption } from '../../lib/core/options';
 import { coded, nodeText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

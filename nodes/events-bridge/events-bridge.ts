@@ -2,13 +2,13 @@
  * events-bridge: configuration node for an events bridge's API: its base
  * URL, the JWT, TLS, where the enrollment endpoints are and how their list
  * pages, and the account's tag prefix. Owns one EventsBridgeClient
- * (lib/enroll/client.ts), the pool of connections every node that names it shares.
+ * (lib/bridge/client.ts), the pool of connections every node that names it shares.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
-import { EventsBridgeClient } from '../../lib/enroll/client';
-import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/enroll/api';
+import { EventsBridgeClient } from '../../lib/bridge/client';
+import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/bridge/enroll-api';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
-import { dialogOptions, field, flagOption, numberOption } from '../../lib/options';
+import { dialogOptions, field, flagOption, numberOption } from '../../lib/core/options';
 import type { EventsBridgeNode } from '../shared/events-bridge-node';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';

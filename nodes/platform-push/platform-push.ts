@@ -9,7 +9,7 @@ import { fillPath } from '../../lib/platform/path-template';
 import { posBatchPath } from '../../lib/platform/url';
 import { PushQueue, type BatchResult, type RetryInfo } from '../../lib/platform/push-queue';
 import { checkPushItems } from '../../lib/platform/push-schemas';
-import { choiceOption, dialogOptions, field, numberOption } from '../../lib/options';
+import { choiceOption, dialogOptions, field, numberOption } from '../../lib/core/options';
 import { coded, flowError, nodeText, translate } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';

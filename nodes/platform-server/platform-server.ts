@@ -10,7 +10,7 @@ import { posPlugins } from '../../lib/platform/plugins';
 import { TransportError } from '../../lib/http/transport-error';
 import { loadOperations } from '../../lib/openapi/load';
 import type { OperationIndex } from '../../lib/openapi/operations';
-import { numberOption } from '../../lib/options';
+import { numberOption } from '../../lib/core/options';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 

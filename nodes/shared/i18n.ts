@@ -5,7 +5,7 @@
  * status, the debug sidebar and Catch nodes show the user's language.
  */
 import type { NodeAPI } from 'node-red';
-import { isMessage, renderMessage, type Message, type Translate } from '../../lib/messages';
+import { isMessage, renderMessage, type Message, type Translate } from '../../lib/core/messages';
 
 export type Vars = Record<string, string | number>;
 

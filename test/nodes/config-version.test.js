@@ -203,7 +203,7 @@ describe('configuration versions in the runtime', function () {
     const saved = { type: 'detection-dedupe', name: '', mode: 'cooldown', key: OLD_KEY, keyType: 'jsonata', missingKey: 'pass' };
     const window = { ttl: 60, ttlUnits: 's', refresh: false, maxKeys: 1000, duplicatesOutput: false, persist: false, store: '', outputs: 1 };
     const { buildSampleEvent } = require('../../dist/lib');
-    const { dropWindow } = require('../../dist/lib/events/dedupe');
+    const { dropWindow } = require('../../dist/lib/dedupe/local-window');
     const read = (plate, camera, n) => {
       const event = buildSampleEvent('lpr', { messageId: `m${n}` });
       event.payload.lprPlateInfo.plate = plate;

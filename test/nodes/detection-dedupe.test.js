@@ -6,7 +6,7 @@ const ev = require('../fixtures/events');
 
 const dedupe = nodeModule('detection-dedupe');
 const helper = getHelper();
-const { dropWindow } = require('../../dist/lib/events/dedupe');
+const { dropWindow } = require('../../dist/lib/dedupe/local-window');
 const { keepTracker, dropTracker } = require('../../dist/lib/delivery/registry');
 
 /** The old default key of the cooldown, before keys could be picked by name. */

@@ -15,7 +15,7 @@ const { ROOT, getHelper, nodeModule, collect, until } = require('../support');
 
 const detectionSample = nodeModule('detection-sample');
 const detectionImage = nodeModule('detection-image');
-const { buildSampleEvent, SAMPLE_IMAGE } = require(path.join(ROOT, 'dist', 'lib', 'events', 'sample'));
+const { buildSampleEvent, SAMPLE_IMAGE } = require(path.join(ROOT, 'dist', 'lib', 'bridge', 'sample'));
 const { checkEvent, CROP_SIZE_NAMES } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 const helper = getHelper();
 

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * A Clock (lib/clock.ts) that moves only when told: `advance(ms)` runs every
+ * A Clock (lib/core/clock.ts) that moves only when told: `advance(ms)` runs every
  * timer that falls due, in order, letting promise callbacks settle between
  * them. Tests assert on what happened at a given time, never on elapsed time.
  */

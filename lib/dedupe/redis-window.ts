@@ -1,0 +1,128 @@
+/**
+ * The dedupe window shared by several Node-RED instances through Redis: one
+ * key per sighting, written with one atomic command, so two instances that
+ * see the same messageId at the same moment pass it exactly once.
+ *
+ * - fixed window: `SET key now NX PX ttl GET`: set only if absent; the reply
+ *   is the start of the window that holds the key (a repeat) or nil (first).
+ * - restart on repeat: one Lua script that sets the key whatever it held (the
+ *   window restarts) and replies with the previous sighting, as in the local
+ *   window, keeping the mark of the message that let the key through.
+ *
+ * The value is the window's start in epoch ms, then, after a space, the
+ * delivery mark of the message that let the key through (when it had one).
+ *
+ * Checks are not awaited one by one: node-redis writes every command issued
+ * in one turn of the event loop in one write, so a burst costs one round trip
+ * per batch. Redis expires keys itself (no size cap here: its `maxmemory`
+ * policy is the bound). Needs Redis 7.0 or later (NX with GET).
+ */
+import type { Sighting } from './local-window';
+import { DedupeWindow, type DedupeWindowOptions } from './local-window';
+import { luaScript, runScript, type RedisConnection } from '../redis/connection';
+
+/** Restart on repeat: set the key to now (keeping the first message's mark) and return what it held. */
+const RESTART_SCRIPT = luaScript(`
+local old = redis.call('GET', KEYS[1])
+local value = ARGV[1]
+if old then
+  local at = string.find(old, ' ', 1, true)
+  if at then value = value .. string.sub(old, at) end
+elseif ARGV[3] ~= '' then
+  value = value .. ' ' .. ARGV[3]
+end
+redis.call('SET', KEYS[1], value, 'PX', ARGV[2])
+return old
+`);
+
+/** A sighting from a key's value in Redis (`since`, or `since mark`). */
+function sightingOf(reply: string, now: number): Sighting {
+  const space = reply.indexOf(' ');
+  const since = Number(space < 0 ? reply : reply.slice(0, space));
+  const at = Number.isFinite(since) ? since : now;
+  return space < 0 || space === reply.length - 1 ? { duplicate: true, since: at } : { duplicate: true, since: at, by: reply.slice(space + 1) };
+}
+
+/** A window of keys seen recently, kept locally or shared. */
+export interface SeenKeys {
+  /** Records a sighting of `key` at `now` and says whether it repeats one inside the window;
+   *  `mark` (the message's delivery) is kept with a key that passes. */
+  check(key: string, now: number, mark?: string): Promise<Sighting>;
+  /** Forgets every key (a `msg.reset`). */
+  clear(): Promise<void>;
+}
+
+/** The local window (lib/dedupe/local-window.ts) behind the same interface as the shared one. */
+export class LocalSeenKeys implements SeenKeys {
+  readonly window: DedupeWindow;
+  constructor(options: DedupeWindowOptions) {
+    this.window = new DedupeWindow(options);
+  }
+  check(key: string, now: number, mark?: string): Promise<Sighting> {
+    return Promise.resolve(this.window.check(key, now, mark));
+  }
+  clear(): Promise<void> {
+    this.window.clear();
+    return Promise.resolve();
+  }
+}
+
+export interface SharedWindowOptions {
+  /** Names the window: instances running the same flow share it (the node's id by default). */
+  name: string;
+  ttlMs: number;
+  refreshOnRepeat?: boolean;
+}
+
+/** Keys removed per command when a window is cleared. */
+const CLEAR_BATCH = 500;
+
+export class RedisSeenKeys implements SeenKeys {
+  private readonly base: string;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly options: SharedWindowOptions,
+  ) {
+    if (!(options.ttlMs > 0)) throw new RangeError('ttlMs must be a positive number');
+    // A ':' in a name is escaped, so clearing window "a" (dedupe:a:*) cannot reach window "a:b".
+    this.base = connection.key('dedupe', options.name.replace(/%/g, '%25').replace(/:/g, '%3A'), '');
+  }
+
+  /** The Redis key of a window key. */
+  keyOf(key: string): string {
+    return this.base + key;
+  }
+
+  async check(key: string, now: number, mark?: string): Promise<Sighting> {
+    this.connection.assertReady();
+    const ttl = Math.max(1, Math.round(this.options.ttlMs));
+    // a mark with a space or past 200 characters is not one detection-in makes: not kept
+    const kept = mark !== undefined && mark.length <= 200 && !mark.includes(' ') ? mark : '';
+    const reply = this.options.refreshOnRepeat
+      ? await runScript<string | null>(this.connection.client, RESTART_SCRIPT, [this.keyOf(key)], [String(now), String(ttl), kept])
+      : await this.connection.client.set(this.keyOf(key), kept ? `${now} ${kept}` : String(now), {
+          condition: 'NX',
+          expiration: { type: 'PX', value: ttl },
+          GET: true,
+        });
+    if (reply === null || reply === undefined) return { duplicate: false };
+    return sightingOf(String(reply), now);
+  }
+
+  /** Removes every key of this window (for every instance that shares it). */
+  async clear(): Promise<void> {
+    this.connection.assertReady();
+    const client = this.connection.client;
+    const match = `${this.base.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    let batch: string[] = [];
+    for await (const keys of client.scanIterator({ MATCH: match, COUNT: CLEAR_BATCH })) {
+      batch.push(...keys);
+      if (batch.length >= CLEAR_BATCH) {
+        await client.unlink(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await client.unlink(batch);
+  }
+}

@@ -1,0 +1,210 @@
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { Journal, JournalFullError } = require('../../../dist/lib/delivery/journal');
+const { DeliveryTracker, BusyError } = require('../../../dist/lib/delivery/tracker');
+const { FakeClock } = require('../../support/fake-clock');
+
+const body = (n, fill = 0x41) => Buffer.alloc(n, fill);
+
+describe('lib/delivery/journal', () => {
+  let dir;
+  let file;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journal-test-'));
+    file = path.join(dir, 'sub', 'journal.log');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('replays the unfinished events, bodies byte for byte, in order', async () => {
+    const { journal } = await Journal.open(file, { maxBytes: 1e8 });
+    const bodies = [body(10, 1), Buffer.from('{"plate":"ÄBC"}'), body(70000, 0xff)];
+    const ids = [];
+    for (const [i, b] of bodies.entries()) ids.push(await journal.append({ i }, b));
+    journal.complete(ids[1]);
+    await journal.close();
+    const again = await Journal.open(file, { maxBytes: 1e8 });
+    assert.deepEqual(again.problems, []);
+    assert.deepEqual(
+      again.entries.map((e) => [e.seq, e.meta.i]),
+      [
+        [ids[0], 0],
+        [ids[2], 2],
+      ],
+    );
+    assert.ok(again.entries[0].body.equals(bodies[0]));
+    assert.ok(again.entries[1].body.equals(bodies[2]));
+    // ids go on after the replayed ones
+    assert.ok((await again.journal.append({}, body(1))) > ids[2]);
+    await again.journal.close();
+  });
+
+  it('shares one sync among concurrent appends (group commit), each resolved once on disk', async () => {
+    const { journal } = await Journal.open(file, { maxBytes: 1e8 });
+    const ids = await Promise.all(Array.from({ length: 64 }, (_, i) => journal.append({ i }, body(1000, i))));
+    assert.equal(new Set(ids).size, 64);
+    assert.ok(journal.syncs >= 1 && journal.syncs < 64, `${journal.syncs} syncs for 64 appends`);
+    // every record is in the file once its append resolved
+    const size = fs.statSync(file).size;
+    assert.ok(size >= 64 * 1000);
+    await journal.close();
+  });
+
+  it('cuts off a torn last record, replays every whole one before it, and says so once', async () => {
+    const { journal } = await Journal.open(file, { maxBytes: 1e8 });
+    for (let i = 0; i < 3; i++) await journal.append({ i }, body(500, i));
+    await journal.close();
+    const full = fs.statSync(file).size;
+    fs.truncateSync(file, full - 200); // the last record half written
+    const again = await Journal.open(file, { maxBytes: 1e8 });
+    assert.deepEqual(
+      again.entries.map((e) => e.meta.i),
+      [0, 1],
+    );
+    assert.equal(again.problems.length, 1);
+    assert.equal(again.problems[0].kind, 'torn');
+    assert.ok(fs.statSync(file).size < full - 200, 'the torn bytes are cut off');
+    // and the journal goes on from there
+    await again.journal.append({ i: 9 }, body(10));
+    await again.journal.close();
+    const third = await Journal.open(file, { maxBytes: 1e8 });
+    assert.deepEqual(
+      third.entries.map((e) => e.meta.i),
+      [0, 1, 9],
+    );
+    assert.deepEqual(third.problems, []);
+    await third.journal.close();
+  });
+
+  it('reports a damaged record and skips it, replaying the rest', async () => {
+    const { journal } = await Journal.open(file, { maxBytes: 1e8 });
+    for (let i = 0; i < 3; i++) await journal.append({ i }, body(500, 0x61 + i));
+    await journal.close();
+    const bytes = fs.readFileSync(file);
+    const second = bytes.indexOf(Buffer.alloc(500, 0x62));
+    bytes[second + 250] ^= 0x01;
+    fs.writeFileSync(file, bytes);
+    const again = await Journal.open(file, { maxBytes: 1e8 });
+    assert.deepEqual(
+      again.entries.map((e) => e.meta.i),
+      [0, 2],
+    );
+    assert.deepEqual(
+      again.problems.map((p) => p.kind),
+      ['checksum'],
+    );
+    await again.journal.close();
+  });
+
+  it('refuses past its cap, and takes events again once finished ones are compacted away', async () => {
+    const { journal } = await Journal.open(file, { maxBytes: 5000 });
+    const a = await journal.append({}, body(2000));
+    await journal.append({}, body(2000));
+    await assert.rejects(journal.append({}, body(2000)), JournalFullError);
+    journal.complete(a);
+    const c = await journal.append({ c: true }, body(2000));
+    assert.ok(fs.statSync(file).size <= 5000);
+    await journal.close();
+    const again = await Journal.open(file, { maxBytes: 5000 });
+    assert.equal(again.entries.length, 2);
+    assert.equal(again.entries[1].seq, c);
+    await again.journal.close();
+  });
+
+  it('compacts once most of the file is finished', async () => {
+    const { journal } = await Journal.open(file, { maxBytes: 1e8, compactMinBytes: 10_000, compactRatio: 2 });
+    const ids = [];
+    for (let i = 0; i < 20; i++) ids.push(await journal.append({ i }, body(1000, i)));
+    for (const id of ids.slice(0, 18)) journal.complete(id);
+    await journal.close();
+    assert.ok(fs.statSync(file).size < 10_000, `compacted to ${fs.statSync(file).size} bytes`);
+    const again = await Journal.open(file, { maxBytes: 1e8 });
+    assert.deepEqual(
+      again.entries.map((e) => e.meta.i),
+      [18, 19],
+    );
+    assert.ok(again.entries[1].body.equals(body(1000, 19)));
+    await again.journal.close();
+  });
+});
+
+describe('lib/delivery/tracker', () => {
+  it('bounds events in flight in count and bytes: past either, BusyError', async () => {
+    const { tracker } = await DeliveryTracker.open({ mode: 'memory', maxEvents: 2, maxBytes: 1500 });
+    tracker.awaitCompletion = true;
+    const a = await tracker.take({}, body(1000), { a: 1 });
+    await assert.rejects(tracker.take({}, body(1000), {}), (err) => err instanceof BusyError && err.reason === 'bytes');
+    await tracker.take({}, body(100), {});
+    await assert.rejects(tracker.take({}, body(1), {}), (err) => err instanceof BusyError && err.reason === 'events');
+    tracker.emitted(a);
+    assert.equal(tracker.complete(a), true);
+    assert.equal(tracker.complete(a), false, 'once');
+    await tracker.take({}, body(1000), {});
+    assert.deepEqual(tracker.pending, { events: 2, bytes: 1100 });
+  });
+
+  it('finishes an event once emitted when no completion is awaited', async () => {
+    const { tracker } = await DeliveryTracker.open({ mode: 'memory', maxEvents: 10, maxBytes: 1e6 });
+    const id = await tracker.take({}, body(10), {});
+    tracker.emitted(id);
+    assert.deepEqual(tracker.pending, { events: 0, bytes: 0 });
+  });
+
+  it('lists the unfinished events emitted before a time, and the overdue ones on its clock', async () => {
+    const clock = new FakeClock(1000);
+    const { tracker } = await DeliveryTracker.open({ mode: 'memory', maxEvents: 10, maxBytes: 1e6, redeliverAfterMs: 5000, clock });
+    tracker.awaitCompletion = true;
+    let overdueCalls = 0;
+    tracker.onOverdue = () => overdueCalls++;
+    const first = await tracker.take({ n: 1 }, body(1), { e: 1 });
+    tracker.emitted(first);
+    await clock.advance(3000);
+    const second = await tracker.take({ n: 2 }, body(1), { e: 2 });
+    tracker.emitted(second);
+    const notEmitted = await tracker.take({ n: 3 }, body(1), { e: 3 });
+    assert.deepEqual(
+      (await tracker.unfinished(2000)).map((r) => r.meta.n),
+      [1],
+    );
+    assert.deepEqual((await tracker.unfinished()).map((r) => r.event.e).sort(), [1, 2], 'an event not emitted yet is not due');
+    await clock.advance(2000);
+    assert.equal(overdueCalls, 1);
+    assert.deepEqual(
+      (await tracker.overdue()).map((r) => r.meta.n),
+      [1],
+    );
+    tracker.complete(first);
+    tracker.complete(second);
+    tracker.complete(notEmitted);
+    await tracker.close();
+  });
+
+  it('disk mode: an event is taken only once on disk, and comes back after a reopen with its body', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracker-test-'));
+    try {
+      const journalPath = path.join(dir, 'j.log');
+      const opened = await DeliveryTracker.open({ mode: 'disk', journalPath, maxEvents: 10, maxBytes: 1e6 });
+      opened.tracker.awaitCompletion = true;
+      const id = await opened.tracker.take({ kind: 'lpr' }, Buffer.from('{"x":1}'), { x: 1 });
+      opened.tracker.emitted(id);
+      const done = await opened.tracker.take({ kind: 'face' }, Buffer.from('{"y":2}'), { y: 2 });
+      opened.tracker.emitted(done);
+      opened.tracker.complete(done);
+      await opened.tracker.close();
+      const again = await DeliveryTracker.open({ mode: 'disk', journalPath, maxEvents: 10, maxBytes: 1e6 });
+      assert.deepEqual(
+        again.recovered.map((r) => [r.id, r.meta.kind, r.body.toString()]),
+        [[id, 'lpr', '{"x":1}']],
+      );
+      assert.deepEqual(
+        (await again.tracker.unfinished()).map((r) => r.body.toString()),
+        ['{"x":1}'],
+      );
+      await again.tracker.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

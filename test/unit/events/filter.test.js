@@ -1,0 +1,459 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { compileFilter, listItems, listProblem, normalisePlate, wildcardRegExp } = require('../../../dist/lib/events/filter');
+const { viewOfEvent } = require('../../../dist/lib/events/detection-view');
+const { normaliseTagPrefix, tagKey, TAG_PREFIX_SOURCE } = require('../../../dist/lib/events/tag-prefix');
+const { buildSampleEvent } = require('../../../dist/lib/bridge/sample');
+const { renderMessage } = require('../../../dist/lib/core/messages');
+
+const NOW = new Date('2026-03-01T12:00:00Z');
+
+/** A face or plate event (the built-in sample), changed by `edit`, and its view. */
+function view(kind, edit = () => {}) {
+  const event = buildSampleEvent(kind, { now: NOW });
+  edit(event);
+  return viewOfEvent(event);
+}
+const face = (edit) => view('face', edit);
+const plate = (edit) => view('lpr', edit);
+
+/** The compiled filter of `rules`, failing the test when it does not compile. */
+function filter(rules, combine = 'all') {
+  const result = compileFilter(rules, combine);
+  assert.ok(result.ok, `compiles: ${JSON.stringify(result.problems && result.problems.map((p) => renderMessage(p)))}`);
+  return result.filter;
+}
+
+/** Whether one rule passes the view. */
+const holds = (rule, v, lists) => filter([rule]).matches(v, lists);
+
+/** The problems of rules that do not compile, in English. */
+function problems(rules) {
+  const result = compileFilter(rules);
+  assert.equal(result.ok, false, 'does not compile');
+  return result.problems.map((p) => renderMessage(p));
+}
+
+describe('lib/events/filter', () => {
+  describe('rules', () => {
+    it('kind: face or plate events', () => {
+      assert.equal(holds({ t: 'kind', v: 'face' }, face()), true);
+      assert.equal(holds({ t: 'kind', v: 'face' }, plate()), false);
+      assert.equal(holds({ t: 'kind', v: 'lpr' }, plate()), true);
+      assert.equal(holds({ t: 'kind', v: 'lpr' }, face()), false);
+    });
+
+    it('tag: any of the list, ignoring case and surrounding spaces', () => {
+      assert.equal(holds({ t: 'tag', v: ' vip ' }, plate()), true);
+      assert.equal(holds({ t: 'tag', v: 'Banned, staff parking' }, plate()), true, 'the second tag of the plate');
+      assert.equal(holds({ t: 'tag', v: 'Banned\nAdvantage Player' }, face()), true, 'new lines separate items too');
+      assert.equal(holds({ t: 'tag', v: 'Banned' }, face()), false);
+      assert.equal(holds({ t: 'tag', v: 'VIP', vt: 'list' }, face()), true);
+    });
+
+    it('tag: only tags valid at the detection time', () => {
+      const expired = plate((e) => {
+        e.payload.lprPlateInfo.tags[0].expires = '2026-02-28T00:00:00Z';
+      });
+      assert.equal(holds({ t: 'tag', v: 'VIP' }, expired), false, 'expired the day before the detection');
+      const later = plate((e) => {
+        e.payload.lprPlateInfo.tags[0].expires = '2026-03-01T12:00:01Z';
+      });
+      assert.equal(holds({ t: 'tag', v: 'VIP' }, later), true, 'expires a second after the detection');
+      const none = plate((e) => {
+        delete e.payload.lprPlateInfo.tags;
+      });
+      assert.equal(holds({ t: 'tag', v: 'VIP' }, none), false, 'no tags at all');
+    });
+
+    it('camera: one of the list, ignoring case and surrounding spaces', () => {
+      assert.equal(holds({ t: 'camera', v: 'gate 2 lpr , Gate 1 LPR' }, plate()), true);
+      assert.equal(holds({ t: 'camera', v: 'Gate 1 LPR' }, plate()), false);
+      assert.equal(holds({ t: 'camera', v: 'Gate 2' }, plate()), false, 'the whole name, not a part');
+      const nameless = plate((e) => delete e.payload.detectionInfo.detectorName);
+      assert.equal(holds({ t: 'camera', v: 'Gate 2 LPR' }, nameless), false);
+    });
+
+    it('camera-match: * any run, ? one character, the whole name in any case', () => {
+      const cam = (name) =>
+        plate((e) => {
+          e.payload.detectionInfo.detectorName = name;
+        });
+      assert.equal(holds({ t: 'camera-match', v: 'Gate*' }, cam('Gate 2 LPR')), true);
+      assert.equal(holds({ t: 'camera-match', v: 'gate*' }, cam('GATE 2 LPR')), true);
+      assert.equal(holds({ t: 'camera-match', v: 'Gate ? LPR' }, cam('Gate 7 LPR')), true);
+      assert.equal(holds({ t: 'camera-match', v: 'Gate ? LPR' }, cam('Gate 12 LPR')), false);
+      assert.equal(holds({ t: 'camera-match', v: 'Gate' }, cam('Gate 2 LPR')), false, 'anchored at both ends');
+      assert.equal(holds({ t: 'camera-match', v: '*LPR' }, cam('Old Gate LPR')), true);
+      assert.equal(holds({ t: 'camera-match', v: '*' }, cam('anything')), true);
+    });
+
+    it('camera-match: regular expression specials are plain characters', () => {
+      const cam = (name) =>
+        plate((e) => {
+          e.payload.detectionInfo.detectorName = name;
+        });
+      assert.equal(holds({ t: 'camera-match', v: 'Cam.1' }, cam('Cam.1')), true);
+      assert.equal(holds({ t: 'camera-match', v: 'Cam.1' }, cam('CamX1')), false, '. is a dot');
+      assert.equal(holds({ t: 'camera-match', v: 'Lane+' }, cam('Lane+')), true);
+      assert.equal(holds({ t: 'camera-match', v: 'Lane+' }, cam('Lanee')), false, '+ is a plus');
+      assert.equal(holds({ t: 'camera-match', v: 'Gate (north)*' }, cam('Gate (north) 2')), true);
+      assert.equal(holds({ t: 'camera-match', v: '(a|b)' }, cam('a')), false, '( | ) are literal');
+      assert.equal(holds({ t: 'camera-match', v: '[ab]$^\\' }, cam('[ab]$^\\')), true);
+      assert.equal(wildcardRegExp('a.b*').source, '^a\\.b.*$');
+    });
+
+    it('site: one of the list, ignoring case', () => {
+      assert.equal(holds({ t: 'site', v: 'econnect site 1 lpr' }, plate()), true);
+      assert.equal(holds({ t: 'site', v: 'Other Site' }, plate()), false);
+    });
+
+    it('plate: compared on plate and similar1Plate, ignoring case, spaces and dashes', () => {
+      assert.equal(holds({ t: 'plate', v: 'xyz-987' }, plate()), true);
+      assert.equal(holds({ t: 'plate', v: 'XYZ 987' }, plate()), true);
+      const dashed = plate((e) => {
+        e.payload.lprPlateInfo.plate = 'ab-12 cd';
+        e.payload.lprPlateInfo.similar1Plate = 'AB12CO';
+      });
+      assert.equal(holds({ t: 'plate', v: 'AB12CD' }, dashed), true, 'the event side is normalised too');
+      assert.equal(holds({ t: 'plate', v: 'ab 12-co' }, dashed), true, 'similar1Plate only');
+      assert.equal(holds({ t: 'plate', v: 'AB12' }, dashed), false);
+      assert.equal(holds({ t: 'plate', v: 'XYZ987' }, face()), false, 'never a face event');
+      const bare = plate((e) => {
+        delete e.payload.lprPlateInfo.similar1Plate;
+      });
+      assert.equal(holds({ t: 'plate', v: 'XYZ987' }, bare), true, 'without similar1Plate');
+      assert.equal(normalisePlate(' xy-z 9\t87 '), 'XYZ987');
+    });
+
+    it('enrolled: externalId set', () => {
+      assert.equal(holds({ t: 'enrolled' }, face()), true);
+      assert.equal(holds({ t: 'enrolled' }, plate()), true);
+      assert.equal(
+        holds(
+          { t: 'enrolled' },
+          face((e) => delete e.externalId),
+        ),
+        false,
+      );
+      assert.equal(
+        holds(
+          { t: 'enrolled' },
+          face((e) => {
+            e.externalId = '';
+          }),
+        ),
+        false,
+      );
+    });
+
+    it('name: the full name contains the text, ignoring case; never a plate', () => {
+      assert.equal(holds({ t: 'name', v: 'doe' }, face()), true);
+      assert.equal(holds({ t: 'name', v: 'john michael' }, face()), true, 'the middle name is part of the full name');
+      assert.equal(holds({ t: 'name', v: 'Smith' }, face()), false);
+      assert.equal(holds({ t: 'name', v: 'Doe' }, plate()), false);
+      assert.equal(
+        holds(
+          { t: 'name', v: 'Doe' },
+          face((e) => delete e.payload.personInfo.lastName),
+        ),
+        false,
+      );
+    });
+
+    it('confidence: at least the fraction; never a plate', () => {
+      assert.equal(holds({ t: 'confidence', v: '0.93' }, face()), true, 'equal passes');
+      assert.equal(holds({ t: 'confidence', v: '0.8' }, face()), true);
+      assert.equal(holds({ t: 'confidence', v: '0.95' }, face()), false);
+      assert.equal(holds({ t: 'confidence', v: '0' }, plate()), false, 'a plate has no confidence');
+      assert.equal(
+        holds(
+          { t: 'confidence', v: '0.5' },
+          face((e) => delete e.payload.detectionInfo.confidence),
+        ),
+        false,
+      );
+    });
+
+    it('context: a serverContext key equals the value (key exact, value in any case)', () => {
+      const ctx = (serverContext) =>
+        face((e) => {
+          e.serverContext = serverContext;
+        });
+      assert.equal(holds({ t: 'context', k: 'zone', v: 'North' }, ctx({ zone: ' north ' })), true);
+      assert.equal(holds({ t: 'context', k: 'Zone', v: 'north' }, ctx({ zone: 'north' })), false, 'the key is case-sensitive');
+      assert.equal(holds({ t: 'context', k: 'zone', v: 'north' }, ctx({ zone: 'south' })), false);
+      assert.equal(holds({ t: 'context', k: 'floor', v: '2' }, ctx({ floor: 2 })), true, 'a number value');
+      assert.equal(holds({ t: 'context', k: 'zone', v: 'north' }, ctx(null)), false);
+      assert.equal(holds({ t: 'context', k: 'toString', v: 'x' }, ctx({})), false, 'own keys only');
+    });
+  });
+
+  describe('all and any', () => {
+    const rules = [
+      { t: 'tag', v: 'VIP' },
+      { t: 'camera', v: 'Gate 2 LPR' },
+    ];
+    it('all: every rule must hold', () => {
+      const f = filter(rules, 'all');
+      assert.equal(f.matches(plate()), true);
+      assert.equal(f.matches(plate((e) => (e.payload.detectionInfo.detectorName = 'Gate 1 LPR'))), false);
+      assert.equal(f.matches(face()), false, 'the face has the tag but another camera');
+    });
+
+    it('any: one rule is enough', () => {
+      const f = filter(rules, 'any');
+      assert.equal(f.matches(face()), true);
+      assert.equal(f.matches(plate((e) => (e.payload.detectionInfo.detectorName = 'Gate 1 LPR'))), true);
+      assert.equal(
+        f.matches(
+          face((e) => {
+            e.payload.personInfo.tags = [];
+          }),
+        ),
+        false,
+      );
+    });
+
+    it('no rules: every event passes; anything that is not an event never does', () => {
+      assert.equal(filter([]).matches(face()), true);
+      assert.equal(filter(undefined, 'any').matches(plate()), true);
+      assert.equal(filter([]).matches(undefined), false);
+      assert.equal(filter([{ t: 'enrolled' }]).matches(viewOfEvent({ publishType: 'Other' })), false);
+    });
+  });
+
+  describe("tag prefix (the account's <prefix>-<name>)", () => {
+    /** A plate tagged with `names` (no expiry), or with the tag objects given. */
+    const tagged = (...tags) =>
+      plate((e) => {
+        e.payload.lprPlateInfo.tags = tags.map((t) => (typeof t === 'string' ? { tagName: t, expires: null } : t));
+      });
+    /** Whether a tag rule on `list` passes `view` with `prefix`. */
+    const withPrefix = (prefix, list, v, lists) => {
+      const result = compileFilter([{ t: 'tag', v: list }], 'all', { tagPrefix: prefix });
+      assert.ok(result.ok);
+      return result.filter.matches(v, lists);
+    };
+
+    it('a rule on Banned passes partner-Banned with the prefix set, and not without', () => {
+      assert.equal(withPrefix('partner', 'Banned', tagged('partner-Banned')), true);
+      assert.equal(withPrefix('', 'Banned', tagged('partner-Banned')), false, 'no prefix: exact names, as before');
+      assert.equal(holds({ t: 'tag', v: 'Banned' }, tagged('partner-Banned')), false, 'no options: as before');
+      assert.equal(compileFilter([{ t: 'tag', v: 'Banned' }]).filter.tagPrefix, '');
+      assert.equal(compileFilter([], 'all', { tagPrefix: 'partner' }).filter.tagPrefix, 'partner');
+    });
+
+    it('with or without the prefix, on either side, ignoring case as before', () => {
+      assert.equal(withPrefix('partner', 'Banned', tagged('Banned')), true, 'a tag without the prefix still matches');
+      assert.equal(withPrefix('partner', 'partner-Banned', tagged('Banned')), true, 'a rule written with the prefix');
+      assert.equal(withPrefix('partner', 'partner-Banned', tagged('partner-Banned')), true);
+      assert.equal(withPrefix('partner', ' banned ', tagged('PARTNER-BANNED')), true);
+      assert.equal(withPrefix('Partner', 'Banned', tagged('partner-banned')), true, 'the prefix in any case');
+      assert.equal(withPrefix('partner', 'VIP', tagged('partner-Banned')), false);
+    });
+
+    it('other prefixes, the prefix alone, and the prefix with an empty name are not the name', () => {
+      assert.equal(withPrefix('partner', 'Banned', tagged('acme-Banned')), false, 'another prefix');
+      assert.equal(withPrefix('partner', 'Banned', tagged('partnerBanned')), false, 'no dash: not the prefix');
+      assert.equal(withPrefix('partner', 'Banned', tagged('partner', 'partner-')), false, 'the prefix alone, and with an empty name');
+      assert.equal(withPrefix('partner', 'partner', tagged('partner')), true, 'a tag that is the prefix word matches itself');
+      assert.equal(withPrefix('partner', 'partner-', tagged('partner-')), true);
+      assert.equal(withPrefix('partner', 'partner-', tagged('partner')), false);
+      assert.equal(withPrefix('partner', 'Banned', tagged('partner-partner-Banned')), false, 'taken off once');
+      assert.equal(withPrefix('acme-eu', 'VIP', tagged('acme-eu-VIP')), true, 'a prefix with a dash inside');
+      assert.equal(withPrefix('acme-eu', 'eu-VIP', tagged('acme-eu-VIP')), false);
+    });
+
+    it('expired tags do not count, with or without the prefix', () => {
+      const view = tagged(
+        { tagName: 'partner-Banned', expires: '2026-02-28T00:00:00Z' },
+        { tagName: 'partner-VIP', expires: '2026-03-01T12:00:01Z' },
+      );
+      assert.equal(withPrefix('partner', 'Banned', view), false, 'expired the day before the detection');
+      assert.equal(withPrefix('partner', 'VIP', view), true, 'expires a second after the detection');
+    });
+
+    it('lists read for each message are compared the same way', () => {
+      const result = compileFilter([{ t: 'tag', v: 'watch', vt: 'flow' }], 'all', { tagPrefix: 'partner' });
+      const f = result.filter;
+      assert.equal(f.matches(tagged('partner-Banned'), [['Banned']]), true);
+      assert.equal(f.matches(tagged('partner-Banned'), ['VIP, partner-banned']), true);
+      assert.equal(f.matches(tagged('Banned'), [['partner-Banned']]), true);
+      assert.equal(f.matches(tagged('acme-Banned'), [['Banned']]), false);
+    });
+
+    it('other list rules are not touched by the prefix', () => {
+      const result = compileFilter([{ t: 'camera', v: 'Gate 2 LPR' }], 'all', { tagPrefix: 'Gate' });
+      assert.equal(result.filter.matches(plate()), true);
+      assert.equal(compileFilter([{ t: 'site', v: 'Site 1 LPR' }], 'all', { tagPrefix: 'eConnect' }).filter.matches(plate()), false);
+    });
+  });
+
+  describe('normaliseTagPrefix and tagKey', () => {
+    it('a prefix is letters, digits, - and _; its trailing dash is dropped; empty is none', () => {
+      assert.equal(normaliseTagPrefix('partner'), 'partner');
+      assert.equal(normaliseTagPrefix(' partner- '), 'partner');
+      assert.equal(normaliseTagPrefix('acme_eu-2'), 'acme_eu-2');
+      assert.equal(normaliseTagPrefix(''), '');
+      assert.equal(normaliseTagPrefix('  '), '');
+      assert.equal(normaliseTagPrefix(undefined), '', 'saved before the option existed');
+      assert.equal(normaliseTagPrefix(null), '');
+      for (const bad of ['-', 'partner--', '-partner', 'part ner', 'partner*', 'pärtner', 7, 'x'.repeat(65)]) {
+        assert.equal(normaliseTagPrefix(bad), undefined, JSON.stringify(bad));
+      }
+      assert.equal(normaliseTagPrefix('x'.repeat(64)), 'x'.repeat(64));
+    });
+
+    it('the editors restate the same rule', () => {
+      const fs = require('node:fs');
+      for (const file of ['nodes/detection-filter/detection-filter.html', 'nodes/events-bridge/events-bridge.html']) {
+        assert.ok(fs.readFileSync(require.resolve(`../../../${file}`), 'utf8').includes(`/${TAG_PREFIX_SOURCE}/`), file);
+      }
+    });
+
+    it('tagKey: trimmed, lower case, without the prefix when a name follows it', () => {
+      assert.equal(tagKey(' Partner-Banned ', 'partner'), 'banned');
+      assert.equal(tagKey('partner- Banned', 'partner'), 'banned');
+      assert.equal(tagKey('partner-', 'partner'), 'partner-');
+      assert.equal(tagKey('partner', 'partner'), 'partner');
+      assert.equal(tagKey('Partner-Banned', ''), 'partner-banned');
+    });
+  });
+
+  describe('lists read for each message', () => {
+    it('reads a list from the position the rule gives, as an array or as text', () => {
+      const f = filter([
+        { t: 'kind', v: 'lpr' },
+        { t: 'plate', v: 'watchlist', vt: 'flow' },
+        { t: 'tag', v: 'tags', vt: 'msg' },
+      ]);
+      assert.deepEqual(f.reads, [
+        { position: 2, type: 'plate', source: 'flow', property: 'watchlist' },
+        { position: 3, type: 'tag', source: 'msg', property: 'tags' },
+      ]);
+      assert.equal(f.matches(plate(), [['ab-1', 'xyz 987'], 'vip']), true);
+      assert.equal(f.matches(plate(), ['AB1\nXYZ-987', ['Staff parking']]), true);
+      assert.equal(f.matches(plate(), [['AB1'], ['VIP']]), false);
+      assert.equal(f.matches(plate(), [undefined, ['VIP']]), false, 'a missing list matches nothing');
+      assert.equal(f.matches(plate(), [{ plate: 'XYZ987' }, ['VIP']]), false, 'an object is no list');
+    });
+
+    it('sees a list changed between two messages, also one changed in place', () => {
+      const f = filter([{ t: 'camera', v: 'cameras', vt: 'global' }]);
+      const list = ['Gate 1 LPR'];
+      assert.equal(f.matches(plate(), [list]), false);
+      list.push('Gate 2 LPR');
+      assert.equal(f.matches(plate(), [list]), true, 'the same array, one more item');
+      list.length = 0;
+      assert.equal(f.matches(plate(), [list]), false, 'emptied');
+      assert.equal(f.matches(plate(), ['gate 2 lpr']), true);
+      assert.equal(f.matches(plate(), ['gate 1 lpr']), false);
+    });
+
+    it('list items and problems', () => {
+      assert.deepEqual(listItems(' a, b ,,\n c\r\n'), ['a', 'b', 'c']);
+      assert.deepEqual(listItems(['a ', 7, '', null, { x: 1 }]), ['a', '7']);
+      assert.deepEqual(listItems(undefined), []);
+      assert.equal(listProblem(undefined), 'missing');
+      assert.equal(listProblem(null), 'missing');
+      assert.equal(listProblem({}), 'not-a-list');
+      assert.equal(listProblem(true), 'not-a-list');
+      assert.equal(listProblem(''), undefined, 'empty text is an empty list, not a problem');
+      assert.equal(listProblem([]), undefined);
+    });
+  });
+
+  describe('summary', () => {
+    it('one line: "·" for all, "or" for any', () => {
+      assert.equal(
+        filter([
+          { t: 'tag', v: 'VIP, Banned' },
+          { t: 'camera', v: 'Gate 2' },
+        ]).summary(),
+        'tag VIP, Banned · camera Gate 2',
+      );
+      assert.equal(filter([{ t: 'kind', v: 'lpr' }, { t: 'enrolled' }], 'any').summary(), 'plate or enrolled');
+      assert.equal(filter([{ t: 'plate', v: 'watch', vt: 'flow' }]).summary(), 'plate flow.watch');
+      assert.equal(filter([{ t: 'confidence', v: '0.8' }]).summary(), 'confidence ≥ 0.8');
+      assert.equal(filter([{ t: 'context', k: 'zone', v: 'north' }]).summary(), 'zone = north');
+      assert.equal(filter([{ t: 'camera-match', v: 'Gate*' }]).summary(), 'camera Gate*');
+      assert.equal(filter([{ t: 'name', v: 'Doe' }]).summary(), 'name has Doe');
+      assert.equal(filter([]).summary(), 'every event');
+    });
+
+    it('is cut with … past 40 characters', () => {
+      const line = filter([
+        { t: 'tag', v: 'VIP, Banned, Staff, Contractor' },
+        { t: 'camera', v: 'Gate 2 LPR' },
+      ]).summary();
+      assert.equal(line.length, 40);
+      assert.ok(line.endsWith('…'), line);
+      assert.ok(line.startsWith('tag VIP, Banned, Staff, Contractor · ca'), line);
+    });
+
+    it('uses the translation it is given', () => {
+      const upper = (key, params = {}) => `${key.split('.').pop()}(${Object.values(params).join('|')})`;
+      assert.equal(filter([{ t: 'tag', v: 'A' }, { t: 'enrolled' }], 'any').summary(upper, 100), 'tag(A) or() enrolled()');
+    });
+  });
+
+  describe('rules that cannot work', () => {
+    it('say which rule and what to fix', () => {
+      assert.deepEqual(
+        problems([
+          { t: 'enrolled' },
+          { t: 'tag', v: ' , ' },
+          { t: 'camera', v: '' },
+          { t: 'site' },
+          { t: 'plate', v: '', vt: 'list' },
+          { t: 'plate', v: ' ', vt: 'flow' },
+          { t: 'plate', v: 'x', vt: 'env' },
+          { t: 'camera-match', v: '  ' },
+          { t: 'name', v: '' },
+          { t: 'confidence', v: '80' },
+          { t: 'confidence', v: 'high' },
+          { t: 'confidence', v: '' },
+          { t: 'context', k: ' ', v: 'x' },
+          { t: 'kind', v: 'pos' },
+          { t: 'colour', v: 'red' },
+          {},
+          null,
+        ]),
+        [
+          'rule 2: enter at least one tag',
+          'rule 3: enter at least one camera name',
+          'rule 4: enter at least one site',
+          'rule 5: enter at least one plate',
+          'rule 6: enter the flow property that holds the list',
+          'rule 7: "env" is not a place to read a list from: choose a typed list, msg, flow or global',
+          'rule 8: enter a camera pattern, such as Gate*',
+          "rule 9: enter part of the person's name",
+          'rule 10: enter a confidence from 0 to 1 (0.8 for 80%), not "80"',
+          'rule 11: enter a confidence from 0 to 1 (0.8 for 80%), not "high"',
+          'rule 12: enter a confidence from 0 to 1, such as 0.8 for 80%',
+          'rule 13: enter the server context key',
+          'rule 14: choose face or plate events',
+          'rule 15: "colour" is not a kind of rule: choose one from the list',
+          'rule 16: choose what the rule checks',
+          'rule 17: choose what the rule checks',
+        ],
+      );
+    });
+
+    it('a rule list that is not a list', () => {
+      const result = compileFilter({ t: 'tag' });
+      assert.equal(result.ok, false);
+      assert.equal(result.problems[0].position, 0);
+      assert.match(renderMessage(result.problems[0]), /the rules are not a list/);
+    });
+
+    it('problems carry the rule position', () => {
+      const result = compileFilter([{ t: 'enrolled' }, { t: 'name' }]);
+      assert.deepEqual(
+        result.problems.map((p) => p.position),
+        [2],
+      );
+    });
+  });
+});
