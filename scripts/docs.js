@@ -38,7 +38,7 @@ function toMarkdown(html) {
   const codes = [];
   let s = html.replace(/<code>([\s\S]*?)<\/code>/g, (_, inner) => {
     codes.push('`' + decode(squash(inner.replace(/<[^>]+>/g, ''))) + '`');
-    return `\u0000${codes.length - 1}\u0000`;
+    return `\uE000${codes.length - 1}\uE000`;
   });
   s = s
     .replace(/<a\s+href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/g, '[$2]($1)')
@@ -46,7 +46,7 @@ function toMarkdown(html) {
     .replace(/<\/?(i|em)>/g, '*')
     .replace(/<br\s*\/?>/g, ' ')
     .replace(/<[^>]+>/g, '');
-  s = squash(s).replace(/\u0000(\d+)\u0000/g, (_, i) => codes[Number(i)]);
+  s = squash(s).replace(/\uE000(\d+)\uE000/g, (_, i) => codes[Number(i)]);
   return s;
 }
 
@@ -109,7 +109,9 @@ const cell = (s) => s.replace(/\|/g, '\\|');
 const nameCell = (p) => cell(p.name) + (p.optional ? ' (optional)' : '');
 
 function table(items, header) {
-  return [`| ${header} | type | meaning |`, '|---|---|---|', ...items.map((p) => `| ${nameCell(p)} | ${cell(p.type)} | ${cell(p.text)} |`)].join('\n');
+  return [`| ${header} | type | meaning |`, '|---|---|---|', ...items.map((p) => `| ${nameCell(p)} | ${cell(p.type)} | ${cell(p.text)} |`)].join(
+    '\n',
+  );
 }
 
 /** The generated part of docs/nodes/<type>.md, from the help's parts. */
@@ -181,7 +183,11 @@ function run({ check = false } = {}) {
     if (check) continue;
     if (!markdown) problems.push(`docs/nodes/${type}.md is missing: write its page with a line "${GENERATED_START}" where the generated part goes`);
     else if (!current) problems.push(`docs/nodes/${type}.md has no generated part (a line starting "${GENERATED_START}" … "${GENERATED_END}")`);
-    else fs.writeFileSync(page, markdown.replace(current, () => wanted));
+    else
+      fs.writeFileSync(
+        page,
+        markdown.replace(current, () => wanted),
+      );
   }
   if (problems.length) throw new Error(problems.join('\n'));
   return stale;

@@ -48,7 +48,8 @@ function disagreements(type, helpList, docsList, part) {
     else {
       if (d.text !== h.text) out.push(`${type}: ${label} ${named(h)} says "${h.text}" in the help but "${d.text}" in docs/nodes/${type}.md`);
       if (d.type !== h.type) out.push(`${type}: ${label} ${named(h)} is of type "${h.type}" in the help but "${d.type}" in docs/nodes/${type}.md`);
-      if (d.optional !== h.optional) out.push(`${type}: ${label} ${named(h)} is ${h.optional ? '' : 'not '}optional in the help, the other way in docs/nodes/${type}.md`);
+      if (d.optional !== h.optional)
+        out.push(`${type}: ${label} ${named(h)} is ${h.optional ? '' : 'not '}optional in the help, the other way in docs/nodes/${type}.md`);
     }
   }
   for (const [k, d] of docs) if (!fromHelp.has(k)) out.push(`${type}: ${label} ${named(d)} is in docs/nodes/${type}.md but not in the help`);
@@ -78,7 +79,9 @@ describe('docs/nodes and the help say the same', function () {
         const markdown = fs.readFileSync(page(type), 'utf8');
         assert.ok(generatedPart(markdown), `docs/nodes/${type}.md has the part generated from the help`);
         const parts = helpParts(help(type));
-        const problems = ['Options', 'Inputs', 'Outputs'].flatMap((part) => disagreements(type, helpRows(parts, part), docsRows(markdown, part), part));
+        const problems = ['Options', 'Inputs', 'Outputs'].flatMap((part) =>
+          disagreements(type, helpRows(parts, part), docsRows(markdown, part), part),
+        );
         assert.deepEqual(problems, [], `${problems.join('\n')}\n(edit the help, then run npm run docs)`);
         // and the rest of the generated part (notes, port names) as `npm run docs` writes it
         assert.equal(generatedPart(markdown), render(type, parts), `docs/nodes/${type}.md is out of date with its help: run npm run docs`);
@@ -90,7 +93,8 @@ describe('docs/nodes and the help say the same', function () {
       });
 
       it('its help in every language names its reference page', function () {
-        for (const lang of LANGS) assert.ok(help(type, lang).includes(`docs/nodes/${type}.md`), `locales/${lang}/${type}.html names docs/nodes/${type}.md`);
+        for (const lang of LANGS)
+          assert.ok(help(type, lang).includes(`docs/nodes/${type}.md`), `locales/${lang}/${type}.html names docs/nodes/${type}.md`);
       });
     });
   }
