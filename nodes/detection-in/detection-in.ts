@@ -8,8 +8,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { reachableAddresses, webhookBase } from '../../lib/http/addresses';
 import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/receiver/receiver';
-import type { DetectionEvent } from '../../lib/events/schemas';
-import { detectionView } from '../../lib/events/detection-view';
+import { eventMessage, invalidEventMessage, type EventMessage, type Receipt } from '../../lib/events/message';
 import { VALIDATION_MODES, type ValidationMode } from '../../lib/receiver/validation';
 import { createWarningGate } from '../../lib/receiver/warning-gate';
 import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
@@ -303,10 +302,7 @@ export = function register(RED: NodeAPI): void {
       const warningGate = createWarningGate();
       node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
 
-      const contract = (meta: DeliveryMeta): Pick<NodeMessage, never> & Record<string, unknown> => ({
-        receivedAt: meta.receivedAt,
-        req: { ip: meta.ip, headers: meta.headers },
-      });
+      const receipt = (meta: DeliveryMeta): Receipt => ({ receivedAt: meta.receivedAt, req: { ip: meta.ip, headers: meta.headers } });
 
       let closing = false;
       /** Set once the store of events in flight is closed: nothing more can be taken. */
@@ -319,7 +315,6 @@ export = function register(RED: NodeAPI): void {
           if (id !== undefined) tracker?.park(id);
           return;
         }
-        const event = eventValue as DetectionEvent;
         const { kind, warnings, ...meta } = stored;
         if (redelivered) showStatus();
         else {
@@ -327,15 +322,7 @@ export = function register(RED: NodeAPI): void {
           if (warnings.length > 0) counts.warned++;
           showStatus();
         }
-        const msg: Record<string, unknown> = {
-          payload: event,
-          topic: event.publishType,
-          kind,
-          messageId: event.payload?.messageId ?? undefined,
-          resent: event.payload?.resentEvent,
-          detection: detectionView(event, kind, Date.parse(meta.receivedAt)),
-          ...contract(meta),
-        };
+        const msg: EventMessage & { redelivered?: true; _delivery?: unknown; warnings?: unknown } = eventMessage(eventValue, kind, receipt(meta));
         if (redelivered) msg.redelivered = true;
         if (id !== undefined) msg._delivery = { receiver: node.id, id };
         if (warnings.length > 0) {
@@ -420,14 +407,7 @@ export = function register(RED: NodeAPI): void {
           onInvalid({ value, errors, meta }) {
             counts.invalid++;
             showStatus();
-            const publishType = (value as { publishType?: unknown } | null)?.publishType;
-            const msg = {
-              payload: value,
-              topic: typeof publishType === 'string' ? publishType : undefined,
-              errors,
-              ...contract(meta),
-            };
-            node.send([null, msg as NodeMessage]);
+            node.send([null, invalidEventMessage(value, errors, receipt(meta))]);
           },
           onRejected(answer) {
             if (answer.status !== 422) counts.rejected++;
