@@ -100,7 +100,7 @@ export = function register(RED: NodeAPI): void {
     /** The chosen bridge's client, else the node's own saved URL (a flow saved before bridges), else why neither works. */
     function fetchTarget(): FetchTarget | Error {
       if (bridgeId) {
-        const client = eventsBridgeOf(RED, bridgeId) ?? coded(t('errors.no-bridge'), 'ERR_SAMPLE_BRIDGE');
+        const client = eventsBridgeOf(RED, bridgeId) ?? coded(t('errors.bridge-missing'), 'ERR_SAMPLE_BRIDGE');
         if (client instanceof Error) return client;
         return { base: client.base.display, dispatcher: client.dispatcher, timeoutMs: client.timeoutMs };
       }

@@ -108,7 +108,7 @@ const CASES = [
     'an events bridge that is not deployed',
     { source: 'bridge', bridge: 'gone' },
     [],
-    /no events bridge is chosen: open the node and choose or add one/,
+    /the chosen events bridge cannot be found: open the node/,
   ],
   [
     'detection-sample',
