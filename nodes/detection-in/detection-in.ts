@@ -1,182 +1,40 @@
 /**
  * detection-in: the HTTP endpoint the events bridge POSTs detections to.
- * A thin adapter: the receiving logic is lib/receiver.ts.
+ * A thin adapter: receiving is lib/receiver/receiver.ts, the message
+ * lib/events/message.ts, keeping events until finished ./delivery.ts, the
+ * path and its hand-over across deploys ../shared/routes.ts.
  */
-import type { Server } from 'node:http';
-import { networkInterfaces } from 'node:os';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { reachableAddresses, webhookBase } from '../../lib/http/addresses';
-import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
+import type { NodeAPI, NodeMessage } from 'node-red';
+import { AUTH_MODES } from '../../lib/receiver/auth';
 import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/receiver/receiver';
-import type { DetectionEvent } from '../../lib/events/schemas';
-import { detectionView } from '../../lib/events/detection-view';
-import { VALIDATION_MODES, type ValidationMode } from '../../lib/receiver/validation';
+import { VALIDATION_MODES } from '../../lib/receiver/validation';
 import { createWarningGate } from '../../lib/receiver/warning-gate';
-import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
-import { FINISHED_WHEN, type FinishedWhen } from '../../lib/delivery/downstream';
-import { openDelivery, type DeliverySettings, type ReceiverDelivery, type StoredMeta } from './delivery';
-import { redisOf, withRedisState } from '../shared/redis';
+import { eventMessage, invalidEventMessage, type EventMessage, type Receipt } from '../../lib/events/message';
+import { ACK_MODES } from '../../lib/delivery/tracker';
+import { FINISHED_WHEN } from '../../lib/delivery/downstream';
 import { problem, sendProblem } from '../../lib/http/problem';
-import { HeldRequests } from '../../lib/http/held-requests';
 import { discardRest } from '../../lib/http/linger';
+import type { RouteHandler } from '../../lib/http/route-handover';
 import { choiceOption, dialogOptions, field, numberOption } from '../../lib/core/options';
-import { nodeText, translate, translator } from '../shared/i18n';
-import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
-import { throttledStatus } from '../shared/status';
+import { nodeText, translator } from '../shared/i18n';
 import { registerNode } from '../shared/register';
-import { listenerOf } from '../detection-listener/listener-node';
-
-interface DetectionInDef extends NodeDef {
-  ackMode?: AckMode;
-  maxInFlight?: number | string;
-  maxInFlightMiB?: number | string;
-  journalMaxMiB?: number | string;
-  redeliverAfterSeconds?: number | string;
-  /** When an event is finished: auto (a detection-done downstream marks it, else once emitted), handed, done. */
-  finishedWhen?: FinishedWhen;
-  /** redis mode: the detection-redis configuration node, the stream's caps, when to claim. */
-  redis?: string;
-  streamMaxEvents?: number | string;
-  streamMaxMiB?: number | string;
-  claimAfterSeconds?: number | string;
-  path: string;
-  /** The detection-listener configuration node whose port serves this receiver; none: Node-RED's own server. */
-  listener?: string;
-  auth: AuthMode;
-  headerName: string;
-  maxBodyMiB: number | string;
-  validation?: ValidationMode;
-  /** Before 0.2: 'reject' (the default then, now lenient) or 'accept'. */
-  invalidEvents?: 'reject' | 'accept';
-  stallSeconds?: number | string;
-}
-
-interface DetectionInCredentials {
-  user?: string;
-  password?: string;
-  token?: string;
-  headerValue?: string;
-}
-
-/** The namespace of this node's catalog in the editor: the package's name and the node set's. */
-const CATALOG = 'node-red-contrib-detection-bridge/detection-in';
-
-/** How long the editor shows a receiver's problem after a deploy. */
-const NOTIFY_MS = 20_000;
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
-}
-
-/** How long a request that arrives during a deploy waits for the receiver's successor, and how many may. */
-const HOLD_MS = 10_000;
-const HOLD_MAX = 64;
+import { mountReceiverRoute, receiverRouteKey, receiverRoutes } from '../shared/routes';
+import { serveAddresses } from './addresses';
+import { openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
+import { deliverySettings, listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
+import { receiverStatus, showPathInUse } from './status';
 
 /** How long a closing receiver waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;
 
-/** Largest limit the dialog accepts; well above any detection event. */
-const MAX_LIMIT_MIB = 512;
-
-/** The status of a receiver whose credentials are incomplete, by the problem's key (lib/receiver/auth.ts). */
-const AUTH_STATUS: Record<string, string> = {
-  'auth.basic-user': 'status.needs-user',
-  'auth.basic-password': 'status.needs-user',
-  'auth.basic-colon': 'status.user-colon',
-  'auth.bearer-token': 'status.needs-token',
-  'auth.header-name': 'status.needs-header-name',
-  'auth.header-value': 'status.needs-header-value',
-};
-
 export = function register(RED: NodeAPI): void {
-  /** The label of flow (or subflow) `z`, as the editor shows it. */
-  const flowLabel = (z: string | undefined): string => {
-    let flow = z ?? '';
-    RED.nodes.eachNode((n) => {
-      const tab = n as NodeDef & { label?: string };
-      if (tab.id === z && (tab.type === 'tab' || tab.type === 'subflow')) flow = tab.label || tab.name || tab.id;
-    });
-    return flow;
-  };
-  /** A node as the user knows it: its name (else its palette label) and its flow's label, never its id. */
-  const describeNode = (id: string): { name: string; flow: string } => {
-    const found = RED.nodes.getNode(id) as (Node & { name?: string; z?: string }) | null;
-    return { name: found?.name || RED._('detection-in.paletteLabel'), flow: flowLabel(found?.z) };
-  };
-
-  /**
-   * A problem the user must see after a deploy, not only as a red status: an
-   * error notification in every open editor (and in one opened later: kept by
-   * the runtime until the node is stopped), as Node-RED shows its own
-   * runtime problems. It closes after a while or on a click (a notification
-   * without a time cannot be closed, and the status and the log keep saying it). Sent as a key of this node's catalog, so each editor
-   * shows it in its own language; the values are escaped, as the editor
-   * shows the notification as HTML. `problem` null takes it away.
-   */
-  const notifyEditors = (nodeId: string, problem: { key: string; vars: Record<string, string> } | null): void => {
-    const topic = `notification/detection-in-${nodeId}`;
-    if (!problem) {
-      RED.comms.publish(topic, {}, false);
-      return;
-    }
-    const vars = Object.fromEntries(Object.entries(problem.vars).map(([k, v]) => [k, escapeHtml(v)]));
-    RED.comms.publish(topic, { ...vars, text: `${CATALOG}:detection-in.${problem.key}`, type: 'error', timeout: NOTIFY_MS }, true);
-  };
-
-  // The WebHook address the dialog suggests: addresses of this machine another one
-  // (the bridge) can use, not the host the browser happened to use.
-  RED.httpAdmin.get('/detection-in/addresses', RED.auth.needsPermission('detection-in.read'), (_req, res) => {
-    const settings = RED.settings as unknown as Record<string, unknown>;
-    const server = (RED as unknown as { server?: Server }).server;
-    const bound = server?.address();
-    const listen = bound && typeof bound === 'object' ? bound : undefined;
-    // A receiver on a listener: that port, scheme and address (?port=&https=&host= from its dialog).
-    const own = Number(_req.query.port);
-    const onListener = Number.isInteger(own) && own > 0 && own < 65536;
-    const port = onListener ? own : (listen?.port ?? Number(settings.uiPort ?? 1880));
-    const https = onListener ? _req.query.https === 'true' : Boolean(settings.https);
-    const host = onListener ? String(_req.query.host ?? '') : (listen?.address ?? (settings.uiHost as string | undefined));
-    const found = reachableAddresses(networkInterfaces(), host);
-    res.json({
-      bases: found.addresses.map((address) => webhookBase({ https, address, port })),
-      loopbackOnly: found.loopbackOnly,
-      localOnly: found.localOnly,
-      https,
-      root: settings.httpNodeRoot === false ? false : typeof settings.httpNodeRoot === 'string' ? settings.httpNodeRoot : '/',
-    });
-  });
-
-  /** routeKey → id of the node that owns it, for this runtime. */
-  const owners = new Map<string, string>();
-  /** routeKey → the route of a receiver stopped by a deploy, holding requests until its successor mounts. */
-  const standby = new Map<string, MountedRoute>();
+  serveAddresses(RED);
   // Between two deploys the bridge's requests wait for the next receiver on their path (bounded),
   // rather than a 503 that makes it send the same event again later.
-  const held = new HeldRequests({
-    maxPerKey: HOLD_MAX,
-    maxWaitMs: HOLD_MS,
-    refuse(req, res) {
-      sendProblem(res, problem('unavailable', nodeText(RED, 'detection-in')('errors.deploying')), { headers: { 'Retry-After': '1' } });
-      discardRest(req);
-    },
+  const routes = receiverRoutes(RED, (req, res) => {
+    sendProblem(res, problem('unavailable', nodeText(RED, 'detection-in')('errors.deploying')), { headers: { 'Retry-After': '1' } });
+    discardRest(req);
   });
-  // A path whose receiver did not come back (deleted, or moved to another path) is let
-  // go once the flows have started; listened for only while a route is on standby.
-  let cleanupArmed = false;
-  const armStandbyCleanup = (): void => {
-    if (cleanupArmed) return;
-    cleanupArmed = true;
-    (RED.events as unknown as { once(name: string, fn: () => void): void }).once('flows:started', () => {
-      cleanupArmed = false;
-      for (const [key, route] of standby) {
-        if (!owners.has(key)) route.remove();
-        standby.delete(key);
-      }
-      // No receiver came back on these paths (deleted, moved, or it could not start).
-      for (const key of held.keys()) if (!owners.has(key)) held.refuseAll(key);
-    });
-  };
 
   registerNode<DetectionInDef>(
     RED,
@@ -211,102 +69,34 @@ export = function register(RED: NodeAPI): void {
         node.error(message);
       };
 
-      const settings = RED.settings as unknown as Record<string, unknown>;
-      // Node-RED's HTTP nodes switched off: a receiver on its own listener still works.
-      if (settings.httpNodeRoot === false && !config.listener) {
-        fail(t('status.http-disabled'), t('errors.http-disabled'));
+      const listen = listenSettings(RED, config, creds, options, t);
+      if ('problem' in listen) {
+        fail(listen.status, listen.problem);
         return;
       }
+      const { path, auth, maxBodyBytes, listener: door } = listen;
+      const key = receiverRouteKey(RED, path, door && config.listener);
+      const owner = routes.claim(key, node.id);
+      if (owner) {
+        showPathInUse(RED, node, config, path, owner, t);
+        return;
+      }
+      const settings = deliverySettings(RED, config, options, path, t);
+      if ('problem' in settings) {
+        fail(settings.status, settings.problem);
+        routes.unclaim(key, node.id);
+        return;
+      }
+      const redis = settings.redis;
 
-      const path = normalizeNodePath(config.path);
-      if (path === '/') {
-        fail(t('status.no-path'), t('errors.path-missing'));
-        return;
-      }
-      const auth: AuthConfig = {
-        mode: options.auth,
-        user: creds.user,
-        password: creds.password,
-        token: creds.token,
-        headerName: (config.headerName || '').trim(),
-        headerValue: creds.headerValue,
-      };
-      const authProblem = authConfigProblem(auth);
-      if (authProblem) {
-        fail(t(AUTH_STATUS[authProblem.key] ?? 'status.credentials'), t('errors.auth-config', { problem: translate(RED, authProblem) }));
-        return;
-      }
-      const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
-
-      const app = RED.httpNode as unknown as ExpressApp;
-      // On a listener the path is its own (no httpNodeRoot), and unique on that listener only.
-      const chosen = config.listener ? listenerOf(RED, config.listener) : undefined;
-      if (config.listener && (chosen === undefined || typeof chosen === 'string')) {
-        fail(t('status.no-listener'), chosen ?? t('errors.listener-missing'));
-        return;
-      }
-      const door = typeof chosen === 'object' ? chosen : undefined;
-      const key = door ? `listener:${config.listener}:${routeKey(path)}` : routeKey(`${app.path()}${path}`);
-      const owner = owners.get(key);
-      if (owner && owner !== node.id) {
-        const other = describeNode(owner);
-        fail(t('status.path-in-use', other), t('errors.path-in-use', { path, ...other }));
-        // Deploy says "Successfully deployed": say at once that this receiver is not listening.
-        const self = { name: config.name || RED._('detection-in.paletteLabel'), flow: flowLabel(config.z) };
-        notifyEditors(node.id, { key: 'notify.path-in-use', vars: { path, ...self, other: other.name, otherFlow: other.flow } });
-        node.on('close', () => notifyEditors(node.id, null));
-        return;
-      }
-      owners.set(key, node.id);
-
-      // redis mode: the shared connection of the chosen configuration node.
-      let redis: DeliverySettings['redis'];
-      if (options.ackMode === 'redis') {
-        const connection = redisOf(RED, config.redis);
-        if (!connection) {
-          fail(t('status.no-redis'), t('errors.redis-missing'));
-          owners.delete(key);
-          return;
-        }
-        redis = {
-          connection,
-          name: path,
-          streamMaxEvents: options.streamMaxEvents,
-          streamMaxBytes: options.streamMaxMiB * MiB,
-          claimAfterMs: options.claimAfterSeconds * 1000,
-        };
-      }
-
-      const counts = { received: 0, warned: 0, rejected: 0, invalid: 0 };
       let delivery: ReceiverDelivery | undefined;
-      const showStatus = throttledStatus(node, () => {
-        const problems = counts.rejected + counts.invalid;
-        const params = { path, received: counts.received, warned: counts.warned, rejected: problems };
-        let text = t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);
-        const tracker = delivery?.tracker;
-        // Held for a detection-done that none downstream will ever send: say so, in yellow.
-        const noDone = delivery?.completion.noDoneWired === true;
-        if (noDone) text += t('status.no-done');
-        if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
-        if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
-        if (redis) {
-          const state = withRedisState(RED, redis.connection, text);
-          return noDone && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
-        }
-        return {
-          fill: noDone || (problems > 0 && counts.received === 0) ? 'yellow' : 'green',
-          shape: 'dot',
-          text,
-        };
-      });
+      const status = receiverStatus(RED, node, t, path, redis?.connection);
+      const { counts, show: showStatus } = status;
       const unwatchRedis = redis?.connection.use(() => showStatus());
       const warningGate = createWarningGate();
-      node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
+      status.listener('listening');
 
-      const contract = (meta: DeliveryMeta): Pick<NodeMessage, never> & Record<string, unknown> => ({
-        receivedAt: meta.receivedAt,
-        req: { ip: meta.ip, headers: meta.headers },
-      });
+      const receipt = (meta: DeliveryMeta): Receipt => ({ receivedAt: meta.receivedAt, req: { ip: meta.ip, headers: meta.headers } });
 
       let closing = false;
       /** Set once the store of events in flight is closed: nothing more can be taken. */
@@ -319,7 +109,6 @@ export = function register(RED: NodeAPI): void {
           if (id !== undefined) tracker?.park(id);
           return;
         }
-        const event = eventValue as DetectionEvent;
         const { kind, warnings, ...meta } = stored;
         if (redelivered) showStatus();
         else {
@@ -327,15 +116,7 @@ export = function register(RED: NodeAPI): void {
           if (warnings.length > 0) counts.warned++;
           showStatus();
         }
-        const msg: Record<string, unknown> = {
-          payload: event,
-          topic: event.publishType,
-          kind,
-          messageId: event.payload?.messageId ?? undefined,
-          resent: event.payload?.resentEvent,
-          detection: detectionView(event, kind, Date.parse(meta.receivedAt)),
-          ...contract(meta),
-        };
+        const msg: EventMessage & { redelivered?: true; _delivery?: unknown; warnings?: unknown } = eventMessage(eventValue, kind, receipt(meta));
         if (redelivered) msg.redelivered = true;
         if (id !== undefined) msg._delivery = { receiver: node.id, id };
         if (warnings.length > 0) {
@@ -349,37 +130,13 @@ export = function register(RED: NodeAPI): void {
         if (id !== undefined) tracker?.emitted(id);
       };
 
-      // The counts replace "listening" once there is something to count, or a warning to show.
-      let countsShown = false;
-      const replanned = (): void => {
-        const noDone = delivery?.completion.noDoneWired === true;
-        if (noDone || countsShown || counts.received + counts.rejected + counts.invalid > 0) {
-          countsShown = true;
-          showStatus();
-        }
-      };
-
       let active = 0;
-      const ready = openDelivery(
-        RED,
-        node,
-        {
-          mode: options.ackMode,
-          maxEvents: options.maxInFlight,
-          maxBytes: options.maxInFlightMiB * MiB,
-          journalMaxBytes: options.journalMaxMiB * MiB,
-          redeliverAfterMs: options.redeliverAfterSeconds * 1000,
-          finishedWhen: options.finishedWhen,
-          redis,
-        },
-        emitEvent,
-        t,
-        () => replanned(),
-      ).then(
+      const ready = openDelivery(RED, node, settings, emitEvent, t, () => status.replanned()).then(
         (opened) => {
           delivery = opened;
+          status.delivery = opened;
           opened.tracker.onComplete = showStatus;
-          replanned();
+          status.replanned();
           return opened;
         },
         (err: Error) => {
@@ -420,14 +177,7 @@ export = function register(RED: NodeAPI): void {
           onInvalid({ value, errors, meta }) {
             counts.invalid++;
             showStatus();
-            const publishType = (value as { publishType?: unknown } | null)?.publishType;
-            const msg = {
-              payload: value,
-              topic: typeof publishType === 'string' ? publishType : undefined,
-              errors,
-              ...contract(meta),
-            };
-            node.send([null, msg as NodeMessage]);
+            node.send([null, invalidEventMessage(value, errors, receipt(meta))]);
           },
           onRejected(answer) {
             if (answer.status !== 422) counts.rejected++;
@@ -438,12 +188,7 @@ export = function register(RED: NodeAPI): void {
       );
 
       // Errors here are bugs, never user input: answer 500 and report, never crash.
-      const handler: Middleware = (req, res) => {
-        if (closing) {
-          // Between two deploys: held, unread, for the next receiver on this path.
-          held.hold(key, req, res);
-          return;
-        }
+      const handler: RouteHandler = (req, res) => {
         active++;
         receive(req, res)
           .catch((err: Error) => {
@@ -453,19 +198,10 @@ export = function register(RED: NodeAPI): void {
           .finally(() => active--);
       };
 
-      const configured = settings.httpNodeMiddleware;
-      const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
-      standby.get(key)?.remove();
-      standby.delete(key);
-      held.release(key, (req, res) => handler(req, res, () => undefined));
-      let route: MountedRoute | undefined = door
-        ? { fullPath: path, ...door.mount(path, (req, res) => handler(req, res, () => undefined)) }
-        : mountRoute(app, path, middlewares, handler, (RED as unknown as { server?: Server }).server);
+      // Once stopped, what arrives is held, unread, for the next receiver on this path.
+      const route = routes.serve(key, node.id, handler, (serving) => mountReceiverRoute(RED, path, serving, door));
       // A listener that cannot open its port: red under this receiver too (the listener logs why).
-      const showDoor = (state: string): void => {
-        if (state === 'failed') node.status({ fill: 'red', shape: 'ring', text: t('status.listener-failed', { port: door?.options.port ?? '' }) });
-        if (state === 'listening') node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
-      };
+      const showDoor = (state: string): void => status.listener(state, door?.options.port);
       door?.on('state', showDoor);
       if (door?.state === 'failed') showDoor('failed');
 
@@ -474,13 +210,7 @@ export = function register(RED: NodeAPI): void {
         closing = true;
         unwatchRedis?.();
         door?.off('state', showDoor);
-        if (removed || !route) route?.remove();
-        else {
-          standby.set(key, route);
-          armStandbyCleanup();
-        }
-        route = undefined;
-        if (owners.get(key) === node.id) owners.delete(key);
+        route.stop(removed);
         node.status({});
         const started = Date.now();
         const finish = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 /**
  * detection-sample: on any input, emits a sample detection event with the
- * message contract of detection-in. Built in (lib/bridge/sample.ts; small
+ * message contract of detection-in (lib/events/message.ts). Built in (lib/bridge/sample.ts; small
  * real pictures, or the bridge's two-byte fillers) or fetched from a bridge's
  * GET /api/v1/webhook-models/{face,lpr} (lib/bridge/sample-client.ts), sent
  * as the bridge answered. The bridge is an events-bridge configuration node
@@ -12,7 +12,7 @@ import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Dispatcher } from 'undici';
 import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/bridge/sample-client';
 import { buildSampleEvent, isEventKind, SAMPLE_IMAGE_MODES, type SampleImageMode } from '../../lib/bridge/sample';
-import { detectionView } from '../../lib/events/detection-view';
+import { eventMessage } from '../../lib/events/message';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/core/options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
@@ -100,7 +100,7 @@ export = function register(RED: NodeAPI): void {
     /** The chosen bridge's client, else the node's own saved URL (a flow saved before bridges), else why neither works. */
     function fetchTarget(): FetchTarget | Error {
       if (bridgeId) {
-        const client = eventsBridgeOf(RED, bridgeId) ?? coded(t('errors.no-bridge'), 'ERR_SAMPLE_BRIDGE');
+        const client = eventsBridgeOf(RED, bridgeId) ?? coded(t('errors.bridge-missing'), 'ERR_SAMPLE_BRIDGE');
         if (client instanceof Error) return client;
         return { base: client.base.display, dispatcher: client.dispatcher, timeoutMs: client.timeoutMs };
       }
@@ -133,17 +133,9 @@ export = function register(RED: NodeAPI): void {
     const idleText = t(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindSource });
     node.status({ fill: 'grey', shape: 'ring', text: idleText });
 
-    /** Sets the contract properties on the incoming msg (Node-RED reuses it). */
-    function deliver(msg: NodeMessageInFlow, event: Record<string, unknown>, kind: EventKind, receivedAt: string): void {
-      const inner = (event.payload ?? {}) as Record<string, unknown>;
-      const out = msg as unknown as Record<string, unknown>;
-      out.payload = event;
-      out.topic = typeof event.publishType === 'string' ? event.publishType : undefined;
-      out.kind = kind;
-      out.messageId = typeof inner.messageId === 'string' ? inner.messageId : undefined;
-      out.resent = inner.resentEvent === true;
-      out.receivedAt = receivedAt;
-      out.detection = detectionView(event, kind, Date.parse(receivedAt));
+    /** Sets the contract's properties on the incoming msg (Node-RED reuses it). */
+    function deliver(msg: NodeMessageInFlow, event: unknown, kind: EventKind, receivedAt: string): void {
+      Object.assign(msg, eventMessage(event, kind, { receivedAt }));
     }
 
     function showSent(kind: EventKind, valid: boolean): void {

@@ -17,9 +17,16 @@
  * Node sends 100 Continue itself unless the server has a `checkContinue`
  * listener; ours does exactly what Node does for every other path, and is not
  * added when another package already listens.
+ *
+ * Receivers (detection-in) mount through mountReceiverRoute, on httpNode or
+ * on a listener's own port, and hand a path over across a deploy through
+ * receiverRoutes (lib/http/route-handover.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { NodeAPI } from 'node-red';
 import { deferContinue } from '../../lib/http/continue';
+import type { Listener } from '../../lib/http/listener';
+import { RouteHandover, type RouteHandler } from '../../lib/http/route-handover';
 
 type Next = (err?: unknown) => void;
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
@@ -155,4 +162,34 @@ export function mountRoute(app: ExpressApp, path: string, middlewares: Middlewar
       }
     },
   };
+}
+
+/** How long a request that arrives during a deploy waits for the receiver's successor, and how many may. */
+const HOLD_MS = 10_000;
+const HOLD_MAX = 64;
+
+/**
+ * The paths of one runtime's receivers and their hand-over across deploys;
+ * `refuse` answers a request given up (too many held, waited too long, no
+ * successor came). Paths no receiver came back to are let go once the flows
+ * have started.
+ */
+export function receiverRoutes(RED: NodeAPI, refuse: RouteHandler): RouteHandover {
+  const events = RED.events as unknown as { once(name: string, fn: () => void): void };
+  return new RouteHandover({ maxPerKey: HOLD_MAX, maxWaitMs: HOLD_MS, refuse, afterStart: (sweep) => events.once('flows:started', sweep) });
+}
+
+/** A receiver's path as its key: unique on its listener (`listenerId`), else on httpNode, below httpNodeRoot. */
+export function receiverRouteKey(RED: NodeAPI, path: string, listenerId?: string): string {
+  if (listenerId) return `listener:${listenerId}:${routeKey(path)}`;
+  return routeKey(`${(RED.httpNode as unknown as ExpressApp).path()}${path}`);
+}
+
+/** Mounts a receiver's `handler` on `path`: on `listener`'s own port, else on httpNode after Node-RED's httpNodeMiddleware. */
+export function mountReceiverRoute(RED: NodeAPI, path: string, handler: RouteHandler, listener?: Listener): MountedRoute {
+  if (listener) return { fullPath: path, ...listener.mount(path, handler) };
+  const configured = (RED.settings as unknown as Record<string, unknown>).httpNodeMiddleware;
+  const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
+  const server = (RED as unknown as { server?: Server }).server;
+  return mountRoute(RED.httpNode as unknown as ExpressApp, path, middlewares, (req, res) => handler(req, res), server);
 }

@@ -165,7 +165,7 @@ describe('detection-sample through an events bridge (simulated sample endpoints)
       // no bridge chosen, no URL of its own
       { options: { sample: { bridge: '' } }, status: 'no events bridge', message: translate('detection-sample.errors.no-bridge') },
       // the bridge chosen is not deployed
-      { options: { sample: { bridge: 'gone' } }, status: 'events bridge not valid', message: translate('detection-sample.errors.no-bridge') },
+      { options: { sample: { bridge: 'gone' } }, status: 'events bridge not valid', message: translate('detection-sample.errors.bridge-missing') },
       // the bridge's URL is not valid
       {
         options: { bridge: bridgeNode('ftp://bridge-host') },

@@ -1,0 +1,160 @@
+/**
+ * What detection-in's dialog saves, and what is checked before the receiver
+ * can listen: where (Node-RED's own server or a listener, on which path),
+ * with which credentials, and how it keeps events (in redis mode, on which
+ * Redis). A receiver that cannot start says why in a few words under the
+ * node and in full in the log.
+ */
+import type { NodeAPI, NodeDef } from 'node-red';
+import type { Listener } from '../../lib/http/listener';
+import { authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
+import { MiB } from '../../lib/receiver/receiver';
+import type { ValidationMode } from '../../lib/receiver/validation';
+import type { AckMode } from '../../lib/delivery/tracker';
+import type { FinishedWhen } from '../../lib/delivery/downstream';
+import { translate } from '../shared/i18n';
+import { normalizeNodePath } from '../shared/routes';
+import { redisOf } from '../shared/redis';
+import { listenerOf } from '../detection-listener/listener-node';
+import type { DeliverySettings } from './delivery';
+
+export interface DetectionInDef extends NodeDef {
+  ackMode?: AckMode;
+  maxInFlight?: number | string;
+  maxInFlightMiB?: number | string;
+  journalMaxMiB?: number | string;
+  redeliverAfterSeconds?: number | string;
+  /** When an event is finished: auto (a detection-done downstream marks it, else once emitted), handed, done. */
+  finishedWhen?: FinishedWhen;
+  /** redis mode: the detection-redis configuration node, the stream's caps, when to claim. */
+  redis?: string;
+  streamMaxEvents?: number | string;
+  streamMaxMiB?: number | string;
+  claimAfterSeconds?: number | string;
+  path: string;
+  /** The detection-listener configuration node whose port serves this receiver; none: Node-RED's own server. */
+  listener?: string;
+  auth: AuthMode;
+  headerName: string;
+  maxBodyMiB: number | string;
+  validation?: ValidationMode;
+  /** Before 0.2: 'reject' (the default then, now lenient) or 'accept'. */
+  invalidEvents?: 'reject' | 'accept';
+  stallSeconds?: number | string;
+}
+
+export interface DetectionInCredentials {
+  user?: string;
+  password?: string;
+  token?: string;
+  headerValue?: string;
+}
+
+/** Largest limit the dialog accepts; well above any detection event. */
+const MAX_LIMIT_MIB = 512;
+
+/** The status of a receiver whose credentials are incomplete, by the problem's key (lib/receiver/auth.ts). */
+const AUTH_STATUS: Record<string, string> = {
+  'auth.basic-user': 'status.needs-user',
+  'auth.basic-password': 'status.needs-user',
+  'auth.basic-colon': 'status.user-colon',
+  'auth.bearer-token': 'status.needs-token',
+  'auth.header-name': 'status.needs-header-name',
+  'auth.header-value': 'status.needs-header-value',
+};
+
+export interface ListenSettings {
+  path: string;
+  auth: AuthConfig;
+  maxBodyBytes: number;
+  /** The listener whose port serves the receiver; none: Node-RED's own server. */
+  listener?: Listener;
+}
+
+/** Why a receiver cannot start: a few words for its status, the whole reason for the log. */
+export interface CannotListen {
+  status: string;
+  problem: string;
+}
+
+/** Where and how the receiver listens, or why it cannot; `auth` and `maxBodyMiB` as the dialog's options read them. */
+export function listenSettings(
+  RED: NodeAPI,
+  config: DetectionInDef,
+  creds: DetectionInCredentials,
+  options: { auth: AuthMode; maxBodyMiB: number },
+  t: (key: string, vars?: Record<string, string>) => string,
+): ListenSettings | CannotListen {
+  // Node-RED's HTTP nodes switched off: a receiver on its own listener still works.
+  if ((RED.settings as unknown as Record<string, unknown>).httpNodeRoot === false && !config.listener) {
+    return { status: t('status.http-disabled'), problem: t('errors.http-disabled') };
+  }
+  const path = normalizeNodePath(config.path);
+  if (path === '/') return { status: t('status.no-path'), problem: t('errors.path-missing') };
+  const auth: AuthConfig = {
+    mode: options.auth,
+    user: creds.user,
+    password: creds.password,
+    token: creds.token,
+    headerName: (config.headerName || '').trim(),
+    headerValue: creds.headerValue,
+  };
+  const authProblem = authConfigProblem(auth);
+  if (authProblem) {
+    return {
+      status: t(AUTH_STATUS[authProblem.key] ?? 'status.credentials'),
+      problem: t('errors.auth-config', { problem: translate(RED, authProblem) }),
+    };
+  }
+  const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
+  if (!config.listener) return { path, auth, maxBodyBytes };
+  // On a listener the path is its own (no httpNodeRoot), and unique on that listener only.
+  const listener = listenerOf(RED, config.listener);
+  if (listener === undefined || typeof listener === 'string') {
+    return { status: t('status.no-listener'), problem: listener ?? t('errors.listener-missing') };
+  }
+  return { path, auth, maxBodyBytes, listener };
+}
+
+/** The delivery options of the dialog, as read (lib/core/options.ts). */
+interface DeliveryOptions {
+  ackMode: AckMode;
+  maxInFlight: number;
+  maxInFlightMiB: number;
+  journalMaxMiB: number;
+  redeliverAfterSeconds: number;
+  finishedWhen: FinishedWhen;
+  streamMaxEvents: number;
+  streamMaxMiB: number;
+  claimAfterSeconds: number;
+}
+
+/** How the receiver on `path` keeps its events until finished, or why it cannot (redis mode without a Redis). */
+export function deliverySettings(
+  RED: NodeAPI,
+  config: DetectionInDef,
+  options: DeliveryOptions,
+  path: string,
+  t: (key: string) => string,
+): DeliverySettings | CannotListen {
+  const settings: DeliverySettings = {
+    mode: options.ackMode,
+    maxEvents: options.maxInFlight,
+    maxBytes: options.maxInFlightMiB * MiB,
+    journalMaxBytes: options.journalMaxMiB * MiB,
+    redeliverAfterMs: options.redeliverAfterSeconds * 1000,
+    finishedWhen: options.finishedWhen,
+  };
+  if (options.ackMode !== 'redis') return settings;
+  // The shared connection of the chosen configuration node; the stream is named after the path.
+  const connection = redisOf(RED, config.redis);
+  if (!connection) return { status: t('status.no-redis'), problem: t('errors.redis-missing') };
+  settings.redis = {
+    connection,
+    name: path,
+    streamMaxEvents: options.streamMaxEvents,
+    streamMaxBytes: options.streamMaxMiB * MiB,
+    claimAfterMs: options.claimAfterSeconds * 1000,
+  };
+  return settings;
+}
