@@ -16,13 +16,7 @@
  * asked for, so no second copy of a large list is held. Node-RED-free.
  */
 import type { Agent, Dispatcher } from 'undici';
-import { createServerAgent, positive } from '../http/agent';
-import { parseBaseUrl, type BaseUrlProblem } from '../http/base-url';
-import { isJsonContentType } from '../http/content-type';
-import { parseJsonBody } from '../http/json';
-import { redactUserInfo } from '../http/net-errors';
-import { firstHeader, send } from '../http/send';
-import { answerParams, bodyExcerpt, TransportError } from '../http/transport-error';
+import { answerParams, type BaseUrlProblem, bodyExcerpt, createServerAgent, firstHeader, isJsonContentType, parseBaseUrl, parseJsonBody, positive, redactUserInfo, send, TransportError } from '../http';
 import type { Message } from '../core/messages';
 import { monitorPath, pageQuery, resolveEnrollmentApi, type EnrollmentApi, type EnrollmentApiOptions } from './enroll-api';
 import { EnrollmentStatus, MonitoredItem, type EnrollKind, type FaceEnrollment, type PlateEnrollment } from './enroll-schemas';

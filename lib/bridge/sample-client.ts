@@ -8,13 +8,11 @@
  * for an HTTP answer, the status. Node-RED-free.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { parseBaseUrl, type BaseUrlProblem } from '../http/base-url';
-import { parseJsonBody } from '../http/json';
-import { redactUserInfo } from '../http/net-errors';
-import { firstHeader, send } from '../http/send';
-import { statusText, TransportError } from '../http/transport-error';
+import { type BaseUrlProblem, firstHeader, parseBaseUrl, parseJsonBody, redactUserInfo, send, statusText, TransportError } from '../http';
 import { sampleModelPath } from './sample';
-import { checkEvent, kindOf, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind, type SchemaError } from '../events/schemas';
+import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
+import type { SchemaError } from '../core/schema-error';
+import { checkEvent, kindOf } from '../events';
 
 export const DEFAULT_SAMPLE_TIMEOUT_MS = 10_000;
 /** A sample is a few kilobytes; this only stops a runaway answer. */
