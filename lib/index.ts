@@ -12,14 +12,7 @@
  */
 
 // Receiving events: the bridge's payloads, the receiver and what flows do with events.
-export {
-  checkEvent,
-  kindOf,
-  DetectionEvent,
-  WebHookFaceRecPayload,
-  WebHookLprPayload,
-  type EventCheck,
-} from './events';
+export { checkEvent, kindOf, DetectionEvent, WebHookFaceRecPayload, WebHookLprPayload, type EventCheck } from './events';
 export { CROP_SIZE_NAMES, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type CropSizeName, type EventKind } from './core/event-kinds';
 export { type SchemaError } from './core/schema-error';
 export { validateEvent, VALIDATION_MODES, type ValidationMode, type ValidationResult, type WrongCase } from './receiver';
@@ -90,14 +83,7 @@ export { PushQueue, type PushQueueOptions, type TicketOutcome } from './platform
 export { checkPushItems, type PushItemError } from './platform';
 
 // The bridge's enrollment endpoints: watch lists of plates and faces.
-export {
-  EventsBridgeClient,
-  bridgeReason,
-  type BridgeAnswer,
-  type CheckAnswer,
-  type EventsBridgeClientOptions,
-  type ListPage,
-} from './bridge';
+export { EventsBridgeClient, bridgeReason, type BridgeAnswer, type CheckAnswer, type EventsBridgeClientOptions, type ListPage } from './bridge';
 export { DEFAULT_ENROLLMENT_PATHS, resolveEnrollmentApi, type EnrollmentApi, type EnrollmentApiOptions } from './bridge';
 export {
   ENROLL_ACTIONS,

@@ -2,5 +2,4 @@
 export * from './client';
 export * from './enroll-api';
 export * from './enroll-schemas';
-export * from './sample-client';
 export * from './sample';

@@ -10,7 +10,21 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock, type Clock } from '../core/clock';
-import { bodyNotInvited, DEFAULT_LINGER, discardRest, invalidUtf8Offset, inviteBody, jsonRequestProblem, type LingerBounds, parseJsonBody, problem, type Problem, type ProblemKind, sendJson, sendProblem } from '../http';
+import {
+  bodyNotInvited,
+  DEFAULT_LINGER,
+  discardRest,
+  invalidUtf8Offset,
+  inviteBody,
+  jsonRequestProblem,
+  type LingerBounds,
+  parseJsonBody,
+  problem,
+  type Problem,
+  type ProblemKind,
+  sendJson,
+  sendProblem,
+} from '../http';
 import { renderMessage, type Message, type Translate } from '../core/messages';
 import { checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
 import { createByteBudget, declaredLength, readBody } from './body';

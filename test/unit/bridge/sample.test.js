@@ -283,7 +283,7 @@ describe('sample helpers', () => {
 
   it('is free of Node-RED, for reuse by the bridge simulator', () => {
     const fs = require('node:fs');
-    for (const file of ['bridge/sample.js', 'bridge/sample-images.js', 'bridge/sample-client.js']) {
+    for (const file of ['bridge/sample.js', 'bridge/sample-images.js', 'bridge/client.js']) {
       const text = fs.readFileSync(path.join(ROOT, 'dist', 'lib', file), 'utf8');
       assert.doesNotMatch(text, /require\("(node-red|@node-red\/[^"]+)"\)/, `${file} does not require Node-RED`);
     }
