@@ -205,7 +205,7 @@ function jpegSize(bytes) {
   throw new Error('no start-of-frame marker');
 }
 
-describe('sample events with pictures (images: "pictures")', () => {
+describe('lib/bridge/sample: sample events with pictures (images: "pictures")', () => {
   const now = new Date('2026-03-01T12:00:00.000Z');
 
   for (const kind of ['face', 'lpr']) {
@@ -272,7 +272,7 @@ describe('sample events with pictures (images: "pictures")', () => {
   });
 });
 
-describe('sample helpers', () => {
+describe('lib/bridge/sample: helpers', () => {
   it('names the sample endpoint paths and the kinds', () => {
     assert.equal(sample.sampleModelPath('face'), '/api/v1/webhook-models/face');
     assert.equal(sample.sampleModelPath('lpr'), '/api/v1/webhook-models/lpr');

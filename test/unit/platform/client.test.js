@@ -21,6 +21,7 @@ const pc = {
 };
 const { TransportError } = require(path.join(dist, 'lib', 'http', 'transport-error'));
 const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
+const { FakeClock } = require('../../support/fake-clock');
 
 const USER = 'integrator';
 const PASSWORD = 'pa55-w0rd-very-secret';
@@ -40,9 +41,11 @@ async function stop(server) {
   await new Promise((resolve) => server.close(resolve));
 }
 
-describe('platform client', function () {
+describe('lib/platform/client', function () {
   this.timeout(20000);
   let core;
+  /** The mock core's time: moved by the tests, never waited for. */
+  const clock = new FakeClock(Date.now());
   const clients = [];
   const client = (options = {}) => {
     const c = new pc.PlatformClient({ baseUrl: core.url, userName: USER, password: PASSWORD, ...options });
@@ -51,7 +54,7 @@ describe('platform client', function () {
   };
 
   before(async () => {
-    core = await startMockCore({ userName: USER, password: PASSWORD });
+    core = await startMockCore({ userName: USER, password: PASSWORD, clock });
   });
 
   after(async () => {
@@ -344,14 +347,19 @@ describe('platform client', function () {
     });
 
     it('signs in again after a token expires on the server (short TTL)', async () => {
+      // expiresIn says 2 s (whole seconds): the server's 1.5 s run out first, and only its 401 tells the client
       core.setTokenTtl(1500);
-      const c = client({ renewBeforeMs: 0 });
+      const c = client({ renewBeforeMs: 0, now: () => clock.now() });
       await c.request({ path: '/api/v2/x' });
       assert.equal(core.received.logins, 1);
-      await new Promise((r) => setTimeout(r, 1700));
+      await clock.advance(1499);
+      await c.request({ path: '/api/v2/x' });
+      assert.equal(core.received.logins, 1, 'still good');
+      await clock.advance(1);
       const res = await c.request({ path: '/api/v2/x' });
       assert.equal(res.statusCode, 200);
       assert.equal(core.received.logins, 2);
+      assert.equal(core.received.unauthorized, 1, 'the server refused the expired token once');
     });
 
     it('after a 401 signs in again exactly once and repeats the call', async () => {

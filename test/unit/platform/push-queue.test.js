@@ -52,7 +52,7 @@ function recorder() {
   };
 }
 
-describe('push queue', function () {
+describe('lib/platform/push-queue', function () {
   this.timeout(20000);
   let core;
   let client;

@@ -15,7 +15,7 @@ const { CROP_SIZE_NAMES } = require(path.join(dist, 'lib', 'events', 'schemas'))
 
 const IMAGE = Buffer.from('a tiny jpeg stand-in').toString('base64');
 
-describe('push schemas', () => {
+describe('lib/platform/push-schemas', () => {
   it('accepts good items, extra fields untouched', () => {
     const items = [
       { transactionId: 't1', amount: 12.5, lines: [{ sku: 'A', qty: 1 }] },
