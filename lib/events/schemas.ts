@@ -16,7 +16,7 @@ import { formatPath, type SchemaError } from '../core/schema-error';
 export { CROP_SIZE_NAMES, CropSizeName, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
 export { formatPath, type SchemaError } from '../core/schema-error';
 
-/** ISO 8601 date or date-time, as .NET writes them (see iso-date.ts). */
+/** ISO 8601 date or date-time, as .NET writes them (see lib/core/iso-date.ts). */
 export const IsoDateTime = z.string().refine(isIsoDate, { message: 'expected an ISO 8601 date or date-time, such as 2024-05-01T12:30:00Z' });
 
 /** Top-level `fields` entry: the integrator's additionalFields, replayed. */

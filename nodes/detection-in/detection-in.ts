@@ -1,6 +1,6 @@
 /**
  * detection-in: the HTTP endpoint the events bridge POSTs detections to.
- * A thin adapter: the receiving logic is lib/receiver.ts.
+ * A thin adapter: the receiving logic is lib/receiver (receiver.ts).
  */
 import type { Server } from 'node:http';
 import { networkInterfaces } from 'node:os';

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/sample.ts against the six rules of the spec's sample endpoints
+ * lib/bridge/sample.ts against the six rules of the spec's sample endpoints
  * ("Events bridge sample endpoints", rules 1–6).
  */
 const assert = require('node:assert/strict');

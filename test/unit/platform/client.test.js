@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/platform-client.ts against the mock v2 core (lib/mock-core.ts) and a
+ * lib/platform/client.ts against the mock v2 core (sim/mock-core.ts) and a
  * few tiny local servers on 127.0.0.1: sign-in, the token-pair spellings,
  * renewal, 401 handling, concurrency, TLS and failures.
  */

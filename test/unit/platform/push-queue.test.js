@@ -1,7 +1,7 @@
 'use strict';
 /**
- * lib/push.ts: batching per path, per-message tickets, retries and close,
- * against the mock v2 core through lib/platform-client.ts (and a few stub
+ * lib/platform/push-queue.ts: batching per path, per-message tickets, retries and close,
+ * against the mock v2 core through lib/platform/client.ts (and a few stub
  * senders where the timing must be controlled).
  */
 const assert = require('node:assert/strict');

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/push-schemas.ts: the values the spec fixes for pushed data (plate
+ * lib/platform/push-schemas.ts: the values the spec fixes for pushed data (plate
  * direction, gender, image crop), checked wherever the conventional field
  * names appear in an item; errors name the item and the field.
  */

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The events bridge simulator (lib/bridge-sim and bin/detection-bridge-sim)
+ * The events bridge simulator (sim/ and bin/detection-bridge-sim)
  * through real HTTP on 127.0.0.1: the sample endpoints' six rules, 401 on
  * other /api/v1/ paths, delivery to a local receiver (counts, mix, auth,
  * resilient retries, timeouts, failures, realistic sizes, self-signed TLS),

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/mock-core.ts on its own, through plain undici requests: the routes,
+ * sim/mock-core.ts on its own, through plain undici requests: the routes,
  * bearer checks, injected failures, token expiry, bounded recordings, a path
  * prefix and HTTPS.
  */
