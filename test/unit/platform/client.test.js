@@ -44,8 +44,6 @@ async function stop(server) {
 describe('lib/platform/client', function () {
   this.timeout(20000);
   let core;
-  /** The mock core's time: moved by the tests, never waited for. */
-  const clock = new FakeClock(Date.now());
   const clients = [];
   const client = (options = {}) => {
     const c = new pc.PlatformClient({ baseUrl: core.url, userName: USER, password: PASSWORD, ...options });
@@ -54,7 +52,7 @@ describe('lib/platform/client', function () {
   };
 
   before(async () => {
-    core = await startMockCore({ userName: USER, password: PASSWORD, clock });
+    core = await startMockCore({ userName: USER, password: PASSWORD });
   });
 
   after(async () => {
@@ -347,19 +345,25 @@ describe('lib/platform/client', function () {
     });
 
     it('signs in again after a token expires on the server (short TTL)', async () => {
-      // expiresIn says 2 s (whole seconds): the server's 1.5 s run out first, and only its 401 tells the client
-      core.setTokenTtl(1500);
-      const c = client({ renewBeforeMs: 0, now: () => clock.now() });
-      await c.request({ path: '/api/v2/x' });
-      assert.equal(core.received.logins, 1);
-      await clock.advance(1499);
-      await c.request({ path: '/api/v2/x' });
-      assert.equal(core.received.logins, 1, 'still good');
-      await clock.advance(1);
-      const res = await c.request({ path: '/api/v2/x' });
-      assert.equal(res.statusCode, 200);
-      assert.equal(core.received.logins, 2);
-      assert.equal(core.received.unauthorized, 1, 'the server refused the expired token once');
+      // a core of its own on a clock the test moves, shared with the client; expiresIn says 2 s
+      // (whole seconds): the server's 1.5 s run out first, and only its 401 tells the client
+      const clock = new FakeClock(Date.now());
+      const timed = await startMockCore({ userName: USER, password: PASSWORD, tokenTtlMs: 1500, clock });
+      try {
+        const c = client({ baseUrl: timed.url, renewBeforeMs: 0, now: () => clock.now() });
+        await c.request({ path: '/api/v2/x' });
+        assert.equal(timed.received.logins, 1);
+        await clock.advance(1499);
+        await c.request({ path: '/api/v2/x' });
+        assert.equal(timed.received.logins, 1, 'still good');
+        await clock.advance(1);
+        const res = await c.request({ path: '/api/v2/x' });
+        assert.equal(res.statusCode, 200);
+        assert.equal(timed.received.logins, 2);
+        assert.equal(timed.received.unauthorized, 1, 'the server refused the expired token once');
+      } finally {
+        await timed.close();
+      }
     });
 
     it('after a 401 signs in again exactly once and repeats the call', async () => {
