@@ -3,26 +3,21 @@
  * may use without Node-RED. Named one by one; the modules behind it keep
  * their helpers to themselves. The simulator and the mock core are not here:
  * they are the `./sim` entry.
+ *
+ * lib/ is split by subsystem (lib/README.md). A subsystem's files import
+ * their own subsystem, anything in lib/core (the bottom: it imports only
+ * itself), and other subsystems only through their face, `lib/<name>/index.ts`;
+ * this file too. test/unit/architecture.test.js holds every import to that,
+ * and to no import cycle.
  */
 
 // Receiving events: the bridge's payloads, the receiver and what flows do with events.
-export {
-  checkEvent,
-  kindOf,
-  CROP_SIZE_NAMES,
-  PUBLISH_TYPE_FACE,
-  PUBLISH_TYPE_LPR,
-  DetectionEvent,
-  WebHookFaceRecPayload,
-  WebHookLprPayload,
-  type CropSizeName,
-  type EventCheck,
-  type EventKind,
-  type SchemaError,
-} from './events/schemas';
-export { validateEvent, VALIDATION_MODES, type ValidationMode, type ValidationResult, type WrongCase } from './receiver/validation';
+export { checkEvent, kindOf, DetectionEvent, WebHookFaceRecPayload, WebHookLprPayload, type EventCheck } from './events';
+export { CROP_SIZE_NAMES, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type CropSizeName, type EventKind } from './core/event-kinds';
+export { type SchemaError } from './core/schema-error';
+export { validateEvent, VALIDATION_MODES, type ValidationMode, type ValidationResult, type WrongCase } from './receiver';
 export { parseIsoDate, isIsoDate } from './core/iso-date';
-export { authConfigProblem, checkAuth, type AuthConfig, type AuthMode, type AuthResult } from './receiver/auth';
+export { authConfigProblem, checkAuth, type AuthConfig, type AuthMode, type AuthResult } from './receiver';
 export {
   createReceiver,
   DEFAULT_MAX_BODY_BYTES,
@@ -32,12 +27,12 @@ export {
   type ReceiverHooks,
   type ReceiverOptions,
   type RequestHandler,
-} from './receiver/receiver';
-export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './dedupe/local-window';
-export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './dedupe/redis-window';
-export { eventHash } from './events/event-hash';
-export { routeOf, type Route } from './events/publish-route';
-export { detectionView, viewOfEvent, type DetectionView, type FaceView, type PlateView } from './events/detection-view';
+} from './receiver';
+export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './dedupe';
+export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './dedupe';
+export { eventHash } from './events';
+export { routeOf, type Route } from './events';
+export { detectionView, viewOfEvent, type DetectionView, type FaceView, type PlateView } from './events';
 export {
   compileFilter,
   DetectionFilter,
@@ -50,13 +45,13 @@ export {
   type ListRead,
   type RuleConfig,
   type RuleType,
-} from './events/filter';
-export { buildSampleEvent, sampleModelPath, type SampleOptions } from './bridge/sample';
-export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './bridge/sample-client';
+} from './events';
+export { buildSampleEvent, sampleModelPath, type SampleOptions } from './bridge';
+export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './bridge';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './image';
 
 // Keeping events until a flow has finished them.
-export { Journal, JournalFullError, type JournalEntry, type JournalOptions, type JournalProblem } from './delivery/journal';
+export { Journal, JournalFullError, type JournalEntry, type JournalOptions, type JournalProblem } from './delivery';
 export {
   DeliveryTracker,
   BusyError,
@@ -67,9 +62,9 @@ export {
   type EventDelivery,
   type StagedDelivery,
   type TrackerOptions,
-} from './delivery/tracker';
+} from './delivery';
 
-export { RedisStreamDelivery, STREAM_GROUP, type StreamDeliveryOptions } from './delivery/stream';
+export { RedisStreamDelivery, STREAM_GROUP, type StreamDeliveryOptions } from './delivery';
 export {
   RedisConnection,
   RedisSettings,
@@ -78,25 +73,18 @@ export {
   type ConnectionOptions,
   type ConnectionState,
   type RedisCredentials,
-} from './redis/connection';
+} from './redis';
 
 // The platform v2 API: sign-in, any call, batched pushes.
-export { PlatformClient, statusError, type PlatformClientOptions, type PlatformRequestOptions, type PlatformResponse } from './platform/client';
-export { posBatchPath } from './platform/url';
-export { posPlugins, type PluginInfo } from './platform/plugins';
-export { PushQueue, type PushQueueOptions, type TicketOutcome } from './platform/push-queue';
-export { checkPushItems, type PushItemError } from './platform/push-schemas';
+export { PlatformClient, statusError, type PlatformClientOptions, type PlatformRequestOptions, type PlatformResponse } from './platform';
+export { posBatchPath } from './platform';
+export { posPlugins, type PluginInfo } from './platform';
+export { PushQueue, type PushQueueOptions, type TicketOutcome } from './platform';
+export { checkPushItems, type PushItemError } from './platform';
 
 // The bridge's enrollment endpoints: watch lists of plates and faces.
-export {
-  EventsBridgeClient,
-  bridgeReason,
-  type BridgeAnswer,
-  type CheckAnswer,
-  type EventsBridgeClientOptions,
-  type ListPage,
-} from './bridge/client';
-export { DEFAULT_ENROLLMENT_PATHS, resolveEnrollmentApi, type EnrollmentApi, type EnrollmentApiOptions } from './bridge/enroll-api';
+export { EventsBridgeClient, bridgeReason, type BridgeAnswer, type CheckAnswer, type EventsBridgeClientOptions, type ListPage } from './bridge';
+export { DEFAULT_ENROLLMENT_PATHS, resolveEnrollmentApi, type EnrollmentApi, type EnrollmentApiOptions } from './bridge';
 export {
   ENROLL_ACTIONS,
   faceBody,
@@ -110,9 +98,9 @@ export {
   TagInfoItem,
   type EnrollAction,
   type EnrollKind,
-} from './bridge/enroll-schemas';
+} from './bridge';
 
 // Transport and text.
-export { TransportError, type TransportReason, type TransportService } from './http/transport-error';
-export { parseJsonBody, type JsonParseResult } from './http/json';
+export { TransportError, type TransportReason, type TransportService } from './http';
+export { parseJsonBody, type JsonParseResult } from './http';
 export { renderMessage, type Message, type MessageParams } from './core/messages';

@@ -435,7 +435,7 @@ function moduleText(pictures) {
  * (John Doe; the blue Toyota with the California plate XYZ987), so that image
  * flows can be built before a camera exists. Base64, as events carry them.
  */
-import type { CropSizeName } from './schemas';
+import type { CropSizeName } from '../core/event-kinds';
 
 /** The face sample's live capture (\`detectionImage\`) and enrolled photo (\`defaultPhoto\`). */
 export const SAMPLE_FACE_PICTURES: Readonly<{ detectionImage: string; defaultPhoto: string }> = {

@@ -149,7 +149,7 @@ async function send(args: string[], io: Io): Promise<number> {
   }
 }
 
-/** The mock platform v2 core (lib/mock-core.ts), mounted beside the sample
+/** The mock platform v2 core (sim/mock-core.ts), mounted beside the sample
  *  endpoints: /api/v2/... shares their port. Sign in as admin / secret. */
 interface StartedCore {
   handler?: RequestListener;

@@ -8,10 +8,36 @@ import type { Dispatcher } from 'undici';
 import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/receiver/auth';
 import { renderMessage } from '../lib/core/messages';
 import { numberOption, parseOptions } from '../lib/core/options';
-import type { AttemptReport } from './delivery';
+import type { EventKind } from '../lib/events/schemas';
 import type { EnrollmentStore } from './enroll-server';
 import { IMAGE_MODES, type ImageMode } from './events';
 import { impliedMix, isEmptyScenario, parseScenario, ScenarioError, type Scenario, type ScenarioInput } from './scenario';
+
+/** What one delivery attempt came to (the report `onAttempt` gets). */
+export type AttemptOutcome = 'acknowledged' | 'retry' | 'failed' | 'aborted';
+
+export interface AttemptReport {
+  /** Event number in this run, from 1. */
+  seq: number;
+  kind: EventKind;
+  messageId: string;
+  /** 1 for the first delivery, 2 for the first replay, … */
+  attempt: number;
+  /** The receiver this attempt went to (with several, the one its turn chose). */
+  url: string;
+  /** The `resentEvent` the attempt carried. */
+  resent: boolean;
+  /** The HTTP status, when the receiver answered. */
+  status?: number;
+  /** Why there was no answer: `timeout`, `aborted`, or an error code. */
+  error?: string;
+  /** The start of a non-2xx answer's body, or the error message. */
+  detail?: string;
+  latencyMs: number;
+  outcome: AttemptOutcome;
+  /** When the outcome is `retry`: the pause before the next attempt. */
+  retryInMs?: number;
+}
 
 export const DELIVERY_DEFAULTS = {
   count: 10,

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { DetectionEvent, EventKind } from '../lib/events/schemas';
-import { authHeaders, resolveDeliveryOptions, type DeliveryOptions, type Resolved } from './delivery-options';
+import { authHeaders, resolveDeliveryOptions, type AttemptReport, type DeliveryOptions, type Resolved } from './delivery-options';
 import { buildDeliveryEvent, kindForSeq } from './events';
 import { applyEnrollment, EnrolledDraw } from './enrolled-events';
 import { ScenarioDraw } from './scenario';
@@ -33,30 +33,7 @@ import { LatencyRecorder, type DeliverySummary } from './summary';
 import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
 import { connectFor } from './tls';
 
-export type AttemptOutcome = 'acknowledged' | 'retry' | 'failed' | 'aborted';
-
-export interface AttemptReport {
-  /** Event number in this run, from 1. */
-  seq: number;
-  kind: EventKind;
-  messageId: string;
-  /** 1 for the first delivery, 2 for the first replay, … */
-  attempt: number;
-  /** The receiver this attempt went to (with several, the one its turn chose). */
-  url: string;
-  /** The `resentEvent` the attempt carried. */
-  resent: boolean;
-  /** The HTTP status, when the receiver answered. */
-  status?: number;
-  /** Why there was no answer: `timeout`, `aborted`, or an error code. */
-  error?: string;
-  /** The start of a non-2xx answer's body, or the error message. */
-  detail?: string;
-  latencyMs: number;
-  outcome: AttemptOutcome;
-  /** When the outcome is `retry`: the pause before the next attempt. */
-  retryInMs?: number;
-}
+export type { AttemptOutcome, AttemptReport } from './delivery-options';
 
 export interface SentReport {
   seq: number;

@@ -72,7 +72,7 @@ export interface DeliveryEventOptions {
 }
 
 /**
- * One event as the simulator delivers it: the sample of the kind (lib/sample)
+ * One event as the simulator delivers it: the sample of the kind (lib/bridge/sample.ts)
  * with its own messageId, a detectId of its own, the detection time now (or
  * the scene's), the scene's plate or person, camera, site and zone, and the
  * images asked for: realistic ones are the plate's four crops Close, Medium,

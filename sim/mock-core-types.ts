@@ -1,5 +1,6 @@
 /** What the mock v2 core takes, records and returns (mock-core.ts has the routes). */
 import type http from 'node:http';
+import type { Clock } from '../lib/core/clock';
 
 export interface MockPlugin {
   id: string;
@@ -51,6 +52,9 @@ export interface MockCoreOptions {
   documents?: Record<string, unknown>;
   /** Request body cap. Default 50 MiB (413 above). */
   maxBodyBytes?: number;
+  /** The time tokens are issued and expire by, and requests are stamped with. Default the system clock;
+   *  a test gives a fake one and moves it instead of waiting for a token to expire. */
+  clock?: Clock;
 }
 
 export interface MockBatch {

@@ -22,6 +22,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { systemClock } from '../lib/core/clock';
 import { problem, sendJson, sendProblem } from '../lib/http/problem';
 
 import {
@@ -98,6 +99,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
   const maxRecorded = Math.max(0, options.maxRecorded ?? 100);
   const maxBodyBytes = options.maxBodyBytes ?? 50 * 1024 * 1024;
   const prefix = (options.prefix ?? '').replace(/\/+$/, '').replace(/^(?=[^/])/, '/');
+  const clock = options.clock ?? systemClock;
   const secret = randomBytes(32);
   /** access token → expiry (epoch ms); bounded. */
   const tokens = new Map<string, number>();
@@ -121,7 +123,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
   };
 
   const issue = (): MockTokens => {
-    const now = Date.now();
+    const now = clock.now();
     const exp = now + tokenTtlMs;
     const header = base64url({ alg: 'HS256', typ: 'JWT' });
     const payload = base64url({ sub: userName, iat: Math.floor(now / 1000), exp: Math.floor(exp / 1000), jti: randomUUID() });
@@ -178,7 +180,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
     if (!m) return 'an Authorization: Bearer <token> header is required';
     const until = tokens.get(m[1]);
     if (until === undefined) return 'the access token is unknown or was revoked';
-    if (until <= Date.now()) return 'the access token has expired';
+    if (until <= clock.now()) return 'the access token has expired';
     return null;
   };
 
@@ -194,7 +196,7 @@ export function createMockCore(options: MockCoreOptions = {}): MockCoreRoutes {
       body: undefined,
       headers: redactHeaders(req.headers),
       status: 0,
-      at: new Date().toISOString(),
+      at: new Date(clock.now()).toISOString(),
     };
     keep(received.requests, record);
     const answer = (status: number): void => {

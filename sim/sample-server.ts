@@ -4,7 +4,7 @@
  *   GET {base}/api/v1/webhook-models/face   → 200, a WebHookFaceRecPayload example
  *   GET {base}/api/v1/webhook-models/lpr    → 200, a WebHookLprPayload example
  *
- * following the spec's six rules (see lib/sample.ts, which builds the bodies):
+ * following the spec's six rules (see lib/bridge/sample.ts, which builds the bodies):
  * static but for `messageId` and timestamps, `serverContext` null, two-byte
  * filler images, `dateTimeUtc` now and history one hour apart, everything
  * populated, and no failure path: query strings, credentials and Accept

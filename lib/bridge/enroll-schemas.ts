@@ -14,8 +14,8 @@
  * its names follow the webhook's `personInfo`). Node-RED-free.
  */
 import { z } from 'zod';
-import { checkBase64 } from '../image/base64';
-import type { EventKind } from '../events/schemas';
+import { checkBase64 } from '../core/base64';
+import type { EventKind } from '../core/event-kinds';
 import type { Message } from '../core/messages';
 
 /** What can be enrolled: plates (`lpr`) and faces, named as the events are. */

@@ -26,7 +26,7 @@ import {
   type EventKind,
   type WebHookFaceRecPayload,
   type WebHookLprPayload,
-} from '../events/schemas';
+} from '../events';
 import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from './sample-images';
 
 /** The two event kinds, in the order the bridge documents them. */

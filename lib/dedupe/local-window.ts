@@ -14,7 +14,7 @@
  * forgets from its front costs time in proportion to the holes: tens of
  * microseconds per check in a full window of 100,000 keys (see bench/).
  */
-import { isDeliveryToken } from '../delivery/registry';
+import { isDeliveryToken } from '../delivery';
 
 export interface DedupeWindowOptions {
   /** How long a key suppresses repeats, in ms. */

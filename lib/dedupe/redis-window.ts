@@ -17,9 +17,8 @@
  * per batch. Redis expires keys itself (no size cap here: its `maxmemory`
  * policy is the bound). Needs Redis 7.0 or later (NX with GET).
  */
-import type { Sighting } from './local-window';
-import { DedupeWindow, type DedupeWindowOptions } from './local-window';
-import { luaScript, runScript, type RedisConnection } from '../redis/connection';
+import { DedupeWindow, type DedupeWindowOptions, type Sighting } from './local-window';
+import { luaScript, runScript, type RedisConnection } from '../redis';
 
 /** Restart on repeat: set the key to now (keeping the first message's mark) and return what it held. */
 const RESTART_SCRIPT = luaScript(`

@@ -20,7 +20,7 @@
  * it); completions that could not be written are retried once it is back.
  */
 import { systemClock, type Clock } from '../core/clock';
-import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis/connection';
+import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
 import { BusyError, InFlightBudget, type StagedDelivery } from './budget';
 import type { DeliveryId, DeliveryRecord, EventDelivery } from './tracker';
 

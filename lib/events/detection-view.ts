@@ -9,7 +9,7 @@
  * defensively and building a view never throws.
  */
 import { parseIsoDate } from '../core/iso-date';
-import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from './schemas';
+import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
 
 /** The fields every view has; `null` where the event does not say. */
 interface CommonView {

@@ -2,7 +2,7 @@
  * Routing of detection events by `publishType`, for detection-switch.
  * Node-RED-free: the node only reads the property and sends what this returns.
  */
-import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from './schemas';
+import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
 
 /** Where an event goes: output 1, 2 or 3. */
 export type Route = 'face' | 'plate' | 'other';

@@ -9,17 +9,15 @@
  */
 import { z } from 'zod';
 import { isIsoDate } from '../core/iso-date';
+import { CropSizeName, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
+import { formatPath, type SchemaError } from '../core/schema-error';
 
-/** ISO 8601 date or date-time, as .NET writes them (see iso-date.ts). */
+// The shared names the schemas are built on (lib/core), named here too: they are part of the event's shape.
+export { CROP_SIZE_NAMES, CropSizeName, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
+export { formatPath, type SchemaError } from '../core/schema-error';
+
+/** ISO 8601 date or date-time, as .NET writes them (see lib/core/iso-date.ts). */
 export const IsoDateTime = z.string().refine(isIsoDate, { message: 'expected an ISO 8601 date or date-time, such as 2024-05-01T12:30:00Z' });
-
-/** Values allowed for `cropSizeName` of a plate image. */
-export const CROP_SIZE_NAMES = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'] as const;
-export const CropSizeName = z.enum(CROP_SIZE_NAMES);
-export type CropSizeName = z.infer<typeof CropSizeName>;
-
-export const PUBLISH_TYPE_FACE = 'WebHookFaceRecPayload';
-export const PUBLISH_TYPE_LPR = 'WebHookLprPayload';
 
 /** Top-level `fields` entry: the integrator's additionalFields, replayed. */
 export const TopLevelField = z.looseObject({
@@ -190,26 +188,8 @@ export type WebHookLprPayload = z.infer<typeof WebHookLprPayload>;
 export const DetectionEvent = z.discriminatedUnion('publishType', [WebHookFaceRecPayload, WebHookLprPayload]);
 export type DetectionEvent = z.infer<typeof DetectionEvent>;
 
-export type EventKind = 'face' | 'lpr';
-
 export function kindOf(event: Pick<DetectionEvent, 'publishType'>): EventKind {
   return event.publishType === PUBLISH_TYPE_FACE ? 'face' : 'lpr';
-}
-
-/** One failing place in an event: a dotted path (`payload.detectionInfo.confidence`,
- *  `payload.detectionImages[2].cropSizeName`) and what is wrong there. */
-export interface SchemaError {
-  path: string;
-  message: string;
-}
-
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out || '(root)';
 }
 
 export type EventCheck = { ok: true; event: DetectionEvent } | { ok: false; errors: SchemaError[] };

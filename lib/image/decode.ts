@@ -4,7 +4,7 @@
  * type). A bad image field is an ImageError whose text is in the catalog.
  */
 import { MessageError } from '../core/messages';
-import { checkBase64, type Base64Reason } from './base64';
+import { checkBase64, type Base64Reason } from '../core/base64';
 import type { FoundImage } from './pick';
 
 export const IMAGE_FORMATS = ['buffer', 'base64', 'dataurl'] as const;

@@ -2,7 +2,7 @@
  * A suggested file name for an image: kind, plate or face, detector and UTC
  * time of the event, and the image's source, with the extension of its type.
  */
-import type { EventKind } from '../events/schemas';
+import type { EventKind } from '../core/event-kinds';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
 

@@ -14,7 +14,7 @@ export {
   type PickResult,
   type PlateMode,
 } from './pick';
-export { checkBase64, type Base64Check, type Base64Reason } from './base64';
+export { checkBase64, type Base64Check, type Base64Reason } from '../core/base64';
 export {
   decodeImage,
   IMAGE_FORMATS,

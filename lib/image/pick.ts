@@ -3,7 +3,7 @@
  * (never by array position) or the live / enrolled face image. Images are
  * found by reference: nothing here copies an event or an image string.
  */
-import { CROP_SIZE_NAMES, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type CropSizeName, type EventKind } from '../events/schemas';
+import { CROP_SIZE_NAMES, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type CropSizeName, type EventKind } from '../core/event-kinds';
 
 /** Default preference: the tightest plate crop first. */
 export const DEFAULT_CROP_ORDER: readonly CropSizeName[] = CROP_SIZE_NAMES;

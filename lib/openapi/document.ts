@@ -145,7 +145,7 @@ function parseText(source: string): unknown {
  * Parses (when given text: JSON or YAML), checks against the OpenAPI 3 specification and
  * dereferences a document. Rejects with an OpenApiError that says why it
  * cannot be used. Circular `$ref`s are left in place (a schema that still has
- * one is not checked, see validate.ts).
+ * one is not checked, see operations.ts).
  */
 export async function openApiDocument(source: string | Json): Promise<OpenApiDocument> {
   const parsed = typeof source === 'string' ? parseText(source) : source;

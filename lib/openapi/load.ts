@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { PlatformClient } from '../platform/client';
+import type { PlatformClient } from '../platform';
 import { openApiDocument, OpenApiError } from './document';
 import { OperationIndex } from './operations';
 

@@ -8,7 +8,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { SchemaError } from '../events/schemas';
+import type { SchemaError } from '../core/schema-error';
 import type { OpenApiDocument, Operation } from './document';
 
 /** A call as it goes out: the path filled in (may carry `?query`), the query object, the body. */

@@ -18,11 +18,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Agent, Dispatcher } from 'undici';
-import { createServerAgent, positive } from '../http/agent';
-import { isJsonContentType } from '../http/content-type';
-import { parseJsonBody } from '../http/json';
-import { send } from '../http/send';
-import { answerParams, TransportError } from '../http/transport-error';
+import { answerParams, createServerAgent, isJsonContentType, parseJsonBody, positive, send, TransportError } from '../http';
 import { normalizePlugins, type PluginInfo } from './plugins';
 import { extractTokenPair, type TokenPair } from './token-pair';
 import { PLATFORM_INSTALLED_PLUGINS_PATH, PLATFORM_LOGIN_PATH, parsePlatformBase, platformUrl, type PlatformBase, type PlatformQuery } from './url';

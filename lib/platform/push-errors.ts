@@ -3,7 +3,7 @@
  * transport.push.* keys, their codes ERR_PUSH_STATUS, ERR_PUSH_SEND,
  * ERR_PUSH_CLOSED and ERR_PUSH_QUEUE_FULL.
  */
-import { answerParams, TransportError } from '../http/transport-error';
+import { answerParams, TransportError } from '../http';
 import type { Message } from '../core/messages';
 
 /** "1 attempt", "3 attempts": a nested Message, so each language words its plural. */

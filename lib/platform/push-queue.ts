@@ -21,8 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { systemClock, sleepOn, type Clock } from '../core/clock';
-import { isRetryableError } from '../http/net-errors';
-import { isRetryableStatus, type TransportError } from '../http/transport-error';
+import { isRetryableError, isRetryableStatus, type TransportError } from '../http';
 import { pushErrors } from './push-errors';
 import { chargeTicket, openTicket, ticketOutcome, type TicketState } from './tickets';
 import type { BatchResult, CloseReport, PushQueueOptions, PushResponse, PushStats, TicketOutcome } from './push-types';

@@ -21,7 +21,8 @@
  * text in `message`. Node-RED-free.
  */
 import { z } from 'zod';
-import { CROP_SIZE_NAMES, formatPath } from '../events/schemas';
+import { CROP_SIZE_NAMES } from '../core/event-kinds';
+import { formatPath } from '../core/schema-error';
 import { renderMessage, type Message, type Translate } from '../core/messages';
 
 const CROP_LIST = CROP_SIZE_NAMES.join(', ');

@@ -3,7 +3,7 @@
  * and the outcomes of batches and tickets (push-queue.ts has the behaviour).
  */
 import type { Clock } from '../core/clock';
-import type { TransportError } from '../http/transport-error';
+import type { TransportError } from '../http';
 
 export type PushHeaders = Record<string, string | string[] | undefined>;
 

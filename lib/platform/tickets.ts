@@ -3,7 +3,7 @@
  * Its items may travel in several batches; it settles once, when the last of
  * them is finished: ok when every batch succeeded.
  */
-import type { TransportError } from '../http/transport-error';
+import type { TransportError } from '../http';
 import type { TicketOutcome } from './push-types';
 
 export interface TicketState<K> {

@@ -3,9 +3,7 @@
  * paths below it. An absolute URL is never accepted as a path, so the bearer
  * token cannot be sent to another host.
  */
-import { parseBaseUrl, type BaseUrlProblem } from '../http/base-url';
-import { redactUserInfo } from '../http/net-errors';
-import { TransportError } from '../http/transport-error';
+import { type BaseUrlProblem, parseBaseUrl, redactUserInfo, TransportError } from '../http';
 
 export const PLATFORM_LOGIN_PATH = '/api/v2/auth/login';
 export const PLATFORM_INSTALLED_PLUGINS_PATH = '/api/v2/portal/installed-plugins';

@@ -10,16 +10,27 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock, type Clock } from '../core/clock';
-import { jsonRequestProblem } from '../http/content-type';
-import { bodyNotInvited, inviteBody } from '../http/continue';
-import { parseJsonBody } from '../http/json';
-import { DEFAULT_LINGER, discardRest, type LingerBounds } from '../http/linger';
-import { problem, sendJson, sendProblem, type Problem, type ProblemKind } from '../http/problem';
-import { invalidUtf8Offset } from '../http/utf8';
+import {
+  bodyNotInvited,
+  DEFAULT_LINGER,
+  discardRest,
+  invalidUtf8Offset,
+  inviteBody,
+  jsonRequestProblem,
+  type LingerBounds,
+  parseJsonBody,
+  problem,
+  type Problem,
+  type ProblemKind,
+  sendJson,
+  sendProblem,
+} from '../http';
 import { renderMessage, type Message, type Translate } from '../core/messages';
 import { checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
 import { createByteBudget, declaredLength, readBody } from './body';
-import type { DetectionEvent, EventKind, SchemaError } from '../events/schemas';
+import type { EventKind } from '../core/event-kinds';
+import type { SchemaError } from '../core/schema-error';
+import type { DetectionEvent } from '../events';
 import { validateEvent, type ValidationMode } from './validation';
 
 export const MiB = 1024 * 1024;

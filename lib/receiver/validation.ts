@@ -9,7 +9,9 @@
  * ever. Refusing a real event for a cosmetic reason loses the alert and starts
  * an endless loop of 1 MB retries.
  */
-import { DetectionEvent, formatPath, kindOf, PUBLISH_TYPE_FACE, type EventKind, type SchemaError } from '../events/schemas';
+import { PUBLISH_TYPE_FACE, type EventKind } from '../core/event-kinds';
+import { formatPath, type SchemaError } from '../core/schema-error';
+import { DetectionEvent, kindOf } from '../events';
 
 export type ValidationMode = 'lenient' | 'strict' | 'accept';
 export const VALIDATION_MODES: readonly ValidationMode[] = ['lenient', 'strict', 'accept'];

@@ -6,7 +6,7 @@
  * of places remembered is bounded.
  */
 import { systemClock, type Clock } from '../core/clock';
-import type { SchemaError } from '../events/schemas';
+import type { SchemaError } from '../core/schema-error';
 
 export const DEFAULT_WARNING_PERIOD_MS = 60_000;
 const MAX_PLACES = 500;

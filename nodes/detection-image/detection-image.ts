@@ -1,7 +1,7 @@
 /**
  * detection-image: picks one image of a detection event (a plate crop by
  * cropSizeName, or the live / enrolled face image) and decodes it.
- * A thin adapter: picking, base64 checking and decoding are lib/image.ts.
+ * A thin adapter: picking, base64 checking and decoding are lib/image (pick.ts, decode.ts).
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import {

@@ -2,7 +2,7 @@
  * detection-sample: on any input, emits a sample detection event with the
  * message contract of detection-in (lib/events/message.ts). Built in (lib/bridge/sample.ts; small
  * real pictures, or the bridge's two-byte fillers) or fetched from a bridge's
- * GET /api/v1/webhook-models/{face,lpr} (lib/bridge/sample-client.ts), sent
+ * GET /api/v1/webhook-models/{face,lpr} (lib/bridge/client.ts), sent
  * as the bridge answered. The bridge is an events-bridge configuration node
  * (its address, TLS and timeout; the endpoints are anonymous, so its token is
  * not sent); a node saved before that keeps its own Bridge URL until one is
@@ -10,7 +10,8 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Dispatcher } from 'undici';
-import { createBridgeAgent, DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/bridge/sample-client';
+import { DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/bridge/client';
+import { createServerAgent } from '../../lib/http/agent';
 import { buildSampleEvent, isEventKind, SAMPLE_IMAGE_MODES, type SampleImageMode } from '../../lib/bridge/sample';
 import { eventMessage } from '../../lib/events/message';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
@@ -110,7 +111,7 @@ export = function register(RED: NodeAPI): void {
       } catch (err) {
         return flowError(RED, err);
       }
-      const agent = createBridgeAgent({ insecure: options.insecure, timeoutMs });
+      const agent = createServerAgent({ insecure: options.insecure, timeoutMs });
       return { base: ownUrl, dispatcher: agent, timeoutMs, own: agent };
     }
 

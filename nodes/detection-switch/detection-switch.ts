@@ -1,7 +1,7 @@
 /**
  * detection-switch: routes messages on the event's `publishType`, face to
  * output 1, plate to output 2, anything else to output 3 (or dropped).
- * A thin adapter: the routing is lib/route.ts.
+ * A thin adapter: the routing is lib/events/publish-route.ts.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { routeOf, routeSlots, type Route } from '../../lib/events/publish-route';

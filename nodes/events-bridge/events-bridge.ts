@@ -2,7 +2,8 @@
  * events-bridge: configuration node for an events bridge's API: its base
  * URL, the JWT, TLS, where the enrollment endpoints are and how their list
  * pages, and the account's tag prefix. Owns one EventsBridgeClient
- * (lib/bridge/client.ts), the pool of connections every node that names it shares.
+ * (lib/bridge/client.ts: samples and enrollment), the pool of connections every
+ * node that names it shares.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import { EventsBridgeClient } from '../../lib/bridge/client';

@@ -3,7 +3,7 @@ import type { Node, NodeAPI } from 'node-red';
 import type { EventsBridgeClient } from '../../lib/bridge/client';
 
 export interface EventsBridgeNode extends Node {
-  /** The client, or an Error that says what is wrong in the configuration. */
+  /** The bridge's one client (samples and enrollment, lib/bridge/client.ts), or an Error that says what is wrong in the configuration. */
   getClient(): EventsBridgeClient | Error;
   /** The account's tag prefix (normalised, '' for none), or an Error that says it is not valid. */
   getTagPrefix(): string | Error;

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * platform-server, platform-push and platform-request in the Node-RED runtime
- * against the mock v2 core (lib/mock-core) on 127.0.0.1.
+ * against the mock v2 core (sim/mock-core.ts) on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');

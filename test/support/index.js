@@ -296,7 +296,7 @@ function trackFinished(node) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A key and self-signed certificate for 127.0.0.1, made in process by the
- *  package's own lib/sim-tls (no openssl needed). */
+ *  package's own sim/tls.ts (no openssl needed). */
 function selfSigned() {
   const { createSelfSignedCertificate } = require(path.join(ROOT, 'dist', 'sim', 'tls'));
   const { key, cert } = createSelfSignedCertificate({ names: ['127.0.0.1'], days: 1 });

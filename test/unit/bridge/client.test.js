@@ -1,7 +1,7 @@
 'use strict';
 /**
- * Enrollment without Node-RED: lib/enroll (what a flow hands in becomes the
- * documented body, paths and paging, the client over real HTTP), the
+ * Enrollment without Node-RED: lib/bridge (enroll-schemas.ts: what a flow hands in becomes the
+ * documented body; enroll-api.ts: paths and paging; client.ts over real HTTP), the
  * simulator's enrollment endpoints (sim/enroll-server.ts) as any HTTP client
  * sees them, deliveries that draw from what is enrolled, and `serve` on the
  * command line (the JWT printed, --send-to). Runs against dist/.
@@ -53,7 +53,7 @@ async function fakeBridge(answer) {
   };
 }
 
-describe('enrollment: lib/enroll and the simulator', function () {
+describe('bridge/client: enrollment (with enroll-api, enroll-schemas) against the simulator', function () {
   this.timeout(20000);
 
   describe('what a flow hands in becomes the documented body', () => {

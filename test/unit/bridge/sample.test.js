@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/sample.ts against the six rules of the spec's sample endpoints
+ * lib/bridge/sample.ts against the six rules of the spec's sample endpoints
  * ("Events bridge sample endpoints", rules 1–6).
  */
 const assert = require('node:assert/strict');
@@ -205,7 +205,7 @@ function jpegSize(bytes) {
   throw new Error('no start-of-frame marker');
 }
 
-describe('sample events with pictures (images: "pictures")', () => {
+describe('lib/bridge/sample: sample events with pictures (images: "pictures")', () => {
   const now = new Date('2026-03-01T12:00:00.000Z');
 
   for (const kind of ['face', 'lpr']) {
@@ -272,7 +272,7 @@ describe('sample events with pictures (images: "pictures")', () => {
   });
 });
 
-describe('sample helpers', () => {
+describe('lib/bridge/sample: helpers', () => {
   it('names the sample endpoint paths and the kinds', () => {
     assert.equal(sample.sampleModelPath('face'), '/api/v1/webhook-models/face');
     assert.equal(sample.sampleModelPath('lpr'), '/api/v1/webhook-models/lpr');
@@ -283,7 +283,7 @@ describe('sample helpers', () => {
 
   it('is free of Node-RED, for reuse by the bridge simulator', () => {
     const fs = require('node:fs');
-    for (const file of ['bridge/sample.js', 'bridge/sample-images.js', 'bridge/sample-client.js']) {
+    for (const file of ['bridge/sample.js', 'bridge/sample-images.js', 'bridge/client.js']) {
       const text = fs.readFileSync(path.join(ROOT, 'dist', 'lib', file), 'utf8');
       assert.doesNotMatch(text, /require\("(node-red|@node-red\/[^"]+)"\)/, `${file} does not require Node-RED`);
     }

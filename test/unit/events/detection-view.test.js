@@ -10,7 +10,7 @@ const ev = require('../../fixtures/events');
 
 const { detectionView, viewOfEvent, validTagNames, localTimeIn } = require(path.join(ROOT, 'dist', 'lib', 'events', 'detection-view'));
 
-describe('msg.detection (detection view)', function () {
+describe('lib/events/detection-view (msg.detection)', function () {
   it('a full face event: every field where the field reference says', function () {
     const event = ev.fullFace();
     event.payload.personInfo.tags[0].expires = '2030-01-01T00:00:00Z';

@@ -3,7 +3,7 @@ const assert = require('node:assert/strict');
 const { routeOf, routeSlots, ROUTES } = require('../../../dist/lib/events/publish-route');
 const ev = require('../../fixtures/events');
 
-describe('lib/route', () => {
+describe('lib/events/publish-route', () => {
   it('routes face and plate events by publishType', () => {
     assert.equal(routeOf(ev.fullFace()), 'face');
     assert.equal(routeOf(ev.minimalFace()), 'face');

@@ -6,7 +6,7 @@ const ev = require('../../fixtures/events');
 const clone = (v) => JSON.parse(JSON.stringify(v));
 const paths = (result) => result.errors.map((e) => e.path);
 
-describe('lib/schemas', () => {
+describe('lib/events/schemas', () => {
   it('accepts face and LPR events with every field of the spec', () => {
     for (const event of [ev.fullFace(), ev.fullLpr()]) {
       const result = checkEvent(event);

@@ -12,7 +12,7 @@ const ev = require('../../fixtures/events');
 
 const big = (n, ch = 'A') => ch.repeat(n);
 
-describe('lib/json large bodies', () => {
+describe('lib/http/json: large bodies', () => {
   it('parses a 1 MB plate event to exactly what JSON.parse gives', () => {
     const text = JSON.stringify(ev.bigLpr(1024 * 1024));
     const result = parseJsonBody(Buffer.from(text));

@@ -4,7 +4,7 @@ const { parseJsonBody, locateJsonError, MAX_JSON_DEPTH } = require('../../../dis
 
 const parse = (text) => parseJsonBody(Buffer.from(text, 'utf8'));
 
-describe('lib/json', () => {
+describe('lib/http/json', () => {
   it('parses JSON, with or without a byte order mark', () => {
     assert.deepEqual(parse('{"a":[1,2,{"b":null}]}'), { ok: true, value: { a: [1, 2, { b: null }] } });
     assert.deepEqual(parse('\ufeff{"a":1}'), { ok: true, value: { a: 1 } });

@@ -1,19 +1,15 @@
 'use strict';
 /**
- * lib/http/listener-allow (the CIDR allow-list), lib/http/listener (a
- * receiver's own door: routing, 403, 404, HTTPS, client certificates) over
- * real sockets on 127.0.0.1, and lib/http/self-signed's kept certificate.
+ * lib/http/listener (a receiver's own door: routing, 403, 404, HTTPS, client
+ * certificates) over real sockets on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
 const http = require('node:http');
 const https = require('node:https');
 const net = require('node:net');
-const { allowListProblem, parseAllowList, splitAllowList } = require('../../../dist/lib/http/listener-allow');
+const { parseAllowList } = require('../../../dist/lib/http/listener-allow');
 const { Listener } = require('../../../dist/lib/http/listener');
-const { createSelfSignedCertificate, keptCertificate } = require('../../../dist/lib/http/self-signed');
+const { createSelfSignedCertificate } = require('../../../dist/lib/http/self-signed');
 
 /** One request; resolves with status, headers and body text. */
 function request(url, options = {}, body) {
@@ -28,49 +24,6 @@ function request(url, options = {}, body) {
     req.end(body);
   });
 }
-
-describe('lib/http/listener-allow', () => {
-  it('splits entries on commas, spaces and new lines, without comments', () => {
-    assert.deepEqual(splitAllowList('10.0.0.0/8, 192.168.1.5\n fd00::/8 # lab\n\n'), ['10.0.0.0/8', '192.168.1.5', 'fd00::/8']);
-  });
-
-  it('names the first entry that is not an address or range, and why', () => {
-    assert.equal(allowListProblem('10.0.0.0/8, ::1, 2001:db8::/32'), undefined);
-    assert.deepEqual(allowListProblem('10.0.0.0/8, 10.0.0.300'), { entry: '10.0.0.300', reason: 'address' });
-    assert.deepEqual(allowListProblem('camera-1'), { entry: 'camera-1', reason: 'address' });
-    assert.deepEqual(allowListProblem('10.0.0.0/33'), { entry: '10.0.0.0/33', reason: 'prefix' });
-    assert.deepEqual(allowListProblem('fd00::/129'), { entry: 'fd00::/129', reason: 'prefix' });
-    assert.deepEqual(allowListProblem('10.0.0.0/8/1'), { entry: '10.0.0.0/8/1', reason: 'address' });
-    assert.deepEqual(allowListProblem('::ffff:10.0.0.0/8'), { entry: '::ffff:10.0.0.0/8', reason: 'prefix' });
-    assert.throws(() => parseAllowList('nope'), /"nope" is not an IPv4 or IPv6 address/);
-  });
-
-  it('matches IPv4 and IPv6 ranges and single addresses', () => {
-    const list = parseAllowList('10.0.0.0/8, 192.168.1.5, 2001:db8::/32');
-    assert.equal(list.allows('10.200.3.4'), true);
-    assert.equal(list.allows('11.0.0.1'), false);
-    assert.equal(list.allows('192.168.1.5'), true);
-    assert.equal(list.allows('192.168.1.6'), false);
-    assert.equal(list.allows('2001:db8:1::5'), true);
-    assert.equal(list.allows('2001:db9::5'), false);
-    assert.equal(list.allows(undefined), false);
-    assert.equal(list.allows('not an address'), false);
-  });
-
-  it('matches an IPv4-mapped client as its IPv4 address, and a range written mapped', () => {
-    const list = parseAllowList('10.0.0.0/8');
-    assert.equal(list.allows('::ffff:10.1.2.3'), true);
-    assert.equal(list.allows('::FFFF:127.0.0.1'), false);
-    const mapped = parseAllowList('::ffff:192.168.0.0/112');
-    assert.equal(mapped.allows('192.168.7.7'), true);
-    assert.equal(mapped.allows('::ffff:192.168.7.7'), true);
-    assert.equal(mapped.allows('192.169.0.1'), false);
-  });
-
-  it('allows every address when empty', () => {
-    assert.equal(parseAllowList(' \n').allows('203.0.113.9'), true);
-  });
-});
 
 describe('lib/http/listener', function () {
   const open = [];
@@ -214,36 +167,5 @@ describe('lib/http/listener', function () {
       const probe = net.createServer().once('error', reject);
       probe.listen(port, '127.0.0.1', () => probe.close(resolve));
     });
-  });
-});
-
-describe('lib/http/self-signed keptCertificate', () => {
-  let dir;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'listener-cert-'));
-  });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  it('makes one, keeps it (key readable by the owner only), and gives the same one back', () => {
-    const first = keptCertificate(dir, { names: ['localhost', '127.0.0.1'] });
-    assert.equal(first.created, true);
-    assert.match(first.fingerprint256, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-    if (process.platform !== 'win32') assert.equal(fs.statSync(path.join(dir, 'key.pem')).mode & 0o077, 0);
-    const again = keptCertificate(dir, { names: ['localhost', '127.0.0.1'] });
-    assert.equal(again.created, false);
-    assert.equal(again.fingerprint256, first.fingerprint256);
-    assert.deepEqual(again.names, ['localhost', '127.0.0.1']);
-    assert.ok(again.validTo.getTime() > Date.now() + 3000 * 86_400_000, 'valid for about ten years');
-  });
-
-  it('makes a new one when the kept one is unreadable, or about to expire', () => {
-    const first = keptCertificate(dir);
-    fs.writeFileSync(path.join(dir, 'cert.pem'), 'garbage');
-    const replaced = keptCertificate(dir);
-    assert.equal(replaced.created, true);
-    assert.notEqual(replaced.fingerprint256, first.fingerprint256);
-    const later = new Date(replaced.validTo.getTime() - 10 * 86_400_000);
-    const renewed = keptCertificate(dir, { now: later });
-    assert.equal(renewed.created, true);
   });
 });

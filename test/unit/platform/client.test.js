@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/platform-client.ts against the mock v2 core (lib/mock-core.ts) and a
+ * lib/platform/client.ts against the mock v2 core (sim/mock-core.ts) and a
  * few tiny local servers on 127.0.0.1: sign-in, the token-pair spellings,
  * renewal, 401 handling, concurrency, TLS and failures.
  */
@@ -21,6 +21,7 @@ const pc = {
 };
 const { TransportError } = require(path.join(dist, 'lib', 'http', 'transport-error'));
 const { startMockCore } = require(path.join(dist, 'sim', 'mock-core'));
+const { FakeClock } = require('../../support/fake-clock');
 
 const USER = 'integrator';
 const PASSWORD = 'pa55-w0rd-very-secret';
@@ -40,7 +41,7 @@ async function stop(server) {
   await new Promise((resolve) => server.close(resolve));
 }
 
-describe('platform client', function () {
+describe('lib/platform/client', function () {
   this.timeout(20000);
   let core;
   const clients = [];
@@ -344,14 +345,25 @@ describe('platform client', function () {
     });
 
     it('signs in again after a token expires on the server (short TTL)', async () => {
-      core.setTokenTtl(1500);
-      const c = client({ renewBeforeMs: 0 });
-      await c.request({ path: '/api/v2/x' });
-      assert.equal(core.received.logins, 1);
-      await new Promise((r) => setTimeout(r, 1700));
-      const res = await c.request({ path: '/api/v2/x' });
-      assert.equal(res.statusCode, 200);
-      assert.equal(core.received.logins, 2);
+      // a core of its own on a clock the test moves, shared with the client; expiresIn says 2 s
+      // (whole seconds): the server's 1.5 s run out first, and only its 401 tells the client
+      const clock = new FakeClock(Date.now());
+      const timed = await startMockCore({ userName: USER, password: PASSWORD, tokenTtlMs: 1500, clock });
+      try {
+        const c = client({ baseUrl: timed.url, renewBeforeMs: 0, now: () => clock.now() });
+        await c.request({ path: '/api/v2/x' });
+        assert.equal(timed.received.logins, 1);
+        await clock.advance(1499);
+        await c.request({ path: '/api/v2/x' });
+        assert.equal(timed.received.logins, 1, 'still good');
+        await clock.advance(1);
+        const res = await c.request({ path: '/api/v2/x' });
+        assert.equal(res.statusCode, 200);
+        assert.equal(timed.received.logins, 2);
+        assert.equal(timed.received.unauthorized, 1, 'the server refused the expired token once');
+      } finally {
+        await timed.close();
+      }
     });
 
     it('after a 401 signs in again exactly once and repeats the call', async () => {

@@ -2,7 +2,7 @@
 const assert = require('node:assert/strict');
 const { fillPath, placeholders } = require('../../../dist/lib/platform/path-template');
 
-describe('lib/path-template', () => {
+describe('lib/platform/path-template', () => {
   const msg = { posId: 'pos 1/a', site: { id: 7 }, payload: { items: ['x'] }, empty: '' };
   const lookup = (name) =>
     name

@@ -1,7 +1,7 @@
 'use strict';
 /**
- * lib/push.ts: batching per path, per-message tickets, retries and close,
- * against the mock v2 core through lib/platform-client.ts (and a few stub
+ * lib/platform/push-queue.ts: batching per path, per-message tickets, retries and close,
+ * against the mock v2 core through lib/platform/client.ts (and a few stub
  * senders where the timing must be controlled).
  */
 const assert = require('node:assert/strict');
@@ -52,7 +52,7 @@ function recorder() {
   };
 }
 
-describe('push queue', function () {
+describe('lib/platform/push-queue', function () {
   this.timeout(20000);
   let core;
   let client;

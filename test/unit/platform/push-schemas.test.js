@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/push-schemas.ts: the values the spec fixes for pushed data (plate
+ * lib/platform/push-schemas.ts: the values the spec fixes for pushed data (plate
  * direction, gender, image crop), checked wherever the conventional field
  * names appear in an item; errors name the item and the field.
  */
@@ -15,7 +15,7 @@ const { CROP_SIZE_NAMES } = require(path.join(dist, 'lib', 'events', 'schemas'))
 
 const IMAGE = Buffer.from('a tiny jpeg stand-in').toString('base64');
 
-describe('push schemas', () => {
+describe('lib/platform/push-schemas', () => {
   it('accepts good items, extra fields untouched', () => {
     const items = [
       { transactionId: 't1', amount: 12.5, lines: [{ sku: 'A', qty: 1 }] },

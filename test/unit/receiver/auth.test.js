@@ -11,7 +11,7 @@ const authConfigProblem = (config) => {
 
 const basic = (user, password) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-describe('lib/auth', () => {
+describe('lib/receiver/auth', () => {
   it('none lets everything through', () => {
     assert.deepEqual(checkAuth({ mode: 'none' }, {}), { ok: true });
   });

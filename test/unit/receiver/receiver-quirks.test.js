@@ -40,7 +40,7 @@ async function startReceiver(options = {}) {
 
 const head = (length, extra = '') => `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}Content-Length: ${length}\r\n\r\n`;
 
-describe('lib/receiver with real senders', () => {
+describe('lib/receiver/receiver with real senders', () => {
   let r;
   afterEach(async () => {
     if (r) {

@@ -39,7 +39,7 @@ async function startReceiver(options = {}, hookOverrides = {}) {
   return { url, calls, stop, server };
 }
 
-describe('lib/receiver over node:http', () => {
+describe('lib/receiver/receiver over node:http', () => {
   let r;
   afterEach(async () => {
     if (r) {

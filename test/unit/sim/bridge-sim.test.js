@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The events bridge simulator (lib/bridge-sim and bin/detection-bridge-sim)
+ * The events bridge simulator (sim/ and bin/detection-bridge-sim)
  * through real HTTP on 127.0.0.1: the sample endpoints' six rules, 401 on
  * other /api/v1/ paths, delivery to a local receiver (counts, mix, auth,
  * resilient retries, timeouts, failures, realistic sizes, self-signed TLS),
@@ -178,7 +178,7 @@ function localHour(iso, timeZone) {
   return Number(new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', hourCycle: 'h23' }).format(new Date(iso)));
 }
 
-describe('bridge simulator', function () {
+describe('sim: the bridge simulator', function () {
   before(function () {
     sim = require(path.join(dist, 'sim', 'index'));
     ({ checkEvent } = require(path.join(dist, 'lib', 'events', 'schemas')));
@@ -400,7 +400,13 @@ describe('bridge simulator', function () {
       const l = summary.latencyMs;
       assert.equal(l.count, 6);
       assert.ok(l.p50 > 0 && l.p50 <= l.p90 && l.p90 <= l.p99 && l.p99 <= l.max);
-      assert.ok(summary.durationMs >= 0 && summary.bytesSent > 0);
+      // the run lasts at least as long as its slowest attempt (Date.now's whole milliseconds against performance.now's)
+      assert.ok(summary.durationMs + 1 >= l.max, `${summary.durationMs} ms run, slowest attempt ${l.max} ms`);
+      assert.equal(
+        summary.bytesSent,
+        receiver.requests.reduce((n, r) => n + r.size, 0),
+        'the bytes the receiver got',
+      );
       const table = sim.formatSummary(summary);
       for (const word of ['sent', 'attempts', 'acknowledged', 'retried', 'failed', 'p50', 'p90', 'p99', 'max', '200 ×6'])
         assert.ok(table.includes(word), word);

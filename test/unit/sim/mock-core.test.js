@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/mock-core.ts on its own, through plain undici requests: the routes,
+ * sim/mock-core.ts on its own, through plain undici requests: the routes,
  * bearer checks, injected failures, token expiry, bounded recordings, a path
  * prefix and HTTPS.
  */
@@ -10,6 +10,7 @@ const path = require('node:path');
 const { Agent, request } = require('undici');
 
 const { selfSigned } = require('../../support');
+const { FakeClock } = require('../../support/fake-clock');
 
 const dist = require('path').resolve(__dirname, '../../../dist');
 const { startMockCore, createMockCore, DEFAULT_MOCK_PLUGINS } = require(path.join(dist, 'sim', 'mock-core'));
@@ -29,14 +30,16 @@ async function call(url, { method = 'GET', token, body, headers = {}, dispatcher
   return { status: res.statusCode, headers: res.headers, text, json };
 }
 
-describe('mock platform core', function () {
+describe('sim/mock-core (the mock platform core)', function () {
   this.timeout(20000);
   let core;
+  /** The core's time: moved by the tests, never waited for. */
+  const clock = new FakeClock(Date.parse('2026-11-25T08:00:00Z'));
 
   const login = async (creds = { userName: 'admin', password: 'secret' }) => call(`${core.url}/api/v2/auth/login`, { method: 'POST', body: creds });
 
   before(async () => {
-    core = await startMockCore({ maxRecorded: 3 });
+    core = await startMockCore({ maxRecorded: 3, clock });
   });
 
   after(async () => {
@@ -64,7 +67,9 @@ describe('mock platform core', function () {
     assert.deepEqual(JSON.parse(Buffer.from(header, 'base64url')), { alg: 'HS256', typ: 'JWT' });
     const claims = JSON.parse(Buffer.from(payload, 'base64url'));
     assert.equal(claims.sub, 'admin');
-    assert.ok(Math.abs(claims.exp - (Date.now() / 1000 + 3600)) < 5);
+    assert.equal(claims.iat, Math.floor(clock.now() / 1000), 'issued at the core’s clock');
+    assert.equal(claims.exp, claims.iat + 3600);
+    assert.equal(core.received.requests[0].at, new Date(clock.now()).toISOString());
     assert.ok(signature.length > 20);
     assert.equal(core.received.logins, 1);
     assert.equal(core.received.requests[0].body, '(login body not recorded)', 'the password is not kept');
@@ -103,7 +108,9 @@ describe('mock platform core', function () {
   it('expires tokens by TTL and on expireTokens()', async () => {
     core.setTokenTtl(300);
     let token = (await login()).json.accessToken;
-    await new Promise((r) => setTimeout(r, 400));
+    await clock.advance(299);
+    assert.equal((await call(`${core.url}/api/v2/x`, { token })).status, 200, 'good until its lifetime is over');
+    await clock.advance(1);
     let res = await call(`${core.url}/api/v2/x`, { token });
     assert.equal(res.status, 401);
     assert.match(res.json.detail, /expired/);

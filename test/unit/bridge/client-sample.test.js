@@ -1,7 +1,9 @@
 'use strict';
 /**
- * lib/bridge/sample-client.ts against a local HTTPS server on 127.0.0.1 with a
- * self-signed certificate made for this run.
+ * lib/bridge/client.ts, the sample endpoints (fetchSample and
+ * EventsBridgeClient.sample), against a local HTTPS server on 127.0.0.1 with
+ * a self-signed certificate made for this run. The enrollment endpoints are
+ * in client.test.js.
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -10,7 +12,7 @@ const path = require('node:path');
 const { Agent } = require('undici');
 const { ROOT, selfSigned, until } = require('../../support');
 
-const client = require(path.join(ROOT, 'dist', 'lib', 'bridge', 'sample-client'));
+const client = require(path.join(ROOT, 'dist', 'lib', 'bridge', 'client'));
 const { TransportError } = require(path.join(ROOT, 'dist', 'lib', 'http', 'transport-error'));
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'bridge', 'sample'));
 const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
@@ -73,7 +75,7 @@ async function stop(server) {
   await new Promise((resolve) => server.close(resolve));
 }
 
-describe('sample client (fetchSample)', function () {
+describe('bridge/client: samples (fetchSample, EventsBridgeClient.sample)', function () {
   this.timeout(20000);
   let tls;
   let server;
@@ -130,6 +132,34 @@ describe('sample client (fetchSample)', function () {
     );
     assert.equal(seen[0].headers.accept, 'application/json');
     assert.equal(seen[0].headers.authorization, undefined, 'anonymous');
+  });
+
+  it('trusts it with the ca option (the events-bridge node’s CA certificate), without insecure', async () => {
+    const got = await client.fetchSample(base, 'lpr', { ca: tls.cert });
+    assert.equal(got.kind, 'lpr');
+    assert.deepEqual(got.errors, []);
+    // a CA that did not sign it is no help
+    const other = selfSigned();
+    await assert.rejects(client.fetchSample(base, 'lpr', { ca: other.cert }), (err) => err.reason === 'certificate');
+  });
+
+  it('EventsBridgeClient.sample: through the client’s own pool, with its CA and path prefix, one connection for several', async () => {
+    const bridge = new client.EventsBridgeClient({ baseUrl: `${base}/eventsbridge`, ca: tls.cert, token: 'the-jwt' });
+    try {
+      const before = connections;
+      const face = await bridge.sample('face');
+      assert.equal(face.url, `${base}/eventsbridge/api/v1/webhook-models/face`);
+      assert.equal(face.kind, 'face');
+      await new Promise((resolve) => setImmediate(resolve));
+      const lpr = await bridge.sample('lpr');
+      assert.equal(lpr.kind, 'lpr');
+      assert.equal(connections - before, 1, 'one keep-alive connection of the client’s pool');
+      assert.equal(seen[0].headers.authorization, undefined, 'anonymous: the JWT is for enrollment only');
+    } finally {
+      await bridge.close();
+    }
+    // closed: its pool is gone
+    await assert.rejects(bridge.sample('face'));
   });
 
   it('also accepts it through a dispatcher that trusts the certificate, and reuses its connection', async () => {

@@ -1,0 +1,2 @@
+/** Node configurations by version: each saved node brought to the current shape. */
+export * from './migrate';

@@ -1,0 +1,18 @@
+/**
+ * The names every subsystem uses for the two kinds of detection event: the
+ * bridge's publish types, the short kind, and the crop sizes of a plate
+ * image. The event schemas (lib/events/schemas.ts) are built on them; the
+ * platform's push schemas, images, samples and enrollment use them too.
+ */
+import { z } from 'zod';
+
+export const PUBLISH_TYPE_FACE = 'WebHookFaceRecPayload';
+export const PUBLISH_TYPE_LPR = 'WebHookLprPayload';
+
+/** A face event or a licence-plate (LPR) event. */
+export type EventKind = 'face' | 'lpr';
+
+/** Values allowed for `cropSizeName` of a plate image. */
+export const CROP_SIZE_NAMES = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'] as const;
+export const CropSizeName = z.enum(CROP_SIZE_NAMES);
+export type CropSizeName = z.infer<typeof CropSizeName>;

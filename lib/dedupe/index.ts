@@ -1,0 +1,5 @@
+/** Dropping repeats: the local window, the Redis window, the key log and the key. */
+export * from './local-window';
+export * from './redis-window';
+export * from './key-log';
+export * from './key';

@@ -1,0 +1,7 @@
+/** The event itself: its schemas, the flat view, filter rules, the tag prefix, the event hash, the publish route. */
+export * from './schemas';
+export * from './detection-view';
+export * from './filter';
+export * from './tag-prefix';
+export * from './event-hash';
+export * from './publish-route';

@@ -1,0 +1,2 @@
+/** A Redis connection shared by the nodes that name one detection-redis. */
+export * from './connection';

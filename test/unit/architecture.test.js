@@ -1,0 +1,182 @@
+'use strict';
+/**
+ * The shape of the code (issue 26, "the rooms"), read from the TypeScript
+ * sources' relative imports (lib/, nodes/, sim/, bin/; `import type` counts:
+ * a cycle of types is still two files that cannot be read apart):
+ *
+ * - no import cycle anywhere;
+ * - lib/ is Node-RED-free: it imports nothing from nodes/, sim/ or bin/;
+ * - a file of a lib subsystem (lib/<subsystem>/…) imports only files of its
+ *   own subsystem, any file of lib/core (what every subsystem shares, at the
+ *   bottom: it imports only itself), and another subsystem's public face,
+ *   its index.ts. lib/index.ts, the package's face, imports only those too.
+ *
+ * The same rule is written in lib/README.md.
+ */
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const ts = require('typescript');
+const { ROOT } = require('../support');
+
+const SOURCE_DIRS = ['lib', 'nodes', 'sim', 'bin'];
+
+function sourceFiles(dir) {
+  const out = [];
+  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...sourceFiles(rel));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+/** The file a relative specifier names, as TypeScript resolves it; undefined for a non-TypeScript file (JSON). */
+function resolve(from, specifier) {
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
+  for (const candidate of [`${base}.ts`, `${base}/index.ts`, base]) {
+    if (candidate.endsWith('.ts') && fs.existsSync(path.join(ROOT, candidate))) return candidate;
+  }
+  if (!fs.existsSync(path.join(ROOT, base)) && !fs.existsSync(path.join(ROOT, `${base}.json`))) {
+    throw new Error(`${from}: cannot resolve '${specifier}'`);
+  }
+  return undefined;
+}
+
+/** file → the source files it imports (relative imports, exports from, require, import()). */
+function importGraph() {
+  const graph = new Map();
+  for (const file of SOURCE_DIRS.flatMap(sourceFiles)) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    const { importedFiles } = ts.preProcessFile(text, true, true);
+    const targets = importedFiles
+      .map((i) => i.fileName)
+      .filter((s) => s.startsWith('./') || s.startsWith('../'))
+      .map((s) => resolve(file, s))
+      .filter(Boolean);
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Every strongly connected part of more than one file (or a file importing itself), each as one cycle through it. */
+function cycles(graph) {
+  let index = 0;
+  const order = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const parts = [];
+  const visit = (v) => {
+    order.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!order.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), order.get(w)));
+    }
+    if (low.get(v) === order.get(v)) {
+      const part = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        part.push(w);
+      } while (w !== v);
+      if (part.length > 1 || (graph.get(v) ?? []).includes(v)) parts.push(part);
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!order.has(v)) visit(v);
+  return parts.map((part) => cycleThrough(graph, new Set(part)));
+}
+
+/** One cycle inside a strongly connected part: a shortest way back to its first file. */
+function cycleThrough(graph, part) {
+  const start = [...part].sort()[0];
+  const back = new Map([[start, null]]);
+  const queue = [start];
+  while (queue.length) {
+    const v = queue.shift();
+    for (const w of graph.get(v) ?? []) {
+      if (!part.has(w)) continue;
+      if (w === start) {
+        const path = [v];
+        for (let u = back.get(v); u !== null; u = back.get(u)) path.unshift(u);
+        return [...path, start];
+      }
+      if (!back.has(w)) {
+        back.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start, start];
+}
+
+const subsystemOf = (file) => /^lib\/([^/]+)\//.exec(file)?.[1];
+const isFace = (file) => /^lib\/[^/]+\/index\.ts$/.test(file);
+
+/** Why `file` may not import `target`, or undefined when it may. */
+function violation(file, target) {
+  if (!file.startsWith('lib/')) return undefined;
+  if (!target.startsWith('lib/')) return 'lib/ is Node-RED-free: it imports nothing from nodes/, sim/ or bin/';
+  const own = subsystemOf(file);
+  const theirs = subsystemOf(target);
+  if (own === 'core') return theirs === 'core' ? undefined : 'lib/core is the bottom: it imports only lib/core';
+  if (theirs === own || theirs === 'core' || isFace(target)) return undefined;
+  return `another subsystem's internals: import lib/${theirs}/index.ts (or move what is shared into lib/core)`;
+}
+
+describe('architecture: imports', () => {
+  const graph = importGraph();
+
+  it('reads the sources', () => {
+    assert.ok(graph.size > 100, `${graph.size} files`);
+    assert.ok(graph.get('lib/index.ts').length > 5, 'lib/index.ts imports its subsystems');
+  });
+
+  it('has no import cycle in lib/, nodes/, sim/ or bin/', () => {
+    const found = cycles(graph).map((cycle) => cycle.join(' → '));
+    assert.deepEqual(found, [], `import cycles:\n  ${found.join('\n  ')}`);
+  });
+
+  it('no lib subsystem imports another subsystem’s internals', () => {
+    const found = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) {
+        const why = violation(file, target);
+        if (why) found.push(`${file} imports ${target}: ${why}`);
+      }
+    }
+    assert.deepEqual(found, [], `\n  ${found.join('\n  ')}`);
+  });
+
+  it('every lib subsystem but core has a public face, lib/<subsystem>/index.ts', () => {
+    const subsystems = fs
+      .readdirSync(path.join(ROOT, 'lib'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    assert.ok(subsystems.includes('core') && subsystems.length >= 10, subsystems.join(', '));
+    const faceless = subsystems.filter((name) => name !== 'core' && !fs.existsSync(path.join(ROOT, 'lib', name, 'index.ts')));
+    assert.deepEqual(faceless, []);
+  });
+
+  it('finds a cycle and a sideways import when there is one (the checks can fail)', () => {
+    const made = new Map([
+      ['lib/a/x.ts', ['lib/a/y.ts']],
+      ['lib/a/y.ts', ['lib/b/z.ts']],
+      ['lib/b/z.ts', ['lib/a/x.ts']],
+      ['lib/c/w.ts', []],
+    ]);
+    assert.deepEqual(cycles(made), [['lib/a/x.ts', 'lib/a/y.ts', 'lib/b/z.ts', 'lib/a/x.ts']]);
+    assert.match(violation('lib/a/y.ts', 'lib/b/z.ts'), /internals/);
+    assert.equal(violation('lib/a/y.ts', 'lib/b/index.ts'), undefined);
+    assert.equal(violation('lib/a/y.ts', 'lib/core/clock.ts'), undefined);
+    assert.match(violation('lib/core/clock.ts', 'lib/a/x.ts'), /bottom/);
+    assert.match(violation('lib/a/x.ts', 'nodes/shared/status.ts'), /Node-RED-free/);
+    assert.equal(violation('nodes/x/x.ts', 'lib/a/y.ts'), undefined);
+  });
+});
