@@ -34,7 +34,8 @@ export {
   type RequestHandler,
 } from './receiver/receiver';
 export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './dedupe/local-window';
-export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './dedupe/redis-window';
+export { LocalSeenKeys, type LocalPersistence, type SeenKeys } from './dedupe/seen-keys';
+export { RedisSeenKeys, type SharedWindowOptions } from './dedupe/redis-window';
 export { eventHash } from './events/event-hash';
 export { routeOf, type Route } from './events/publish-route';
 export { detectionView, viewOfEvent, type DetectionView, type FaceView, type PlateView } from './events/detection-view';
