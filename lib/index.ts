@@ -29,7 +29,7 @@ export {
   type RequestHandler,
 } from './receiver';
 export { DedupeWindow, type DedupeWindowOptions, type Sighting } from './dedupe';
-export { LocalSeenKeys, RedisSeenKeys, type SeenKeys, type SharedWindowOptions } from './dedupe';
+export { LocalSeenKeys, RedisSeenKeys, type LocalPersistence, type SeenKeys, type SharedWindowOptions } from './dedupe';
 export { eventHash } from './events';
 export { routeOf, type Route } from './events';
 export { detectionView, viewOfEvent, type DetectionView, type FaceView, type PlateView } from './events';

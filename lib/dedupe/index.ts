@@ -3,3 +3,4 @@ export * from './local-window';
 export * from './redis-window';
 export * from './key-log';
 export * from './key';
+export * from './seen-keys';

@@ -2,69 +2,38 @@
  * An append-only log of the keys a dedupe window let through, so the window
  * survives a crash: a key is on disk before its message goes on. One line per
  * key (`["key", since]`, or `["key", since, "mark"]` with the delivery mark of
- * the message that passed), a `null` line for a reset. Appends issued together
- * share one write and one `fdatasync` (group commit); saving costs in
- * proportion to the keys added, not to the window. The file is rewritten
+ * the message that passed), a `null` line for a reset. The file is an append
+ * log (lib/core/append-log.ts): keys recorded together share one write and
+ * one `fdatasync`, so saving costs in proportion to the keys added, not to
+ * the window; a torn last line is cut off on open. The file is rewritten
  * from the window (compaction) once it holds many more lines than keys.
  */
-import { constants as fsConstants } from 'node:fs';
-import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { AppendLog, type LogReader } from '../core/append-log';
 import type { WindowSnapshot } from './local-window';
 
-interface Waiter {
-  line: string;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
-
 export class KeyLog {
-  private fh: FileHandle | undefined;
-  private queue: Waiter[] = [];
-  private writing: Promise<void> | undefined;
-  private lines = 0;
-  private size = 0;
-  /** Syncs done (fewer than keys under load). */
-  syncs = 0;
+  private lines: number;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    private readonly log: AppendLog,
+    lines: number,
+  ) {
+    this.lines = lines;
+  }
+
+  get path(): string {
+    return this.log.path;
+  }
+
+  /** Syncs done (fewer than keys under load). */
+  get syncs(): number {
+    return this.log.syncs;
+  }
 
   /** Opens the log and replays it: the keys in the order written, after the last reset. A torn last line is cut off. */
   static async open(path: string): Promise<{ log: KeyLog; entries: WindowSnapshot; torn: boolean }> {
-    await mkdir(dirname(path), { recursive: true });
-    const log = new KeyLog(path);
-    const fh = await open(path, fsConstants.O_RDWR | fsConstants.O_CREAT);
-    log.fh = fh;
-    const bytes = await fh.readFile();
-    let entries: WindowSnapshot = [];
-    let end = 0;
-    let torn = false;
-    for (let start = 0; start < bytes.length;) {
-      const newline = bytes.indexOf(0x0a, start);
-      if (newline < 0) {
-        torn = true;
-        break;
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(bytes.toString('utf8', start, newline));
-      } catch {
-        torn = true;
-        break;
-      }
-      start = newline + 1;
-      end = start;
-      log.lines++;
-      if (value === null) entries = [];
-      else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
-        entries.push(typeof value[2] === 'string' ? [value[0], value[1], value[2]] : [value[0], value[1]]);
-    }
-    if (torn) {
-      await fh.truncate(end);
-      await fh.datasync();
-    }
-    log.size = end;
-    return { log, entries, torn };
+    const { log, value, cut } = await AppendLog.open(path, replay);
+    return { log: new KeyLog(log, value.lines), entries: value.entries, torn: cut > 0 };
   }
 
   /** Lines in the file. */
@@ -82,39 +51,8 @@ export class KeyLog {
     return this.append('null\n');
   }
 
-  private append(line: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ line, resolve, reject });
-      if (!this.writing) this.writing = this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    // One turn of the event loop first: keys recorded together share the sync.
-    await new Promise((resolve) => setImmediate(resolve));
-    try {
-      while (this.queue.length > 0 && this.fh) {
-        const batch = this.queue;
-        this.queue = [];
-        const data = Buffer.from(batch.map((w) => w.line).join(''), 'utf8');
-        try {
-          let written = 0;
-          while (written < data.length) {
-            const { bytesWritten } = await this.fh.write(data, written, data.length - written, this.size + written);
-            written += bytesWritten;
-          }
-          await this.fh.datasync();
-          this.syncs++;
-          this.size += data.length;
-          this.lines += batch.length;
-          for (const w of batch) w.resolve();
-        } catch (err) {
-          for (const w of batch) w.reject(err as Error);
-        }
-      }
-    } finally {
-      this.writing = undefined;
-    }
+  private async append(line: string): Promise<void> {
+    await this.log.append([Buffer.from(line, 'utf8')], () => this.lines++);
   }
 
   /**
@@ -122,49 +60,46 @@ export class KeyLog {
    * more than `ratio` times as many lines (and at least `minLines`).
    */
   async compact(snapshot: WindowSnapshot, ratio = 4, minLines = 10_000): Promise<boolean> {
-    if (this.lines < minLines || this.lines < ratio * snapshot.length || !this.fh) return false;
-    await this.rewrite(snapshot);
-    return true;
+    if (this.lines < minLines || this.lines < ratio * snapshot.length) return false;
+    return this.rewrite(snapshot);
   }
 
   /** Rewrites the file with `snapshot` whatever its size (the window came from elsewhere). */
-  async rewrite(snapshot: WindowSnapshot): Promise<void> {
-    if (!this.fh) return;
-    while (this.writing) await this.writing;
-    // Appends wait while the file is swapped: take the writer's place.
-    let release!: () => void;
-    this.writing = new Promise((resolve) => (release = resolve));
-    try {
-      await this.swap(snapshot);
-    } finally {
-      this.writing = undefined;
-      release();
-      if (this.queue.length > 0) this.writing = this.flush();
-    }
-  }
-
-  private async swap(snapshot: WindowSnapshot): Promise<void> {
-    if (!this.fh) return;
-    const tmp = `${this.path}.compact`;
+  async rewrite(snapshot: WindowSnapshot): Promise<boolean> {
     const data = Buffer.from(snapshot.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
-    const out = await open(tmp, 'w');
-    try {
-      await out.write(data, 0, data.length, 0);
-      await out.datasync();
-    } finally {
-      await out.close();
-    }
-    await rename(tmp, this.path);
-    const old = this.fh;
-    this.fh = await open(this.path, fsConstants.O_RDWR);
-    await old.close();
-    this.size = data.length;
-    this.lines = snapshot.length;
+    const swapped = await this.log.rewrite(async (out) => {
+      await out.write([data]);
+    });
+    if (swapped) this.lines = snapshot.length;
+    return swapped;
   }
 
   async close(): Promise<void> {
-    while (this.writing) await this.writing;
-    await this.fh?.close();
-    this.fh = undefined;
+    await this.log.close();
   }
+}
+
+/** The keys after the last reset, and the whole lines read (a line that does not parse ends the replay: torn). */
+async function replay(file: LogReader): Promise<{ end: number; value: { entries: WindowSnapshot; lines: number } }> {
+  const bytes = await file.read(0, file.size);
+  let entries: WindowSnapshot = [];
+  let lines = 0;
+  let end = 0;
+  for (let start = 0; start < bytes.length;) {
+    const newline = bytes.indexOf(0x0a, start);
+    if (newline < 0) break;
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8', start, newline));
+    } catch {
+      break;
+    }
+    start = newline + 1;
+    end = start;
+    lines++;
+    if (value === null) entries = [];
+    else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
+      entries.push(typeof value[2] === 'string' ? [value[0], value[1], value[2]] : [value[0], value[1]]);
+  }
+  return { end, value: { entries, lines } };
 }

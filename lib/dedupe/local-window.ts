@@ -14,8 +14,6 @@
  * forgets from its front costs time in proportion to the holes: tens of
  * microseconds per check in a full window of 100,000 keys (see bench/).
  */
-import { isDeliveryToken } from '../delivery';
-
 export interface DedupeWindowOptions {
   /** How long a key suppresses repeats, in ms. */
   ttlMs: number;
@@ -242,15 +240,6 @@ export class DedupeWindow {
 /** A mark as kept: a string of reasonable length, or none. */
 function boundedMark(mark: unknown): string | undefined {
   return typeof mark === 'string' && mark.length > 0 && mark.length <= MAX_MARK_LENGTH ? mark : undefined;
-}
-
-/**
- * The mark of a message's delivery (`msg._delivery`, set by detection-in:
- * its receiver and the event's id there, stable across restarts in the disk
- * and Redis modes), kept with the key it let through; undefined without one.
- */
-export function deliveryMark(token: unknown): string | undefined {
-  return isDeliveryToken(token) ? `${token.receiver}/${String(token.id)}` : undefined;
 }
 
 /**

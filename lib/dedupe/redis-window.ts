@@ -17,7 +17,8 @@
  * per batch. Redis expires keys itself (no size cap here: its `maxmemory`
  * policy is the bound). Needs Redis 7.0 or later (NX with GET).
  */
-import { DedupeWindow, type DedupeWindowOptions, type Sighting } from './local-window';
+import type { Sighting } from './local-window';
+import type { SeenKeys } from './seen-keys';
 import { luaScript, runScript, type RedisConnection } from '../redis';
 
 /** Restart on repeat: set the key to now (keeping the first message's mark) and return what it held. */
@@ -42,30 +43,6 @@ function sightingOf(reply: string, now: number): Sighting {
   return space < 0 || space === reply.length - 1 ? { duplicate: true, since: at } : { duplicate: true, since: at, by: reply.slice(space + 1) };
 }
 
-/** A window of keys seen recently, kept locally or shared. */
-export interface SeenKeys {
-  /** Records a sighting of `key` at `now` and says whether it repeats one inside the window;
-   *  `mark` (the message's delivery) is kept with a key that passes. */
-  check(key: string, now: number, mark?: string): Promise<Sighting>;
-  /** Forgets every key (a `msg.reset`). */
-  clear(): Promise<void>;
-}
-
-/** The local window (lib/dedupe/local-window.ts) behind the same interface as the shared one. */
-export class LocalSeenKeys implements SeenKeys {
-  readonly window: DedupeWindow;
-  constructor(options: DedupeWindowOptions) {
-    this.window = new DedupeWindow(options);
-  }
-  check(key: string, now: number, mark?: string): Promise<Sighting> {
-    return Promise.resolve(this.window.check(key, now, mark));
-  }
-  clear(): Promise<void> {
-    this.window.clear();
-    return Promise.resolve();
-  }
-}
-
 export interface SharedWindowOptions {
   /** Names the window: instances running the same flow share it (the node's id by default). */
   name: string;
@@ -77,6 +54,9 @@ export interface SharedWindowOptions {
 const CLEAR_BATCH = 500;
 
 export class RedisSeenKeys implements SeenKeys {
+  readonly shared = true;
+  /** Redis holds the keys (and expires them): not counted here. */
+  readonly size = undefined;
   private readonly base: string;
 
   constructor(

@@ -4,7 +4,7 @@
  * being taken (body read, being checked and written) count from the moment
  * they are staged, so concurrent requests see the bounds too.
  */
-import type { DeliveryId } from './tracker';
+import type { DeliveryId, StagedDelivery } from './types';
 
 /** Why an event cannot be taken now; the receiver answers 503 with Retry-After. */
 export class BusyError extends Error {
@@ -15,12 +15,6 @@ export class BusyError extends Error {
   ) {
     super(message);
   }
-}
-
-/** An event being taken: `commit` once it is accepted, or `abandon`. */
-export interface StagedDelivery<M> {
-  commit(meta: M, event: unknown): Promise<DeliveryId>;
-  abandon(): void;
 }
 
 export class InFlightBudget {

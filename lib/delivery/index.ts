@@ -5,3 +5,5 @@ export * from './budget';
 export * from './registry';
 export * from './downstream';
 export * from './stream';
+export * from './types';
+export * from './completion';

@@ -21,8 +21,8 @@
  */
 import { systemClock, type Clock } from '../core/clock';
 import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
-import { BusyError, InFlightBudget, type StagedDelivery } from './budget';
-import type { DeliveryId, DeliveryRecord, EventDelivery } from './tracker';
+import { BusyError, InFlightBudget } from './budget';
+import type { DeliveryId, DeliveryRecord, EventDelivery, StagedDelivery } from './types';
 
 export interface StreamDeliveryOptions {
   connection: RedisConnection;

@@ -13,13 +13,8 @@
  */
 import { systemClock, type Clock } from '../core/clock';
 import { Journal, type JournalProblem } from './journal';
-import { BusyError, InFlightBudget, type StagedDelivery } from './budget';
-
-export type AckMode = 'memory' | 'disk' | 'redis';
-export const ACK_MODES: readonly AckMode[] = ['memory', 'disk', 'redis'];
-
-/** An event's id: the journal's sequence number, or a Redis stream entry id. */
-export type DeliveryId = number | string;
+import { BusyError, InFlightBudget } from './budget';
+import type { AckMode, DeliveryId, DeliveryRecord, EventDelivery, StagedDelivery } from './types';
 
 export interface TrackerOptions {
   mode: AckMode;
@@ -36,45 +31,8 @@ export interface TrackerOptions {
   clock?: Clock;
 }
 
-export { BusyError, type StagedDelivery } from './budget';
-
-/** What a message is rebuilt from, kept in memory or in the journal. */
-export interface DeliveryRecord<M> {
-  id: DeliveryId;
-  meta: M;
-  /** memory mode: the parsed event, by reference. */
-  event?: unknown;
-  /** disk and redis modes: the body as received. */
-  body?: Buffer;
-}
-
-/**
- * What a receiver needs of the store of its events in flight: DeliveryTracker
- * (memory, disk) and RedisStreamDelivery (redis, lib/delivery/stream.ts).
- */
-export interface EventDelivery<M> {
-  readonly mode: AckMode;
-  /** Whether completion waits for a detection-done node; false: finished once emitted. */
-  awaitCompletion: boolean;
-  /** Events in flight here, and their bytes. */
-  readonly pending: { events: number; bytes: number };
-  /** Size of the journal file (disk mode), else 0. */
-  readonly journalBytes: number;
-  checkRoom(bytes?: number): void;
-  stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M>;
-  take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId>;
-  adopt(records: DeliveryRecord<M>[]): Promise<void>;
-  park(id: DeliveryId): void;
-  emitted(id: DeliveryId): void;
-  complete(id: DeliveryId): boolean;
-  /** Finishes every event emitted and not finished (the receiver no longer waits for a done node). How many. */
-  finishEmitted(): number;
-  unfinished(emittedBefore?: number): Promise<DeliveryRecord<M>[]>;
-  overdue(): Promise<DeliveryRecord<M>[]>;
-  onComplete: (() => void) | undefined;
-  onOverdue: (() => void) | undefined;
-  close(): Promise<void>;
-}
+export { BusyError } from './budget';
+export { ACK_MODES, type AckMode, type DeliveryId, type DeliveryRecord, type EventDelivery, type StagedDelivery } from './types';
 
 interface InFlight<M> {
   bytes: number;

@@ -7,7 +7,7 @@
  * receiver decides (lib/delivery/downstream.ts).
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
+import { completion } from '../../lib/delivery/completion';
 import { dialogOptions, field, flagOption } from '../../lib/core/options';
 import { nodeText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
@@ -25,12 +25,9 @@ export = function register(RED: NodeAPI): void {
     const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: t('status.counts', counts) }));
 
     node.on('input', (msg: NodeMessage, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {
-      const token = (msg as { _delivery?: unknown })._delivery;
       // Another copy of the message (two wires) may have finished it already: still done.
-      if (isDeliveryToken(token)) {
-        completeDelivery(token);
-        counts.done++;
-      } else counts.untracked++;
+      if (completion.finish(msg)) counts.done++;
+      else counts.untracked++;
       showStatus();
       if (passOn) send(msg);
       done();

@@ -5,7 +5,7 @@
  * The account's tag prefix is the node's own, else that of the events bridge it names.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { completeDelivery, isDeliveryToken } from '../../lib/delivery/registry';
+import { completion } from '../../lib/delivery/completion';
 import { viewOfEvent } from '../../lib/events/detection-view';
 import { COMBINES, compileFilter, listProblem } from '../../lib/events/filter';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
@@ -120,11 +120,8 @@ export = function register(RED: NodeAPI): void {
       } else {
         counts.not++;
         if (noMatchOutput) send([null, msg]);
-        else {
-          // dropped here on purpose: finished, so its receiver does not emit it again
-          const token = (msg as { _delivery?: unknown })._delivery;
-          if (isDeliveryToken(token)) completeDelivery(token);
-        }
+        // dropped here on purpose: finished, so its receiver does not emit it again
+        else completion.finish(msg);
       }
       showStatus();
     }

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { NodeAPI } from 'node-red';
 import { dropTracker, keepTracker, trackerOf } from '../../lib/delivery/registry';
 import { completionPlan, doneDownstream, type CompletionPlan, type FinishedWhen, type FlowNodeConfig } from '../../lib/delivery/downstream';
-import { DeliveryTracker, type AckMode, type DeliveryId, type DeliveryRecord, type EventDelivery } from '../../lib/delivery/tracker';
+import { DeliveryTracker } from '../../lib/delivery/tracker';
+import type { AckMode, DeliveryId, DeliveryRecord, EventDelivery } from '../../lib/delivery/types';
 import { RedisStreamDelivery } from '../../lib/delivery/stream';
 import type { RedisConnection } from '../../lib/redis/connection';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
@@ -225,7 +226,7 @@ export async function openDelivery(
       events.removeListener('flows:started', onStarted);
       opened.onOverdue = undefined;
       opened.onComplete = undefined;
-      if (opened instanceof RedisStreamDelivery) opened.onRecovered = undefined;
+      opened.onRecovered = undefined;
       // A Redis stream's entries stay in Redis: the next instance reads them back.
       if (removed || opened.mode === 'redis') {
         if (removed) dropTracker(node.id);

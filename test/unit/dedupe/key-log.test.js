@@ -98,4 +98,15 @@ describe('lib/dedupe/key-log', () => {
     assert.equal(await again.log.compact([['k4', 49]], 4, 10), false, 'not worth it for 2 lines');
     await again.log.close();
   });
+
+  it('opens whole after a crash in the middle of a compaction (the half-made copy is removed)', async () => {
+    const { log } = await KeyLog.open(file);
+    await log.record('a', 1);
+    await log.close();
+    fs.writeFileSync(`${file}.compact`, '["half"');
+    const again = await KeyLog.open(file);
+    assert.deepEqual(again.entries, [['a', 1]]);
+    assert.equal(fs.existsSync(`${file}.compact`), false);
+    await again.log.close();
+  });
 });

@@ -3,7 +3,7 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const v8 = require('node:v8');
 const vm = require('node:vm');
-const { DedupeWindow, deliveryMark, passes, takeOverWindow, keepWindow, dropWindow } = require('../../../dist/lib/dedupe/local-window');
+const { DedupeWindow, passes, takeOverWindow, keepWindow, dropWindow } = require('../../../dist/lib/dedupe/local-window');
 const { choiceKey, KEY_CHOICES } = require('../../../dist/lib/dedupe/key');
 const { eventHash } = require('../../../dist/lib/events/event-hash');
 const ev = require('../../fixtures/events');
@@ -205,12 +205,6 @@ describe('lib/dedupe: which delivery let a key through', () => {
       w.snapshot(2).map((e) => e.length),
       [2, 2, 3],
     );
-  });
-
-  it('names a delivery by its receiver and id, and nothing else', () => {
-    assert.equal(deliveryMark({ receiver: 'in1', id: 42 }), 'in1/42');
-    assert.equal(deliveryMark({ receiver: 'in1', id: '1700000000000-0' }), 'in1/1700000000000-0');
-    for (const none of [undefined, null, 'in1/42', { receiver: 'in1' }, { id: 1 }]) assert.equal(deliveryMark(none), undefined);
   });
 
   it('passes a first sighting, and a repeat only when it is the same delivery emitted again', () => {

@@ -7,7 +7,8 @@
  * every key's time to live by the same amount (PTTL, then PEXPIRE or DEL).
  */
 const assert = require('node:assert/strict');
-const { LocalSeenKeys, RedisSeenKeys } = require('../../../dist/lib/dedupe/redis-window');
+const { RedisSeenKeys } = require('../../../dist/lib/dedupe/redis-window');
+const { LocalSeenKeys } = require('../../../dist/lib/dedupe/seen-keys');
 const { RedisConnection, RedisUnavailableError } = require('../../../dist/lib/redis/connection');
 const { RedisServer, redisAvailable, holdingProxy } = require('../../support/redis-server');
 

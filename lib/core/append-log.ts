@@ -1,0 +1,351 @@
+/**
+ * A crash-safe append-only file, the one under every log this package keeps
+ * on disk (the delivery journal, the dedupe key log, and what later persists).
+ *
+ * - Group commit: appends issued together share one write and one
+ *   `fdatasync`; an append resolves once the sync that covers it is done,
+ *   never waiting for one of its own. A failed write is cut off again and
+ *   every append of its batch rejects.
+ * - Opening replays the file through the caller's reader, which says where
+ *   the last whole record ends: a torn tail past it (a crash mid-write) is
+ *   cut off and synced before anything is appended.
+ * - Compaction (`rewrite`): the new contents go to `<path>.compact`, are
+ *   synced, renamed over the file, and the directory is synced so the rename
+ *   survives a crash. A `.compact` file left by a crash before the rename is
+ *   removed on open (the old file is whole).
+ *
+ * The format of a record is the caller's; `frame` and `readFrames` give one
+ * (length, type, CRC-32) for logs that have no format of their own yet.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { crc32 } from 'node:zlib';
+
+/** Reads what is on disk (during replay, or of the old file during a rewrite). */
+export interface LogReader {
+  /** Bytes in the file. */
+  readonly size: number;
+  /** `length` bytes at `position` (fewer at the end of the file). */
+  read(position: number, length: number): Promise<Buffer>;
+}
+
+/** Writes the new contents during a rewrite, one record after another. */
+export interface LogWriter {
+  /** Appends a record; answers its offset in the new file. */
+  write(buffers: readonly Buffer[]): Promise<number>;
+}
+
+/** What the caller's replay answers: where the last whole record ends, and what it read. */
+export interface Replayed<R> {
+  end: number;
+  value: R;
+}
+
+interface Pending {
+  buffers: readonly Buffer[];
+  bytes: number;
+  placed: ((offset: number) => void) | undefined;
+  resolve: (offset: number) => void;
+  reject: (err: Error) => void;
+}
+
+export class AppendLog {
+  private fh: FileHandle | undefined;
+  private written = 0;
+  private queue: Pending[] = [];
+  private queued = 0;
+  private writing: Promise<void> | undefined;
+  private closed = false;
+  /** fdatasyncs done (appends and rewrites): fewer than appends under load. */
+  syncs = 0;
+
+  private constructor(readonly path: string) {}
+
+  /**
+   * Opens (or creates) the log at `path` and replays it with `replay`, which
+   * reads the file and answers where its last whole record ends; what lies
+   * past that is cut off (`cut`: how many bytes).
+   */
+  static async open<R>(path: string, replay: (file: LogReader) => Promise<Replayed<R>>): Promise<{ log: AppendLog; value: R; cut: number }> {
+    await mkdir(dirname(path), { recursive: true });
+    // A crash before the rename: the old file is whole, the half-made copy is not wanted.
+    await unlink(`${path}.compact`).catch(() => undefined);
+    const log = new AppendLog(path);
+    const fh = await open(path, fsConstants.O_RDWR | fsConstants.O_CREAT);
+    try {
+      const size = (await fh.stat()).size;
+      const { end, value } = await replay(readerOf(fh, size));
+      const valid = Math.max(0, Math.min(end, size));
+      if (valid < size) {
+        await fh.truncate(valid);
+        await fh.datasync();
+      }
+      log.fh = fh;
+      log.written = valid;
+      return { log, value, cut: size - valid };
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+  }
+
+  /** Bytes on disk (synced). */
+  get size(): number {
+    return this.written;
+  }
+
+  /** Bytes on disk and queued to be written. */
+  get bytes(): number {
+    return this.written + this.queued;
+  }
+
+  /**
+   * Appends a record; resolves with its offset once it is on disk. `placed`
+   * is called with that offset before any append or rewrite after it runs
+   * (an index of records stays in step with the file).
+   */
+  append(buffers: readonly Buffer[], placed?: (offset: number) => void): Promise<number> {
+    if (this.closed) return Promise.reject(new Error(`the log ${this.path} is closed`));
+    let bytes = 0;
+    for (const b of buffers) bytes += b.length;
+    return new Promise((resolve, reject) => {
+      this.queue.push({ buffers, bytes, placed, resolve, reject });
+      this.queued += bytes;
+      if (!this.writing) this.writing = this.flush();
+    });
+  }
+
+  /** `length` bytes at `position`, once what is being written or swapped is done. */
+  async read(position: number, length: number): Promise<Buffer> {
+    while (this.writing) await this.writing;
+    if (!this.fh) throw new Error(`the log ${this.path} is closed`);
+    return readerOf(this.fh, this.written).read(position, length);
+  }
+
+  /** The group commit: everything queued goes out in one write and one sync. */
+  private async flush(): Promise<void> {
+    // Wait one turn of the event loop first, so appends issued together (the
+    // requests answered by the last sync, say) share this write and sync.
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      while (this.queue.length > 0 && this.fh) {
+        const batch = this.queue;
+        this.queue = [];
+        let bytes = 0;
+        for (const p of batch) bytes += p.bytes;
+        this.queued -= bytes;
+        const start = this.written;
+        try {
+          const buffers = batch.length === 1 ? batch[0].buffers : batch.flatMap((p) => p.buffers);
+          await writeAll(this.fh, buffers, bytes, start);
+          await this.fh.datasync();
+          this.syncs++;
+          this.written = start + bytes;
+        } catch (err) {
+          // Whatever part reached the file is not trusted: cut it off (or the next replay does).
+          await this.fh.truncate(start).catch(() => undefined);
+          for (const p of batch) p.reject(err as Error);
+          continue;
+        }
+        let offset = start;
+        for (const p of batch) {
+          p.placed?.(offset);
+          p.resolve(offset);
+          offset += p.bytes;
+        }
+      }
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /**
+   * Replaces the file's contents with what `fill` writes (it may read the old
+   * file meanwhile); appends wait until the new file is in place. False when
+   * the log is closed.
+   */
+  async rewrite(fill: (out: LogWriter, old: LogReader) => Promise<void>): Promise<boolean> {
+    // Take the writer's place: appends queue up and go to the new file.
+    while (this.writing) await this.writing;
+    const old = this.fh;
+    if (!old || this.closed) return false;
+    let release!: () => void;
+    this.writing = new Promise((resolve) => (release = resolve));
+    const tmpPath = `${this.path}.compact`;
+    try {
+      const tmp = await open(tmpPath, 'w');
+      let size = 0;
+      try {
+        await fill(
+          {
+            write: async (buffers) => {
+              let bytes = 0;
+              for (const b of buffers) bytes += b.length;
+              const offset = size;
+              await writeAll(tmp, buffers, bytes, offset);
+              size += bytes;
+              return offset;
+            },
+          },
+          readerOf(old, this.written),
+        );
+        await tmp.datasync();
+      } finally {
+        await tmp.close();
+      }
+      await rename(tmpPath, this.path);
+      await syncDirectory(dirname(this.path));
+      this.fh = await open(this.path, fsConstants.O_RDWR);
+      await old.close();
+      this.written = size;
+      this.syncs++;
+      return true;
+    } catch (err) {
+      await unlink(tmpPath).catch(() => undefined);
+      throw err;
+    } finally {
+      this.writing = undefined;
+      release();
+      if (this.queue.length > 0 && !this.writing) this.writing = this.flush();
+    }
+  }
+
+  /** Writes what is queued, then closes the file. */
+  async close(): Promise<void> {
+    while (this.writing) await this.writing;
+    this.closed = true;
+    const fh = this.fh;
+    this.fh = undefined;
+    await fh?.close();
+  }
+}
+
+function readerOf(fh: FileHandle, size: number): LogReader {
+  return {
+    size,
+    async read(position, length) {
+      const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(length, size - position)));
+      let got = 0;
+      while (got < buffer.length) {
+        const { bytesRead } = await fh.read(buffer, got, buffer.length - got, position + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return got === buffer.length ? buffer : buffer.subarray(0, got);
+    },
+  };
+}
+
+async function writeAll(fh: FileHandle, buffers: readonly Buffer[], bytes: number, position: number): Promise<void> {
+  let written = 0;
+  while (written < bytes) {
+    const { bytesWritten } = await fh.writev(skip(buffers, written), position + written);
+    written += bytesWritten;
+  }
+}
+
+/** `buffers` without their first `bytes` bytes (after a partial write). */
+function skip(buffers: readonly Buffer[], bytes: number): Buffer[] {
+  if (bytes === 0) return buffers as Buffer[];
+  const out: Buffer[] = [];
+  let left = bytes;
+  for (const b of buffers) {
+    if (left >= b.length) {
+      left -= b.length;
+      continue;
+    }
+    out.push(left > 0 ? b.subarray(left) : b);
+    left = 0;
+  }
+  return out;
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const fh = await open(dir, 'r').catch(() => undefined);
+  if (!fh) return;
+  await fh.sync().catch(() => undefined);
+  await fh.close();
+}
+
+// A record format for logs without one of their own: a checksummed frame.
+//
+//   u32 LE  payload length
+//   u8      type (the caller's: 1–255)
+//   u32 LE  crc32 of type byte and payload
+//   payload
+
+export const FRAME_HEADER_BYTES = 9;
+/** A length above this cannot be a record of ours: the header itself is damaged. */
+const MAX_FRAME_BYTES = 1024 * 1024 * 1024;
+
+/** A record of `type` around `payload`, ready to append. */
+export function frame(type: number, payload: readonly Buffer[]): Buffer[] {
+  let length = 0;
+  for (const part of payload) length += part.length;
+  const header = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+  header.writeUInt32LE(length, 0);
+  header.writeUInt8(type, 4);
+  let crc = crc32(header.subarray(4, 5));
+  for (const part of payload) crc = crc32(part, crc);
+  header.writeUInt32LE(crc, 5);
+  return [header, ...payload];
+}
+
+/** What a replay of frames skipped or cut off (`K`: what the caller's own checks find). */
+export interface FrameProblem<K extends string = never> {
+  kind: 'torn' | 'checksum' | K;
+  /** Byte offset of the record in the file. */
+  offset: number;
+}
+
+export interface Frame {
+  type: number;
+  payload: Buffer;
+  offset: number;
+  /** Bytes of the whole record, header included. */
+  length: number;
+}
+
+/**
+ * Reads every frame of `file` in order, for `AppendLog.open`: a frame whose
+ * checksum fails is reported and skipped; a torn one (or a damaged header,
+ * after which nothing can be framed) ends the replay there. `types`: the
+ * types the caller writes (anything else is a damaged header). `visit` may
+ * answer a problem of its own with a record it cannot use (it is skipped).
+ */
+export async function readFrames<K extends string = never>(
+  file: LogReader,
+  types: readonly number[],
+  visit: (frame: Frame) => K | undefined | void,
+): Promise<{ end: number; problems: FrameProblem<K>[] }> {
+  const problems: FrameProblem<K>[] = [];
+  const size = file.size;
+  let offset = 0;
+  while (offset < size) {
+    if (size - offset < FRAME_HEADER_BYTES) {
+      problems.push({ kind: 'torn', offset });
+      break;
+    }
+    const header = await file.read(offset, FRAME_HEADER_BYTES);
+    const length = header.readUInt32LE(0);
+    const type = header.readUInt8(4);
+    if (length > MAX_FRAME_BYTES || !types.includes(type)) {
+      problems.push({ kind: offset + FRAME_HEADER_BYTES + length > size ? 'torn' : 'checksum', offset });
+      break;
+    }
+    if (offset + FRAME_HEADER_BYTES + length > size) {
+      problems.push({ kind: 'torn', offset });
+      break;
+    }
+    const payload = await file.read(offset + FRAME_HEADER_BYTES, length);
+    const recordBytes = FRAME_HEADER_BYTES + length;
+    if (crc32(payload, crc32(header.subarray(4, 5))) !== header.readUInt32LE(5)) problems.push({ kind: 'checksum', offset });
+    else {
+      const problem = visit({ type, payload, offset, length: recordBytes });
+      if (problem) problems.push({ kind: problem, offset });
+    }
+    offset += recordBytes;
+  }
+  return { end: offset, problems };
+}

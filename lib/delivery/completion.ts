@@ -1,0 +1,45 @@
+/**
+ * What the flow's nodes know of a message's delivery, in one place: the
+ * token detection-in puts on it (`msg._delivery`: its receiver and the
+ * event's id there) and the `msg.redelivered` flag. detection-done finishes
+ * the event; dedupe and filter finish what they drop on purpose (so the
+ * receiver does not emit it again) and dedupe tells a redelivery of the very
+ * event that passed from another one with the same key.
+ */
+import { trackerOf } from './registry';
+import type { DeliveryToken } from './types';
+
+export interface Completion {
+  /** Marks the message's event finished at its receiver. False when the message carries no
+   *  delivery; true otherwise, even when another copy of it (two wires) finished it already. */
+  finish(msg: object): boolean;
+  /** Whether detection-in emitted the message's event again (after a restart, a deploy or its time limit). */
+  isRedelivered(msg: object): boolean;
+  /** Names the message's delivery (`receiver/id`, stable across restarts in the disk and Redis
+   *  modes); undefined when it carries none. */
+  mark(msg: object): string | undefined;
+}
+
+/** The delivery a message carries, if it carries a well-formed one. */
+function tokenOf(msg: object): DeliveryToken | undefined {
+  const value = (msg as { _delivery?: unknown })._delivery;
+  if (value === null || typeof value !== 'object') return undefined;
+  const { receiver, id } = value as Partial<DeliveryToken>;
+  return typeof receiver === 'string' && (Number.isInteger(id) || typeof id === 'string') ? (value as DeliveryToken) : undefined;
+}
+
+export const completion: Completion = {
+  finish(msg) {
+    const token = tokenOf(msg);
+    if (!token) return false;
+    trackerOf(token.receiver)?.complete(token.id);
+    return true;
+  },
+  isRedelivered(msg) {
+    return (msg as { redelivered?: unknown }).redelivered === true;
+  },
+  mark(msg) {
+    const token = tokenOf(msg);
+    return token ? `${token.receiver}/${String(token.id)}` : undefined;
+  },
+};

@@ -1,0 +1,145 @@
+/**
+ * detection-dedupe's configuration as the node runs it: options with their
+ * defaults, the window's size, how a message's key is read, and where the
+ * window is kept and saved. A configuration that cannot run is a problem
+ * (translated text) instead.
+ */
+import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
+import { z } from 'zod';
+import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/dedupe/key';
+import type { KeptWindowSettings } from '../../lib/dedupe/local-window';
+import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/core/options';
+import { translate, type Vars } from '../shared/i18n';
+import { propertyReader, type PropertyUtil } from '../shared/typed-property';
+
+const MODES = ['id', 'cooldown'] as const;
+const MISSING_KEY = ['pass', 'drop', 'hash'] as const;
+const SCOPES = ['local', 'redis'] as const;
+const UNREACHABLE = ['pass', 'drop'] as const;
+
+export interface DedupeDef extends NodeDef {
+  mode: (typeof MODES)[number];
+  key: string;
+  /** A key picked by name ('event': key is one of KEY_CHOICES), or a property or expression (msg, flow, global, env, jsonata). */
+  keyType: string;
+  /** Where a key picked by name reads the event (msg.payload by default). */
+  property?: string;
+  propertyType?: string;
+  missingKey: (typeof MISSING_KEY)[number];
+  ttl: number | string;
+  ttlUnits: 's' | 'm' | 'h';
+  refresh: boolean;
+  maxKeys: number | string;
+  duplicatesOutput: boolean;
+  persist: boolean;
+  store: string;
+  /** Where the window is kept: this Node-RED ('local') or Redis, shared by every instance ('redis'). */
+  scope?: (typeof SCOPES)[number];
+  /** scope redis: the detection-redis configuration node. */
+  redis?: string;
+  /** scope redis: what a message does while Redis is unreachable. */
+  whenUnreachable?: (typeof UNREACHABLE)[number];
+  /** scope redis: the window's name in Redis; instances with the same name share it (default: the node's id). */
+  sharedName?: string;
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** The window's size: a flow cannot run without them, so a bad value is an error, not a default. */
+const WindowLimits = z.object({ ttl: numberOption({ above: 0 }), maxKeys: numberOption({ min: 1 }) });
+/** The `store` value that persists to an append-only key log on disk instead of a context store. */
+export const KEY_LOG_STORE = 'detection-bridge:key-log';
+
+export interface DedupeSettings {
+  missingKey: DedupeDef['missingKey'];
+  whenUnreachable: NonNullable<DedupeDef['whenUnreachable']>;
+  duplicatesOutput: boolean;
+  /** What the key was read from, for the warning about messages without one. */
+  keyName: string;
+  /** A message's key; undefined (or null, '') when it has none. */
+  keyOf(msg: NodeMessageInFlow): Promise<unknown>;
+  /** The local window (its size, and what its keys mean). */
+  window: KeptWindowSettings;
+  /** Redis: the configuration node and the window's name there. */
+  shared?: { redis: string | undefined; name: string };
+  /** Local: saved to the key log, a context store (its name; undefined: the default), or not at all. */
+  save?: { keyLog: true } | { keyLog: false; store: string | undefined };
+}
+
+/** The node's settings, or the problem that keeps it from running. */
+export function dedupeSettings(
+  RED: NodeAPI,
+  node: { id: string },
+  config: DedupeDef,
+  t: (key: string, vars?: Vars) => string,
+): { ok: true; settings: DedupeSettings } | { ok: false; problem: string } {
+  const options = dialogOptions(
+    {
+      mode: field(choiceOption(MODES), 'id'),
+      missingKey: field(choiceOption(MISSING_KEY), 'pass'),
+      ttlUnits: field(choiceOption(['s', 'm', 'h'] as const), 's'),
+      refresh: field(flagOption(), false),
+      duplicatesOutput: field(flagOption(), false),
+      persist: field(flagOption(), false),
+      scope: field(choiceOption(SCOPES), 'local'),
+      whenUnreachable: field(choiceOption(UNREACHABLE), 'pass'),
+    },
+    config,
+  );
+  const shared = options.scope === 'redis';
+  // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
+  const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: shared ? 1 : config.maxKeys });
+  if (!limits.ok) {
+    const [problem] = limits.problems;
+    return { ok: false, problem: t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }) };
+  }
+  // No key saved (a hand-written node): this mode's key by name.
+  const keyGiven = typeof config.key === 'string' && config.key.trim() !== '';
+  const keyType = keyGiven ? config.keyType || 'msg' : KEY_CHOICE_TYPE;
+  const keyValue = keyGiven ? config.key : options.mode === 'id' ? 'messageId' : 'plateAtCamera';
+  const byName = keyType === KEY_CHOICE_TYPE;
+  const property = config.property || 'payload';
+  const propertyType = config.propertyType || 'msg';
+  // The old default key also finds the id inside an event from another source (MQTT, a file).
+  const isDefaultIdKey = keyType === 'msg' && keyValue === 'messageId';
+  let readKey: ReturnType<typeof propertyReader>;
+  try {
+    if (byName && !isKeyChoice(keyValue)) throw new Error(t('errors.choice', { key: keyValue }));
+    readKey = propertyReader(RED.util as unknown as PropertyUtil, node, byName ? property : keyValue, byName ? propertyType : keyType);
+  } catch (err) {
+    return { ok: false, problem: t(byName ? 'errors.property' : 'errors.expression', { message: (err as Error).message }) };
+  }
+  const keyOf = (msg: NodeMessageInFlow): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      readKey(msg, (err, value) => {
+        if (err) reject(err);
+        else if (byName) resolve(choiceKey(keyValue as Parameters<typeof choiceKey>[0], value));
+        else if (value === undefined && isDefaultIdKey) resolve(RED.util.getMessageProperty(msg, 'payload.payload.messageId'));
+        else resolve(value);
+      });
+    });
+
+  const store = config.store || undefined;
+  const persist = options.persist && !shared;
+  const keyLog = persist && store === KEY_LOG_STORE;
+  return {
+    ok: true,
+    settings: {
+      missingKey: options.missingKey,
+      whenUnreachable: options.whenUnreachable,
+      duplicatesOutput: options.duplicatesOutput,
+      keyName: `${keyType}.${keyValue}`,
+      keyOf,
+      window: {
+        ttlMs: limits.value.ttl * UNIT_MS[options.ttlUnits],
+        maxKeys: Math.floor(limits.value.maxKeys),
+        refreshOnRepeat: options.mode === 'cooldown' && options.refresh,
+        // what a key is read from: keys of another definition mean something else
+        keyDefinition: JSON.stringify(byName ? [keyType, keyValue, propertyType, property] : [keyType, keyValue]),
+        // where the window is saved: the store of a kept window that changed is written afresh
+        persistence: !persist ? '' : keyLog ? KEY_LOG_STORE : `context:${store ?? ''}`,
+      },
+      shared: shared ? { redis: config.redis, name: (config.sharedName ?? '').trim() || node.id } : undefined,
+      save: !persist ? undefined : keyLog ? { keyLog: true } : { keyLog: false, store },
+    },
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Where a detection-dedupe node's window lives and is saved: in Redis,
+ * shared by every instance; or in this process, carried over to the node's
+ * next instance at a deploy (lib/dedupe/local-window.ts) and saved, if asked,
+ * to the key log (each key on disk before its message goes on) or to a
+ * context store (the window saved whole, every 2 s at most, and on close).
+ * Either way the node asks it through lib's SeenKeys.
+ */
+import { join } from 'node:path';
+import type { Node, NodeAPI } from 'node-red';
+import { KeyLog } from '../../lib/dedupe/key-log';
+import { dropWindow, keepWindow, takeOverWindow } from '../../lib/dedupe/local-window';
+import { RedisSeenKeys } from '../../lib/dedupe/redis-window';
+import { LocalSeenKeys, type SeenKeys } from '../../lib/dedupe/seen-keys';
+import type { RedisConnection } from '../../lib/redis/connection';
+import type { Vars } from '../shared/i18n';
+import { redisOf } from '../shared/redis';
+import type { DedupeSettings } from './settings';
+
+/** Context key under which a persisted window is kept. */
+const CONTEXT_KEY = 'detection-dedupe-window';
+const SAVE_DELAY_MS = 2000;
+
+export interface OpenedWindow {
+  seen: SeenKeys;
+  /** Redis: the connection (its state is part of the status). */
+  connection?: RedisConnection;
+  /** Resolves once a saved window is loaded: messages wait for it. */
+  ready: Promise<void>;
+  /** Keeps a local window for the node's next instance (unless it was removed), saves it and closes its log. */
+  close(removed: boolean): Promise<void>;
+}
+
+function keyLogPath(RED: NodeAPI, nodeId: string): string {
+  const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
+  return join(userDir, 'detection-bridge', `dedupe-${nodeId.replace(/[^\w.-]/g, '_')}.keys`);
+}
+
+/** Opens the node's window; a problem (translated) when its Redis configuration is missing. */
+export function openWindow(
+  RED: NodeAPI,
+  node: Node,
+  settings: DedupeSettings,
+  t: (key: string, vars?: Vars) => string,
+  /** Called once a saved window is loaded (a status to redraw). */
+  loaded: () => void,
+): { ok: true; window: OpenedWindow } | { ok: false; problem: string } {
+  if (settings.shared) {
+    const connection = redisOf(RED, settings.shared.redis);
+    if (!connection) return { ok: false, problem: t('errors.redis-missing') };
+    // Redis keeps a shared window across deploys: nothing kept here.
+    dropWindow(node.id);
+    const seen = new RedisSeenKeys(connection, {
+      name: settings.shared.name,
+      ttlMs: settings.window.ttlMs,
+      refreshOnRepeat: settings.window.refreshOnRepeat,
+    });
+    return { ok: true, window: { seen, connection, ready: Promise.resolve(), close: async () => dropWindow(node.id) } };
+  }
+
+  // A deploy restarts the node: its previous instance's keys carry over.
+  const takeOver = takeOverWindow(node.id, settings.window);
+  const window = takeOver.window;
+  const save = settings.save;
+  const persistError = (err: Error): void => node.error(t('errors.persist', { message: err.message }));
+  const context = node.context();
+  let keyLog: KeyLog | undefined;
+  let saveTimer: NodeJS.Timeout | undefined;
+  const saveNow = (): Promise<void> =>
+    save?.keyLog
+      ? Promise.resolve(keyLog?.compact(window.snapshot())).then(() => undefined, persistError)
+      : new Promise((resolve) => {
+          context.set(CONTEXT_KEY, { v: 1, ttlMs: settings.window.ttlMs, entries: window.snapshot() }, save?.store as string, (err?: Error) => {
+            if (err) persistError(err);
+            resolve();
+          });
+        });
+  const scheduleSave = (): void => {
+    if (!save || saveTimer) return;
+    saveTimer = setTimeout(() => {
+      saveTimer = undefined;
+      void saveNow();
+    }, SAVE_DELAY_MS);
+  };
+  const seen = new LocalSeenKeys(window, { changed: scheduleSave });
+
+  // A window carried over from the previous instance (a deploy) is newer than any
+  // store: it is used as it is, and written afresh where it was saved elsewhere.
+  let ready: Promise<void>;
+  if (!save) ready = Promise.resolve();
+  else if (save.keyLog)
+    ready = KeyLog.open(keyLogPath(RED, node.id)).then(async (opened) => {
+      keyLog = opened.log;
+      seen.persistence.log = opened.log;
+      if (!takeOver.carried) window.restore(opened.entries);
+      else if (takeOver.persistenceChanged) await opened.log.rewrite(window.snapshot());
+      if (opened.torn) node.warn(t('warn.key-log-torn'));
+    }, persistError);
+  else if (takeOver.carried)
+    ready = Promise.resolve().then(() => {
+      if (takeOver.persistenceChanged) scheduleSave();
+    });
+  else
+    ready = new Promise((resolve) => {
+      context.get(CONTEXT_KEY, save.store as string, (err: Error | undefined, saved: unknown) => {
+        if (err) persistError(err);
+        else if (saved && typeof saved === 'object') window.restore((saved as { entries?: unknown }).entries);
+        resolve();
+      });
+    });
+  if (save) ready = ready.then(loaded);
+
+  return {
+    ok: true,
+    window: {
+      seen,
+      ready,
+      async close(removed) {
+        // the next instance (a deploy) takes the keys over; a removed node's are forgotten
+        if (removed) dropWindow(node.id);
+        else keepWindow(node.id, window, settings.window);
+        if (saveTimer) clearTimeout(saveTimer);
+        saveTimer = undefined;
+        // Wait for a load still under way, or an empty window would overwrite the saved one.
+        if (!save) return;
+        await ready;
+        await saveNow();
+        await keyLog?.close();
+      },
+    },
+  };
+}

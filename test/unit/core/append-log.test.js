@@ -1,0 +1,216 @@
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { AppendLog, frame, readFrames, FRAME_HEADER_BYTES } = require('../../../dist/lib/core/append-log');
+
+/** Replays a log of type-1 frames: their payloads as text, and what was skipped. */
+async function texts(file) {
+  const found = [];
+  const { end, problems } = await readFrames(file, [1], ({ payload, offset }) => {
+    found.push({ text: payload.toString(), offset });
+  });
+  return { end, value: { found, problems } };
+}
+
+const record = (text) => frame(1, [Buffer.from(text)]);
+const recordBytes = (text) => FRAME_HEADER_BYTES + Buffer.byteLength(text);
+
+describe('lib/core/append-log', () => {
+  let dir;
+  let file;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'append-log-'));
+    file = path.join(dir, 'sub', 'test.log');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('appends records, answers where each one sits, and replays them in order', async () => {
+    const { log, value, cut } = await AppendLog.open(file, texts);
+    assert.deepEqual(value.found, []);
+    assert.equal(cut, 0);
+    const first = await log.append(record('one'));
+    const second = await log.append(record('two'));
+    assert.equal(first, 0);
+    assert.equal(second, recordBytes('one'));
+    assert.equal(log.size, recordBytes('one') + recordBytes('two'));
+    const back = await log.read(second, recordBytes('two'));
+    assert.equal(back.subarray(FRAME_HEADER_BYTES).toString(), 'two');
+    await log.close();
+    await assert.rejects(log.append(record('late')), /closed/);
+
+    const again = await AppendLog.open(file, texts);
+    assert.deepEqual(
+      again.value.found.map((f) => [f.text, f.offset]),
+      [
+        ['one', 0],
+        ['two', second],
+      ],
+    );
+    await again.log.close();
+  });
+
+  it('writes appends issued together with one sync, and those issued during it with the next one', async () => {
+    const { log } = await AppendLog.open(file, texts);
+    const placed = [];
+    const firstWave = Array.from({ length: 20 }, (_, i) => log.append(record(`a${i}`), (offset) => placed.push(offset)));
+    // The log waits one turn of the event loop before writing: by the next turn its
+    // first write is under way, and what comes now queues for the sync after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const secondWave = Array.from({ length: 20 }, (_, i) => log.append(record(`b${i}`), (offset) => placed.push(offset)));
+    const offsets = await Promise.all([...firstWave, ...secondWave]);
+    assert.equal(log.syncs, 2, '40 appends in two waves: two syncs');
+    assert.deepEqual(placed, offsets, 'each record placed, in the order appended, before its append resolved');
+    const texts40 = [...Array.from({ length: 20 }, (_, i) => `a${i}`), ...Array.from({ length: 20 }, (_, i) => `b${i}`)];
+    let at = 0;
+    const expected = texts40.map((text) => {
+      const offset = at;
+      at += recordBytes(text);
+      return offset;
+    });
+    assert.deepEqual(offsets, expected, 'records back to back, in the order appended');
+    await log.close();
+    const again = await AppendLog.open(file, texts);
+    assert.deepEqual(
+      again.value.found.map((f) => f.text),
+      texts40,
+    );
+    await again.log.close();
+  });
+
+  it('cuts a torn tail on open, once, and appends after the last whole record', async () => {
+    const { log } = await AppendLog.open(file, texts);
+    await log.append(record('whole'));
+    await log.close();
+    const whole = fs.statSync(file).size;
+    // a crash in the middle of the next record: its header and part of its payload
+    fs.appendFileSync(file, record('cut off by a crash')[0]);
+    fs.appendFileSync(file, 'cut off');
+
+    const torn = await AppendLog.open(file, texts);
+    assert.equal(torn.cut, FRAME_HEADER_BYTES + 'cut off'.length);
+    assert.deepEqual(torn.value.problems, [{ kind: 'torn', offset: whole }]);
+    assert.equal(fs.statSync(file).size, whole, 'the torn tail is gone from the file');
+    assert.equal(await torn.log.append(record('next')), whole);
+    await torn.log.close();
+
+    const again = await AppendLog.open(file, texts);
+    assert.equal(again.cut, 0);
+    assert.deepEqual(again.value.problems, []);
+    assert.deepEqual(
+      again.value.found.map((f) => f.text),
+      ['whole', 'next'],
+    );
+    await again.log.close();
+  });
+
+  it('skips a record whose checksum fails, and one its reader cannot use, keeping the rest', async () => {
+    const { log } = await AppendLog.open(file, texts);
+    await log.append(record('first'));
+    const damaged = await log.append(record('damaged'));
+    await log.append(record('unusable'));
+    await log.append(record('last'));
+    await log.close();
+    const bytes = fs.readFileSync(file);
+    bytes[damaged + FRAME_HEADER_BYTES] ^= 0xff;
+    fs.writeFileSync(file, bytes);
+    const picky = async (reader) => {
+      const found = [];
+      const { end, problems } = await readFrames(reader, [1], ({ payload }) => {
+        if (payload.toString() === 'unusable') return 'unusable';
+        found.push(payload.toString());
+        return undefined;
+      });
+      return { end, value: { found, problems } };
+    };
+    const again = await AppendLog.open(file, picky);
+    assert.deepEqual(again.value.found, ['first', 'last']);
+    assert.deepEqual(
+      again.value.problems.map((p) => p.kind),
+      ['checksum', 'unusable'],
+    );
+    assert.equal(again.cut, 0, 'a damaged record in the middle is skipped, not cut');
+    await again.log.close();
+  });
+
+  it('compacts by writing a new file and renaming it over the old one; appends during it land in the new file', async () => {
+    const { log } = await AppendLog.open(file, texts);
+    for (let i = 0; i < 10; i++) await log.append(record(`old${i}`));
+    let release;
+    const copying = new Promise((resolve) => (release = resolve));
+    let started;
+    const fillStarted = new Promise((resolve) => (started = resolve));
+    const rewriting = log.rewrite(async (out, old) => {
+      started();
+      // keep the last old record, read from the old file while the new one is written
+      const kept = await old.read(9 * recordBytes('old0'), recordBytes('old9'));
+      assert.equal(await out.write([kept]), 0);
+      await copying;
+      assert.ok(fs.existsSync(`${file}.compact`), 'the new contents go to <file>.compact first');
+    });
+    await fillStarted;
+    const during = log.append(record('during'));
+    release();
+    assert.equal(await rewriting, true);
+    assert.equal(await during, recordBytes('old9'), 'appended after the new contents');
+    assert.equal(fs.existsSync(`${file}.compact`), false);
+    assert.equal(log.size, recordBytes('old9') + recordBytes('during'));
+    await log.close();
+    const again = await AppendLog.open(file, texts);
+    assert.deepEqual(
+      again.value.found.map((f) => f.text),
+      ['old9', 'during'],
+    );
+    await again.log.close();
+  });
+
+  it('after a crash between compaction steps, opens the old file whole and removes the half-made copy', async () => {
+    const { log } = await AppendLog.open(file, texts);
+    await log.append(record('kept'));
+    await log.close();
+    // the crash: the new contents were being written, the rename never happened
+    fs.writeFileSync(`${file}.compact`, Buffer.concat(record('half')).subarray(0, 5));
+    const again = await AppendLog.open(file, texts);
+    assert.equal(fs.existsSync(`${file}.compact`), false, 'the stale .compact file is removed');
+    assert.deepEqual(
+      again.value.found.map((f) => f.text),
+      ['kept'],
+    );
+    // compaction works again afterwards (the name is free)
+    assert.equal(
+      await again.log.rewrite(async (out) => {
+        await out.write(record('fresh'));
+      }),
+      true,
+    );
+    await again.log.close();
+    const third = await AppendLog.open(file, texts);
+    assert.deepEqual(
+      third.value.found.map((f) => f.text),
+      ['fresh'],
+    );
+    await third.log.close();
+  });
+
+  it('keeps the old file when a compaction fails, and goes on appending to it', async () => {
+    const { log } = await AppendLog.open(file, texts);
+    await log.append(record('one'));
+    await assert.rejects(
+      log.rewrite(async (out) => {
+        await out.write(record('never'));
+        throw new Error('copy failed');
+      }),
+      /copy failed/,
+    );
+    assert.equal(fs.existsSync(`${file}.compact`), false);
+    await log.append(record('two'));
+    await log.close();
+    const again = await AppendLog.open(file, texts);
+    assert.deepEqual(
+      again.value.found.map((f) => f.text),
+      ['one', 'two'],
+    );
+    await again.log.close();
+  });
+});
