@@ -4,7 +4,7 @@
  * their helpers to themselves. The simulator and the mock core are not here:
  * they are the `./sim` entry.
  *
- * lib/ is split by subsystem (lib/README.md). A subsystem's files import
+ * lib/ is split by subsystem (docs/contributing/architecture.md). A subsystem's files import
  * their own subsystem, anything in lib/core (the bottom: it imports only
  * itself), and other subsystems only through their face, `lib/<name>/index.ts`;
  * this file too. test/unit/architecture.test.js holds every import to that,

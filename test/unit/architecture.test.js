@@ -11,7 +11,7 @@
  *   bottom: it imports only itself), and another subsystem's public face,
  *   its index.ts. lib/index.ts, the package's face, imports only those too.
  *
- * The same rule is written in lib/README.md.
+ * The same rule is written in docs/contributing/architecture.md.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
