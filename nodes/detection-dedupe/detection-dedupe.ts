@@ -13,7 +13,8 @@ import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/dedupe/key';
 import { KeyLog } from '../../lib/dedupe/key-log';
 import { join } from 'node:path';
 import { eventHash } from '../../lib/events/event-hash';
-import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/core/options';
+import { limitOption, parseOptions } from '../../lib/core/options';
+import { nodeOptions, optionRule } from '../../lib/config/node-options';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -57,7 +58,7 @@ interface DedupeDef extends NodeDef {
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 /** The window's size: a flow cannot run without them, so a bad value is an error, not a default. */
-const WindowLimits = z.object({ ttl: numberOption({ above: 0 }), maxKeys: numberOption({ min: 1 }) });
+const WindowLimits = z.object({ ttl: limitOption(optionRule('detection-dedupe', 'ttl')), maxKeys: limitOption(optionRule('detection-dedupe', 'maxKeys')) });
 /** Context key under which a persisted window is kept. */
 const CONTEXT_KEY = 'detection-dedupe-window';
 /** The `store` value that persists to an append-only key log on disk instead of a context store. */
@@ -72,19 +73,7 @@ function keyLogPath(RED: NodeAPI, nodeId: string): string {
 export = function register(RED: NodeAPI): void {
   registerNode<DedupeDef>(RED, 'detection-dedupe', (node, config) => {
     const t = nodeText(RED, 'detection-dedupe');
-    const options = dialogOptions(
-      {
-        mode: field(choiceOption(MODES), 'id'),
-        missingKey: field(choiceOption(MISSING_KEY), 'pass'),
-        ttlUnits: field(choiceOption(['s', 'm', 'h'] as const), 's'),
-        refresh: field(flagOption(), false),
-        duplicatesOutput: field(flagOption(), false),
-        persist: field(flagOption(), false),
-        scope: field(choiceOption(SCOPES), 'local'),
-        whenUnreachable: field(choiceOption(UNREACHABLE), 'pass'),
-      },
-      config,
-    );
+    const options = nodeOptions('detection-dedupe', config);
     const { mode, missingKey } = options;
     // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
     const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: options.scope === 'redis' ? 1 : config.maxKeys });

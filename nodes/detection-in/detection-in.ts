@@ -6,20 +6,20 @@ import type { Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { reachableAddresses, webhookBase } from '../../lib/http/addresses';
-import { AUTH_MODES, authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
-import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/receiver/receiver';
+import { authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
+import { createReceiver, MiB, type DeliveryMeta } from '../../lib/receiver/receiver';
 import type { DetectionEvent } from '../../lib/events/schemas';
 import { detectionView } from '../../lib/events/detection-view';
-import { VALIDATION_MODES, type ValidationMode } from '../../lib/receiver/validation';
+import { type ValidationMode } from '../../lib/receiver/validation';
 import { createWarningGate } from '../../lib/receiver/warning-gate';
-import { ACK_MODES, type AckMode } from '../../lib/delivery/tracker';
-import { FINISHED_WHEN, type FinishedWhen } from '../../lib/delivery/downstream';
+import { type AckMode } from '../../lib/delivery/tracker';
+import { type FinishedWhen } from '../../lib/delivery/downstream';
 import { openDelivery, type DeliverySettings, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { redisOf, withRedisState } from '../shared/redis';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { HeldRequests } from '../../lib/http/held-requests';
 import { discardRest } from '../../lib/http/linger';
-import { choiceOption, dialogOptions, field, numberOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { nodeText, translate, translator } from '../shared/i18n';
 import { mountRoute, normalizeNodePath, routeKey, type ExpressApp, type MountedRoute, type Middleware } from '../shared/routes';
 import { throttledStatus } from '../shared/status';
@@ -184,22 +184,8 @@ export = function register(RED: NodeAPI): void {
     (node, config) => {
       const creds = (node.credentials ?? {}) as DetectionInCredentials;
       const t = nodeText(RED, 'detection-in');
-      const options = dialogOptions(
-        {
-          auth: field(choiceOption(AUTH_MODES), 'none'),
-          maxBodyMiB: field(numberOption({ above: 0 }), DEFAULT_MAX_BODY_BYTES / MiB),
-          validation: field(choiceOption(VALIDATION_MODES), 'lenient'),
-          stallSeconds: field(numberOption({ above: 0 }), DEFAULT_STALL_MS / 1000),
-          ackMode: field(choiceOption(ACK_MODES), 'memory'),
-          maxInFlight: field(numberOption({ integer: true, min: 1 }), 1000),
-          maxInFlightMiB: field(numberOption({ above: 0 }), 256),
-          journalMaxMiB: field(numberOption({ above: 0 }), 512),
-          redeliverAfterSeconds: field(numberOption({ min: 0 }), 0),
-          finishedWhen: field(choiceOption(FINISHED_WHEN), 'auto'),
-          streamMaxEvents: field(numberOption({ integer: true, min: 1 }), 10_000),
-          streamMaxMiB: field(numberOption({ above: 0 }), 512),
-          claimAfterSeconds: field(numberOption({ above: 0 }), 60),
-        },
+      const options = nodeOptions(
+        'detection-in',
         // A flow saved before validation modes keeps "accept"; its "reject" was the
         // default then and becomes today's default, lenient.
         { ...config, validation: config.validation ?? (config.invalidEvents === 'accept' ? 'accept' : undefined) },
