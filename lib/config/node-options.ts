@@ -103,7 +103,11 @@ export const NODE_OPTIONS = {
     insecure: INSECURE,
     timeout: TIMEOUT_SECONDS,
   },
-  'detection-enroll': {},
+  'detection-enroll': {
+    // the action and the kind when the dialog fixes them (actionType "action", kindType "kind")
+    action: choiceRule(['enroll', 'unenroll', 'check', 'list'], { default: 'enroll' }),
+    kind: choiceRule(['lpr', 'face'], { default: 'lpr' }),
+  },
 } as const;
 
 export type NodeOptionsTable = typeof NODE_OPTIONS;

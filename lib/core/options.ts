@@ -114,4 +114,3 @@ export function dialogOptions<F extends Record<string, DialogField>>(fields: F, 
   }
   return out as { [K in keyof F]: z.output<F[K]['rule']> };
 }
-

@@ -14,7 +14,7 @@ import { KeyLog } from '../../lib/dedupe/key-log';
 import { join } from 'node:path';
 import { eventHash } from '../../lib/events/event-hash';
 import { limitOption, parseOptions } from '../../lib/core/options';
-import { nodeOptions, optionRule } from '../../lib/config/node-options';
+import { nodeOptions, optionRule, type NodeOptionsTable } from '../../lib/config/node-options';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -23,12 +23,10 @@ import { redisOf, withRedisState } from '../shared/redis';
 import { RedisSeenKeys } from '../../lib/dedupe/redis-window';
 import type { Sighting } from '../../lib/dedupe/local-window';
 
-const MODES = ['id', 'cooldown'] as const;
-const MISSING_KEY = ['pass', 'drop', 'hash'] as const;
-const SCOPES = ['local', 'redis'] as const;
-const UNREACHABLE = ['pass', 'drop'] as const;
-type Mode = (typeof MODES)[number];
-type MissingKey = (typeof MISSING_KEY)[number];
+/** The dialog's choices, as lib/config/node-options.ts states them. */
+type DedupeOptions = NodeOptionsTable['detection-dedupe'];
+type Mode = DedupeOptions['mode']['choices'][number];
+type MissingKey = DedupeOptions['missingKey']['choices'][number];
 
 interface DedupeDef extends NodeDef {
   mode: Mode;
@@ -47,18 +45,21 @@ interface DedupeDef extends NodeDef {
   persist: boolean;
   store: string;
   /** Where the window is kept: this Node-RED ('local') or Redis, shared by every instance ('redis'). */
-  scope?: (typeof SCOPES)[number];
+  scope?: DedupeOptions['scope']['choices'][number];
   /** scope redis: the detection-redis configuration node. */
   redis?: string;
   /** scope redis: what a message does while Redis is unreachable. */
-  whenUnreachable?: (typeof UNREACHABLE)[number];
+  whenUnreachable?: DedupeOptions['whenUnreachable']['choices'][number];
   /** scope redis: the window's name in Redis; instances with the same name share it (default: the node's id). */
   sharedName?: string;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 /** The window's size: a flow cannot run without them, so a bad value is an error, not a default. */
-const WindowLimits = z.object({ ttl: limitOption(optionRule('detection-dedupe', 'ttl')), maxKeys: limitOption(optionRule('detection-dedupe', 'maxKeys')) });
+const WindowLimits = z.object({
+  ttl: limitOption(optionRule('detection-dedupe', 'ttl')),
+  maxKeys: limitOption(optionRule('detection-dedupe', 'maxKeys')),
+});
 /** Context key under which a persisted window is kept. */
 const CONTEXT_KEY = 'detection-dedupe-window';
 /** The `store` value that persists to an append-only key log on disk instead of a context store. */

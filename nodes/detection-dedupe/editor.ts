@@ -2,14 +2,29 @@
  * detection-dedupe: the editor dialog (compiled into dist/nodes/detection-dedupe/detection-dedupe.html by scripts/build.js).
  */
 (function () {
+  interface DetectionDedupeNode extends EditorNode {
+    mode?: string;
+    ttl?: number | string;
+    ttlUnits?: string;
+    store?: string;
+    /** Set by the dialog: 2 with the duplicates output. */
+    outputs?: number;
+  }
+  type Mode = 'id' | 'cooldown';
+  const option = DetectionBridgeEditor.option;
+  const ruleOf = DetectionBridgeEditor.ruleOf;
   /** The Key TypedInput's own type: a key picked by name, read from the event (runtime: lib/dedupe/key.ts). */
   const BY_NAME = 'event';
   const CHOICES = ['plateAtCamera', 'plate', 'person', 'camera', 'messageId'];
-  const DEFAULT_KEYS = {
+  const DEFAULT_KEYS: Record<Mode, { key: string; keyType: string }> = {
     id: { key: 'messageId', keyType: BY_NAME },
     cooldown: { key: 'plateAtCamera', keyType: BY_NAME },
   };
-  const DEFAULT_TTL = { id: { ttl: 1, ttlUnits: 'h' }, cooldown: { ttl: 60, ttlUnits: 's' } };
+  /** A new node's window (lib's defaults, for the default mode, id), and a cooldown's once the mode is switched. */
+  const DEFAULT_TTL: Record<Mode, { ttl: unknown; ttlUnits: unknown }> = {
+    id: { ttl: ruleOf('detection-dedupe', 'ttl').default, ttlUnits: ruleOf('detection-dedupe', 'ttlUnits').default },
+    cooldown: { ttl: 60, ttlUnits: 's' },
+  };
 
   const validators = DetectionBridgeEditor.validators('detection-dedupe');
   const check = validators.check;
@@ -17,64 +32,52 @@
   const typedCheck = validators.typed;
   const keyPropertyCheck = typedCheck('keyType', 'key');
   /** The key's type in the open dialog, else as saved. */
-  function keyTypeOf(node) {
-    return ($('#node-input-keyType').length ? $('#node-input-keyType').val() : node.keyType) || 'msg';
+  function keyTypeOf(node: EditorNode): string {
+    return String(($('#node-input-keyType').length ? $('#node-input-keyType').val() : node.keyType) || 'msg');
   }
   /** The key: one of the choices, or a property or expression Node-RED accepts. */
-  function keyCheck(v, opt) {
-    if (keyTypeOf(this) === BY_NAME) return check(this, CHOICES.indexOf(v) !== -1, 'key-choice');
+  function keyCheck(this: EditorNode, v: unknown, opt?: unknown): EditorVerdict {
+    if (keyTypeOf(this) === BY_NAME) return check(this, CHOICES.indexOf(String(v)) !== -1, 'key-choice');
     return keyPropertyCheck.call(this, v, opt);
   }
   /** Where a key picked by name reads the event: checked only then. */
-  function eventPropertyCheck(v, opt) {
+  function eventPropertyCheck(this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
     if (keyTypeOf(this) !== BY_NAME) return true;
-    const type = ($('#node-input-propertyType').length ? $('#node-input-propertyType').val() : this.propertyType) || 'msg';
+    const type = String(($('#node-input-propertyType').length ? $('#node-input-propertyType').val() : this.propertyType) || 'msg');
     return validators.property(this, v, type, 'property');
   }
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
-  function inDialog(node) {
+  function inDialog(node: EditorNode): boolean {
     if (!$('#node-input-scope').length) return false;
     const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
     return !stack || stack.indexOf(node) !== -1;
   }
   /** Where the window is kept, as the open dialog shows it, else as saved. */
-  function scopeOf(node) {
+  function scopeOf(node: EditorNode): string {
     const scope = inDialog(node) ? $('#node-input-scope').val() : node.scope;
-    return scope || 'local';
+    return String(scope || 'local');
   }
 
-  RED.nodes.registerType('detection-dedupe', {
+  RED.nodes.registerType<DetectionDedupeNode>('detection-dedupe', {
     category: 'detection bridge',
     color: '#87C4E6',
     defaults: {
       name: { value: '' },
-      mode: { value: 'id' },
+      mode: option('detection-dedupe', 'mode'),
       key: { value: 'messageId', validate: keyCheck },
       keyType: { value: BY_NAME },
       property: { value: 'payload', validate: eventPropertyCheck },
       propertyType: { value: 'msg' },
-      missingKey: { value: 'pass' },
-      ttl: {
-        value: 1,
-        validate: function (v, _opt) {
-          const n = Number(v);
-          return check(this, v !== '' && isFinite(n) && n > 0, 'ttl');
-        },
-      },
-      ttlUnits: { value: 'h' },
-      refresh: { value: false },
-      maxKeys: {
-        value: 100000,
-        // checked in both scopes: the runtime needs a valid number even where it does not apply
-        validate: function (v, _opt) {
-          const n = Number(v);
-          return check(this, v !== '' && Math.floor(n) === n && n >= 1 && n <= 10000000, 'maxKeys');
-        },
-      },
-      duplicatesOutput: { value: false },
-      persist: { value: false },
+      missingKey: option('detection-dedupe', 'missingKey'),
+      ttl: option('detection-dedupe', 'ttl'),
+      ttlUnits: option('detection-dedupe', 'ttlUnits'),
+      refresh: option('detection-dedupe', 'refresh'),
+      // checked in both scopes: the runtime needs a valid number even where it does not apply
+      maxKeys: option('detection-dedupe', 'maxKeys'),
+      duplicatesOutput: option('detection-dedupe', 'duplicatesOutput'),
+      persist: option('detection-dedupe', 'persist'),
       store: { value: '' },
-      scope: { value: 'local' },
+      scope: option('detection-dedupe', 'scope'),
       redis: {
         value: '',
         type: 'detection-redis',
@@ -84,7 +87,7 @@
           return redisCheck.call(this, v, _opt);
         },
       },
-      whenUnreachable: { value: 'pass' },
+      whenUnreachable: option('detection-dedupe', 'whenUnreachable'),
       sharedName: {
         value: '',
         validate: function (v, _opt) {
@@ -103,7 +106,7 @@
       const short = this.mode === 'cooldown' ? this._('detection-dedupe.label.cooldownShort') : this._('detection-dedupe.label.dedupeShort');
       // a hand-written node without a window (flagged invalid) shows no number rather than " s"
       if (this.ttl === undefined || this.ttl === '') return short;
-      const units = { s: 's', m: 'm', h: 'h' }[this.ttlUnits] || 's';
+      const units = this.ttlUnits === 'm' || this.ttlUnits === 'h' ? this.ttlUnits : 's';
       return short + ' ' + this._('detection-dedupe.unitsShort.' + units, { n: this.ttl });
     },
     labelStyle: function () {
@@ -115,7 +118,7 @@
     inputLabels: function () {
       return this._('detection-dedupe.inputs.events');
     },
-    outputLabels: function (index) {
+    outputLabels: function (index: number) {
       return this._(index === 0 ? 'detection-dedupe.outputs.first' : 'detection-dedupe.outputs.duplicates');
     },
     oneditprepare: function () {
@@ -145,10 +148,13 @@
       $('#node-input-key').on('change', showKeyType);
       showKeyType();
       $('#node-input-ttl').spinner({ min: 0.001 });
-      $('#node-input-maxKeys').spinner({ min: 1, max: 10000000 });
+      const maxKeys = ruleOf('detection-dedupe', 'maxKeys');
+      if (maxKeys.kind === 'number') $('#node-input-maxKeys').spinner({ min: maxKeys.min, max: maxKeys.max });
 
-      const stores = (RED.settings.context && RED.settings.context.stores) || ['memory'];
-      const defaultStore = (RED.settings.context && RED.settings.context.default) || stores[0];
+      // the context stores of the runtime's settings (Node-RED sends them to the editor)
+      const context = (RED.settings as unknown as { context?: { stores?: string[]; default?: string } }).context;
+      const stores = (context && context.stores) || ['memory'];
+      const defaultStore = (context && context.default) || stores[0];
       const select = $('#node-input-store');
       select.empty();
       stores.forEach(function (s) {
@@ -163,9 +169,9 @@
       select.append($('<option></option>').val('detection-bridge:key-log').text(node._('detection-dedupe.label.keyLog')));
       select.val(node.store || '');
 
-      function showMode(changed) {
-        const mode = $('#node-input-mode').val();
-        const other = mode === 'id' ? 'cooldown' : 'id';
+      function showMode(changed: boolean) {
+        const mode: Mode = $('#node-input-mode').val() === 'cooldown' ? 'cooldown' : 'id';
+        const other: Mode = mode === 'id' ? 'cooldown' : 'id';
         if (changed) {
           // Swap in this mode's defaults only where the user kept the other mode's.
           const keyInput = $('#node-input-key');
@@ -175,8 +181,8 @@
             showKeyType();
           }
           if (Number($('#node-input-ttl').val()) === DEFAULT_TTL[other].ttl && $('#node-input-ttlUnits').val() === DEFAULT_TTL[other].ttlUnits) {
-            $('#node-input-ttl').val(DEFAULT_TTL[mode].ttl);
-            $('#node-input-ttlUnits').val(DEFAULT_TTL[mode].ttlUnits);
+            $('#node-input-ttl').val(String(DEFAULT_TTL[mode].ttl));
+            $('#node-input-ttlUnits').val(String(DEFAULT_TTL[mode].ttlUnits));
           }
         }
         $('.detection-dedupe-cooldown').toggle(mode === 'cooldown');

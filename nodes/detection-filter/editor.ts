@@ -2,6 +2,19 @@
  * detection-filter: the editor dialog (compiled into dist/nodes/detection-filter/detection-filter.html by scripts/build.js).
  */
 (function () {
+  /** A rule as the node saves it (lib/events/filter.ts reads it): type, value, where a list comes from, a context key. */
+  interface FilterRule {
+    t: string;
+    v?: string;
+    vt?: string;
+    k?: string;
+  }
+  interface DetectionFilterNode extends EditorNode {
+    rules?: FilterRule[];
+    combine?: string;
+    tagPrefix?: string;
+  }
+  const option = DetectionBridgeEditor.option;
   const TYPES = ['tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'kind'];
   const LIST_TYPES = ['tag', 'camera', 'site', 'plate'];
   const SOURCES = ['list', 'msg', 'flow', 'global'];
@@ -12,23 +25,23 @@
   const check = DetectionBridgeEditor.validators('detection-filter').check;
 
   /** A typed prefix as the runtime uses it: trimmed, its trailing dash dropped; '' for none; null when not valid. */
-  function prefixOf(v) {
+  function prefixOf(v: unknown): string | null {
     let text = str(v).trim();
     if (text === '') return '';
     text = text.replace(/-$/, '');
     return TAG_PREFIX.test(text) ? text : null;
   }
   /** The events bridge chosen for the prefix, or null ('' and _ADD_ are none). */
-  function bridgeOf(id) {
-    return id && id !== '_ADD_' ? RED.nodes.node(id) || null : null;
+  function bridgeOf(id: unknown): EditorNode | null {
+    return id && id !== '_ADD_' ? RED.nodes.node(String(id)) || null : null;
   }
 
-  function str(v) {
+  function str(v: unknown): string {
     return v === undefined || v === null ? '' : String(v);
   }
 
   /** The items of a typed list: separated by commas or new lines. */
-  function items(v) {
+  function items(v: unknown): string[] {
     return str(v)
       .split(/[,\r\n]+/)
       .map(function (s) {
@@ -39,14 +52,14 @@
       });
   }
 
-  function isList(t) {
-    return LIST_TYPES.indexOf(t) >= 0;
+  function isList(t: unknown): boolean {
+    return typeof t === 'string' && LIST_TYPES.indexOf(t) >= 0;
   }
 
   /** The first problem of a rule (a key of validators), or null. Mirrors lib/events/filter.ts. */
-  function ruleProblem(rule) {
+  function ruleProblem(rule: FilterRule | undefined): string | null {
     const t = rule && rule.t;
-    if (TYPES.indexOf(t) < 0) return 'type';
+    if (!rule || !t || TYPES.indexOf(t) < 0) return 'type';
     const v = str(rule.v);
     if (t === 'kind') return v === 'face' || v === 'lpr' ? null : 'kind';
     if (isList(t)) {
@@ -66,8 +79,11 @@
   }
 
   /** The first problem of the rules, in the user's words ("Rule 2: enter at least one tag"), or null. */
-  function rulesProblem(node, rules) {
-    const _ = node && typeof node._ === 'function' ? node._ : RED._;
+  function rulesProblem(node: EditorNode | undefined, rules: unknown): string | null {
+    const _ =
+      node && typeof node._ === 'function'
+        ? node._
+        : (key: string, vars?: Record<string, unknown>) => RED._(key, vars as Record<string, string | number> | undefined);
     if (!Array.isArray(rules)) return _('detection-filter.validators.rules');
     for (let i = 0; i < rules.length; i++) {
       const key = ruleProblem(rules[i]);
@@ -77,34 +93,34 @@
   }
 
   /** Which value field a rule type shows. */
-  function fieldFor(t) {
+  function fieldFor(t: string): string {
     if (isList(t)) return 'list';
     if (t === 'camera-match' || t === 'name') return 'text';
     if (t === 'confidence') return 'number';
     return t; // kind, context, enrolled
   }
   /** A rule row of the dialog as the rule it saves. */
-  function exportRule(row) {
-    const t = row.find('select.node-input-rule-type').val();
-    const rule = { t: t };
+  function exportRule(row: JQuery): FilterRule {
+    const t = String(row.find('select.node-input-rule-type').val() || '');
+    const rule: FilterRule = { t: t };
     if (isList(t)) {
       const list = row.find('input.node-input-rule-list');
       rule.v = list.typedInput('value');
       rule.vt = list.typedInput('type');
-    } else if (t === 'camera-match' || t === 'name') rule.v = row.find('input.node-input-rule-text').val();
-    else if (t === 'confidence') rule.v = row.find('input.node-input-rule-number').val();
-    else if (t === 'kind') rule.v = row.find('select.node-input-rule-kind').val();
+    } else if (t === 'camera-match' || t === 'name') rule.v = String(row.find('input.node-input-rule-text').val());
+    else if (t === 'confidence') rule.v = String(row.find('input.node-input-rule-number').val());
+    else if (t === 'kind') rule.v = String(row.find('select.node-input-rule-kind').val());
     else if (t === 'context') {
-      rule.k = row.find('input.node-input-rule-key').val();
-      rule.v = row.find('input.node-input-rule-context').val();
+      rule.k = String(row.find('input.node-input-rule-key').val());
+      rule.v = String(row.find('input.node-input-rule-context').val());
     }
     return rule;
   }
 
   /** One line for the label: `tag VIP, Banned · camera Gate 2`. Mirrors DetectionFilter.summary (the
    *  runtime's words are lib's, in shared.json; the editor's are this node's). */
-  function summary(node) {
-    const _ = node._;
+  function summary(node: DetectionFilterNode): string {
+    const _ = (key: string, vars?: Record<string, unknown>) => node._(key, vars);
     const rules = Array.isArray(node.rules) ? node.rules : [];
     if (!rules.length || rulesProblem(node, rules)) return '';
     const parts = rules.map(function (r) {
@@ -124,14 +140,14 @@
     return line.length > SUMMARY_MAX ? line.slice(0, SUMMARY_MAX - 1).replace(/\s+$/, '') + '…' : line;
   }
 
-  RED.nodes.registerType('detection-filter', {
+  RED.nodes.registerType<DetectionFilterNode>('detection-filter', {
     category: 'detection bridge',
     color: '#87C4E6',
     defaults: {
       name: { value: '' },
       property: { value: 'payload', required: true, validate: RED.validators.typedInput('propertyType') },
       propertyType: { value: 'msg' },
-      combine: { value: 'all' },
+      combine: option('detection-filter', 'combine'),
       rules: {
         value: [],
         // two arguments: Node-RED (3.1+) then shows the string returned as the reason
@@ -140,7 +156,7 @@
           return problem === null ? true : problem;
         },
       },
-      noMatchOutput: { value: false },
+      noMatchOutput: option('detection-filter', 'noMatchOutput'),
       // The account's tag prefix: typed here, else the chosen events bridge's (optional, only for tag rules).
       tagPrefix: {
         value: '',
@@ -176,7 +192,7 @@
     paletteLabel: function () {
       return this._('detection-filter.paletteLabel');
     },
-    outputLabels: function (index) {
+    outputLabels: function (index: number) {
       return this._(index === 0 ? 'detection-filter.outputs.match' : 'detection-filter.outputs.other');
     },
     oneditprepare: function () {
@@ -192,7 +208,7 @@
       /** Shows the first problem of the rules under the list, as they are edited, and marks its row. */
       function showProblem() {
         const rows = container.editableList('items');
-        const rules = [];
+        const rules: FilterRule[] = [];
         rows.each(function () {
           rules.push(exportRule($(this)));
         });
@@ -222,8 +238,8 @@
         .css('min-height', '150px')
         .css('min-width', '450px')
         .editableList({
-          addItem: function (row, index, data) {
-            const rule = data.rule || { t: 'tag', v: '', vt: 'list' };
+          addItem: function (row: JQuery, _index: number, data: { rule?: FilterRule }) {
+            const rule: FilterRule = data.rule || { t: 'tag', v: '', vt: 'list' };
             row.css({ overflow: 'hidden', whiteSpace: 'nowrap' });
             const line = $('<div style="display:flex; align-items:center; gap:6px;"></div>').appendTo(row);
             const type = $('<select class="node-input-rule-type" style="width:210px; flex:none;"></select>').appendTo(line);
@@ -238,7 +254,7 @@
             const listBox = $('<div class="detection-filter-field" data-for="list" style="flex:1; min-width:0;"></div>').appendTo(fields);
             const list = $('<input type="text" class="node-input-rule-list" style="width:100%;">').appendTo(listBox);
             list.typedInput({ default: 'list', types: [typedList, 'msg', 'flow', 'global'] });
-            list.typedInput('type', isList(rule.t) && SOURCES.indexOf(rule.vt) >= 0 ? rule.vt : 'list');
+            list.typedInput('type', isList(rule.t) && rule.vt && SOURCES.indexOf(rule.vt) >= 0 ? rule.vt : 'list');
             list.typedInput('value', isList(rule.t) ? str(rule.v) : '');
             list.typedInput('width', '100%');
 
@@ -284,12 +300,12 @@
 
             /** Examples of the items, or of a property name when the list is read from msg/flow/global. */
             function listPlaceholder() {
-              const key = list.typedInput('type') === 'list' ? type.val() : 'property';
+              const key = list.typedInput('type') === 'list' ? String(type.val()) : 'property';
               // the typedInput's own text box is the one shown
               listBox.find('input.red-ui-typedInput-input').attr('placeholder', node._('detection-filter.placeholder.' + key));
             }
             function sync() {
-              const t = type.val();
+              const t = String(type.val());
               const shown = fieldFor(t);
               fields.children('.detection-filter-field').each(function () {
                 $(this).toggle($(this).attr('data-for') === shown);
@@ -318,7 +334,7 @@
       showProblem();
 
       function syncOutputs() {
-        $('#node-input-outputs').val($('#node-input-noMatchOutput').prop('checked') ? 2 : 1);
+        $('#node-input-outputs').val($('#node-input-noMatchOutput').prop('checked') ? '2' : '1');
       }
       $('#node-input-noMatchOutput').on('change', syncOutputs);
       syncOutputs();
@@ -334,10 +350,10 @@
             ? node._('detection-filter.placeholder.tagPrefix-bridge', { prefix: fromBridge })
             : node._('detection-filter.placeholder.tagPrefix'),
         );
-        let tip;
+        let tip: string;
         if (own === null) tip = node._('detection-filter.validators.tagPrefix');
         else if (own) tip = node._('detection-filter.tip.tag-prefix-on', { prefix: own });
-        else if (fromBridge)
+        else if (fromBridge && bridge)
           tip = node._('detection-filter.tip.tag-prefix-bridge', { prefix: fromBridge, bridge: RED.utils.getNodeLabel(bridge, bridge.id) });
         else if (fromBridge === null) tip = node._('detection-filter.validators.bridge-tag-prefix');
         else tip = node._('detection-filter.tip.tag-prefix-off');
@@ -348,23 +364,23 @@
       showPrefix();
     },
     oneditsave: function () {
-      const node = this;
-      node.rules = [];
+      const rules: FilterRule[] = [];
       $('#node-input-rule-container')
         .editableList('items')
         .each(function () {
-          node.rules.push(exportRule($(this)));
+          rules.push(exportRule($(this)));
         });
+      this.rules = rules;
     },
     oneditresize: function (size) {
       const rows = $('#dialog-form>div:not(.node-input-rule-container-row)');
       let height = size.height;
-      for (let i = 0; i < rows.length; i++) height -= $(rows[i]).outerHeight(true);
+      for (let i = 0; i < rows.length; i++) height -= $(rows[i]).outerHeight(true) || 0;
       const editorRow = $('#dialog-form>div.node-input-rule-container-row');
       height -= parseInt(editorRow.css('marginTop'), 10) + parseInt(editorRow.css('marginBottom'), 10);
       // the row's label and tips, and the add button under the list
       editorRow.children(':not(.red-ui-editableList)').each(function () {
-        height -= $(this).outerHeight(true);
+        height -= $(this).outerHeight(true) || 0;
       });
       $('#node-input-rule-container').editableList('height', Math.max(150, height - 40));
     },

@@ -2,36 +2,50 @@
  * detection-in: the editor dialog (compiled into dist/nodes/detection-in/detection-in.html by scripts/build.js).
  */
 (function () {
+  interface DetectionInNode extends EditorNode {
+    path?: string;
+    listener?: string;
+  }
+  /** Where the bridge can reach a receiver (GET detection-in/addresses): base URLs, and whether only this machine or network can. */
+  interface Reach {
+    bases: string[];
+    loopbackOnly?: boolean;
+    localOnly?: boolean;
+  }
+  const option = DetectionBridgeEditor.option;
+  const authRule = DetectionBridgeEditor.ruleOf('detection-in', 'auth');
+  /** A new receiver's acknowledgement mode and authentication (lib's defaults), what the dialog falls back to. */
+  const ACK_MODE_DEFAULT = String(DetectionBridgeEditor.ruleOf('detection-in', 'ackMode').default);
+  const AUTH_DEFAULT = String(authRule.default);
   const validators = DetectionBridgeEditor.validators('detection-in');
   const check = validators.check;
   const redisCheck = validators.config('redis', 'redis-gone');
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
-  function inDialog(node) {
+  function inDialog(node: EditorNode): boolean {
     if (!$('#node-input-ackMode').length) return false;
     const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
     return !stack || stack.indexOf(node) !== -1;
   }
   /** A property as the open dialog shows it, else as saved. */
-  function current(node, name, fallback) {
+  function current(node: EditorNode, name: string, fallback: string): string {
     const value = inDialog(node) ? $('#node-input-' + name).val() : node[name];
-    return value === undefined || value === null || value === '' ? fallback : value;
+    return value === undefined || value === null || value === '' ? fallback : String(value);
   }
-  /** Validates a field that only applies in some acknowledgement modes. */
-  function inModes(modes, rule, key) {
-    return function (v, _opt) {
-      if (modes.indexOf(current(this, 'ackMode', 'memory')) === -1) return true;
-      return check(this, v === undefined || (v !== '' && rule(Number(v))), key);
+  /** Whether a field that only applies in some acknowledgement modes applies to `node`. */
+  function inModes(...modes: string[]) {
+    return function (node: EditorNode): boolean {
+      return modes.indexOf(current(node, 'ackMode', ACK_MODE_DEFAULT)) !== -1;
     };
   }
   /** What is wrong with a path, or null: the key of its message. */
-  function pathProblem(v) {
+  function pathProblem(v: unknown): string | null {
     const p = typeof v === 'string' ? v.trim() : '';
     if (p === '' || p === '/') return 'path-empty';
     if (/\s/.test(p)) return 'path-spaces';
     return /^\/?[^\s?#]+$/.test(p) ? null : 'path';
   }
   /** A path as a route: `//Hooks/A/` and `/hooks/a` are one route (runtime: routeKey in nodes/shared/routes.ts). */
-  function routeOf(path) {
+  function routeOf(path: unknown): string {
     let p = String(path || '').trim();
     if (p.charAt(0) !== '/') p = '/' + p;
     p = p.replace(/\/{2,}/g, '/');
@@ -39,23 +53,23 @@
     return p.toLowerCase();
   }
   /** Whether `n` runs when deployed: not disabled, nor on a disabled flow. */
-  function runs(n) {
+  function runs(n: EditorNode): boolean {
     const flow = n.z ? RED.nodes.workspace(n.z) : null;
     return !n.d && !(flow && flow.disabled);
   }
   /** Where a receiver listens: its listener configuration node, else Node-RED's own server ('').
    *  The dialog's "none" of an optional configuration node has the value _ADD_. */
-  function listenerOf(n) {
-    return n && n !== '_ADD_' ? n : '';
+  function listenerOf(n: unknown): string {
+    return n && n !== '_ADD_' ? String(n) : '';
   }
   /**
    * The first other node that takes POSTs on `path` at the same listener as
    * `node`: another detection in, or a core http in for POST (on Node-RED's
    * server); null when there is none.
    */
-  function pathUser(node, path, listener) {
+  function pathUser(node: EditorNode, path: unknown, listener: string): EditorNode | null {
     const route = routeOf(path);
-    let found = null;
+    let found: EditorNode | null = null;
     RED.nodes.eachNode(function (n) {
       if (found || n.id === node.id || !runs(n)) return;
       if (n.type === 'detection-in' && listenerOf(n.listener) === listener && routeOf(n.path) === route) found = n;
@@ -64,7 +78,7 @@
     return found;
   }
   /** `base`, else `base-2`, `base-3`, …: the first no other node of the workspace takes on `listener`. */
-  function freePath(node, base, listener) {
+  function freePath(node: EditorNode, base: string, listener: string): string {
     let stem =
       String(base || '/detections')
         .trim()
@@ -76,7 +90,7 @@
     return candidate;
   }
   /** What the validator and the dialog say of a path another node already takes, or null. */
-  function pathInUse(node, path, listener) {
+  function pathInUse(node: EditorNode, path: unknown, listener: string): EditorVerdict | null {
     const other = pathUser(node, path, listener);
     if (!other) return null;
     const flow = RED.nodes.workspace(other.z) || RED.nodes.subflow(other.z);
@@ -84,52 +98,44 @@
       path: String(path).trim(),
       name: RED.utils.getNodeLabel(other, other.type),
       flow: flow ? flow.label || flow.name || flow.id : '',
-      free: freePath(node, path, listener),
+      free: freePath(node, String(path), listener),
     };
     return typeof node._ === 'function' ? node._('detection-in.validators.path-in-use', vars) : false;
   }
-  /** A number field whose message (`key`) says the range; an empty one is not 0. One the
-   *  node does not have at all (a flow written before the option, or by hand) takes the
-   *  runtime's default, as it always did. */
-  function numberField(rule, key) {
-    return function (v, _opt) {
-      return check(this, v === undefined || (v !== '' && v !== null && isFinite(Number(v)) && rule(Number(v))), key);
-    };
-  }
   /** The credentials each mode needs. */
-  const NEEDED = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };
+  const NEEDED: Record<string, string[]> = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };
   /** Whether credential `name` is set: in the open dialog its field (a stored password shows as
    *  __PWRD__), else what the editor knows. After a deploy or a reload the editor knows nothing
    *  of a deployed node's credentials (they stay in the runtime): taken as set; a new, imported
    *  or pasted node has none until they are entered. */
-  function hasCredential(node, name) {
+  function hasCredential(node: EditorNode, name: string): boolean {
     if (inDialog(node) && $('#node-input-' + name).length) return $('#node-input-' + name).val() !== '';
     const c = node.credentials;
     if (!c) return !node.changed;
     return !!(c[name] || c['has_' + name]);
   }
   /** The message for credentials the chosen mode needs and the node does not have, else true. */
-  function credentialsCheck(node, mode) {
+  function credentialsCheck(node: EditorNode, mode: string): EditorVerdict {
     const missing = (NEEDED[mode] || []).filter(function (name) {
       return !hasCredential(node, name);
     });
     return check(node, missing.length === 0, 'credentials-' + mode);
   }
   /** A credential field's own check (marks the field in the dialog). */
-  function credentialField(mode) {
-    return function (v, _opt) {
-      return check(this, current(this, 'auth', 'bearer') !== mode || (v !== undefined && v !== ''), 'credentials-' + mode);
+  function credentialField(mode: string) {
+    return function (this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
+      return check(this, current(this, 'auth', AUTH_DEFAULT) !== mode || (v !== undefined && v !== ''), 'credentials-' + mode);
     };
   }
   const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-  const AUTH_ROWS = {
+  const AUTH_ROWS: Record<string, string[]> = {
     none: [],
     basic: ['.detection-in-row-user', '.detection-in-row-password'],
     bearer: ['.detection-in-row-token'],
     header: ['.detection-in-row-header-name', '.detection-in-row-header-value'],
   };
 
-  RED.nodes.registerType('detection-in', {
+  RED.nodes.registerType<DetectionInNode>('detection-in', {
     category: 'detection bridge',
     color: '#87C4E6',
     defaults: {
@@ -148,108 +154,42 @@
       listener: { value: '', type: 'detection-listener', required: false },
       // a receiver without the credentials of its mode does not start: flagged until they are set
       auth: {
-        value: 'bearer',
+        value: authRule.default,
         validate: function (v, _opt) {
-          return credentialsCheck(this, v);
+          if (!DetectionBridgeOptions.checkOption(authRule, v).ok) return false;
+          return credentialsCheck(this, String(v === undefined ? authRule.absent : v));
         },
       },
       headerName: {
         value: '',
         validate: function (v, _opt) {
-          if (current(this, 'auth', 'bearer') !== 'header') return true;
+          if (current(this, 'auth', AUTH_DEFAULT) !== 'header') return true;
           const name = String(v || '').trim();
           return check(this, HEADER_NAME.test(name), name === '' ? 'headerName-empty' : 'headerName');
         },
       },
-      maxBodyMiB: {
-        value: 16,
-        validate: numberField(function (n) {
-          return n > 0 && n <= 512;
-        }, 'maxBodyMiB'),
-      },
-      validation: { value: 'lenient' },
-      stallSeconds: {
-        value: 30,
-        validate: numberField(function (n) {
-          return n > 0 && n <= 3600;
-        }, 'stallSeconds'),
-      },
-      ackMode: { value: 'memory' },
-      maxInFlight: {
-        value: 1000,
-        validate: function (v, _opt) {
-          const n = Number(v);
-          return check(this, v === undefined || (v !== '' && Number.isInteger(n) && n >= 1), 'maxInFlight');
-        },
-      },
-      maxInFlightMiB: {
-        value: 256,
-        validate: function (v, _opt) {
-          const n = Number(v);
-          return check(this, v === undefined || (v !== '' && isFinite(n) && n > 0), 'maxInFlightMiB');
-        },
-      },
-      journalMaxMiB: {
-        value: 512,
-        validate: inModes(
-          ['disk'],
-          function (n) {
-            return isFinite(n) && n > 0;
-          },
-          'journalMaxMiB',
-        ),
-      },
-      redeliverAfterSeconds: {
-        value: 0,
-        validate: inModes(
-          ['memory', 'disk'],
-          function (n) {
-            return isFinite(n) && n >= 0;
-          },
-          'redeliverAfterSeconds',
-        ),
-      },
+      maxBodyMiB: option('detection-in', 'maxBodyMiB'),
+      validation: option('detection-in', 'validation'),
+      stallSeconds: option('detection-in', 'stallSeconds'),
+      ackMode: option('detection-in', 'ackMode'),
+      maxInFlight: option('detection-in', 'maxInFlight'),
+      maxInFlightMiB: option('detection-in', 'maxInFlightMiB'),
+      journalMaxMiB: option('detection-in', 'journalMaxMiB', inModes('disk')),
+      redeliverAfterSeconds: option('detection-in', 'redeliverAfterSeconds', inModes('memory', 'disk')),
       // when an event is finished: auto (a detection done downstream marks it, else once handed to the flow)
-      finishedWhen: { value: 'auto' },
+      finishedWhen: option('detection-in', 'finishedWhen'),
       redis: {
         value: '',
         type: 'detection-redis',
         // needed only when acknowledging after writing to Redis
         validate: function (v, _opt) {
-          if (current(this, 'ackMode', 'memory') !== 'redis') return true;
+          if (current(this, 'ackMode', ACK_MODE_DEFAULT) !== 'redis') return true;
           return redisCheck.call(this, v, _opt);
         },
       },
-      streamMaxEvents: {
-        value: 10000,
-        validate: inModes(
-          ['redis'],
-          function (n) {
-            return Number.isInteger(n) && n >= 1;
-          },
-          'streamMaxEvents',
-        ),
-      },
-      streamMaxMiB: {
-        value: 512,
-        validate: inModes(
-          ['redis'],
-          function (n) {
-            return isFinite(n) && n > 0;
-          },
-          'streamMaxMiB',
-        ),
-      },
-      claimAfterSeconds: {
-        value: 60,
-        validate: inModes(
-          ['redis'],
-          function (n) {
-            return isFinite(n) && n > 0;
-          },
-          'claimAfterSeconds',
-        ),
-      },
+      streamMaxEvents: option('detection-in', 'streamMaxEvents', inModes('redis')),
+      streamMaxMiB: option('detection-in', 'streamMaxMiB', inModes('redis')),
+      claimAfterSeconds: option('detection-in', 'claimAfterSeconds', inModes('redis')),
       configVersion: { value: DetectionBridgeConfig.currentVersion('detection-in') },
     },
     credentials: {
@@ -282,13 +222,13 @@
     oneditprepare: function () {
       const node = this;
       function showPathInUse() {
-        const path = $('#node-input-path').val();
+        const path = String($('#node-input-path').val() || '');
         const inUse = pathProblem(path) ? null : pathInUse(node, path, listenerOf(current(node, 'listener', '')));
         $('#detection-in-path-in-use-text').text(inUse || '');
         $('#detection-in-path-in-use').toggle(!!inUse);
       }
       function showAuthRows() {
-        const mode = $('#node-input-auth').val();
+        const mode = String($('#node-input-auth').val());
         $('.detection-in-auth-row').hide();
         (AUTH_ROWS[mode] || []).forEach(function (sel) {
           $(sel).show();
@@ -297,28 +237,28 @@
       // Where the bridge can reach this Node-RED: the runtime's addresses (the browser's
       // host is 127.0.0.1 when the editor is opened on the same machine). Until they
       // arrive, or if they cannot be had, the browser's host.
-      let reach = { bases: [location.protocol + '//' + location.host], loopbackOnly: false, localOnly: false };
+      let reach: Reach = { bases: [location.protocol + '//' + location.host], loopbackOnly: false, localOnly: false };
       // On a listener: its protocol, port and address, and no httpNodeRoot.
-      const listenerReach = {};
+      const listenerReach: Record<string, Reach> = {};
       function chosenListener() {
-        const id = $('#node-input-listener').val();
+        const id = String($('#node-input-listener').val() || '');
         return id && id !== '_ADD_' ? RED.nodes.node(id) : null;
       }
       function showUrl() {
         const door = chosenListener();
         if (door) {
-          const query = { port: door.port, https: door.tls !== 'none', host: door.host || '' };
+          const query = { port: String(door.port), https: door.tls !== 'none', host: String(door.host || '') };
           const cacheKey = JSON.stringify(query);
           let found = listenerReach[cacheKey];
           if (!found) {
             listenerReach[cacheKey] = { bases: [(query.https ? 'https://' : 'http://') + location.hostname + ':' + door.port] };
-            $.getJSON('detection-in/addresses', query).done(function (data) {
+            $.getJSON('detection-in/addresses', query).done(function (data: Reach | null) {
               if (data && Array.isArray(data.bases) && data.bases.length) listenerReach[cacheKey] = data;
               showUrl();
             });
             found = listenerReach[cacheKey];
           }
-          let lp = ($('#node-input-path').val() || '').trim();
+          let lp = String($('#node-input-path').val() || '').trim();
           if (lp && lp.charAt(0) !== '/') lp = '/' + lp;
           const lurls = found.bases.map(function (b) {
             return b + lp;
@@ -339,7 +279,7 @@
           $('.detection-in-url-note').hide();
           return;
         }
-        let p = ($('#node-input-path').val() || '').trim();
+        let p = String($('#node-input-path').val() || '').trim();
         if (p && p.charAt(0) !== '/') p = '/' + p;
         const rootPath = (typeof root === 'string' ? root : '/').replace(/\/$/, '');
         const urls = reach.bases.map(function (b) {

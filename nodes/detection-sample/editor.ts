@@ -8,7 +8,7 @@
   }
   /** The Kind TypedInput's own type: a kind fixed in the node (runtime: FIXED_KIND). */
   const FIXED = 'kind';
-  const BASE_URL = /^https?:\/\/[^\s\/?#]+(\/[^\s?#]*)?$/i;
+  const BASE_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/i;
 
   const validators = DetectionBridgeEditor.validators('detection-sample');
   const check = validators.check;
@@ -49,7 +49,7 @@
   }
   /** The sample address the node will GET, as lib/bridge-client.ts joins it. */
   function sampleAddress(base: unknown, kind: string): string | null {
-    const m = /^(https?:\/\/)(?:[^\s\/?#@]*@)?([^\s\/?#]+)(\/[^\s?#]*)?$/i.exec(String(base || '').trim());
+    const m = /^(https?:\/\/)(?:[^\s/?#@]*@)?([^\s/?#]+)(\/[^\s?#]*)?$/i.exec(String(base || '').trim());
     if (!m) return null;
     const prefix = (m[3] || '')
       .replace(/\/+$/, '')

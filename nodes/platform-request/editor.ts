@@ -2,6 +2,43 @@
  * platform-request: the editor dialog (compiled into dist/nodes/platform-request/platform-request.html by scripts/build.js).
  */
 (function () {
+  /** An operation as GET platform-server/<id>/operations lists it (OperationIndex.summaries, lib/openapi/operations.ts). */
+  interface Operation {
+    id: string;
+    method: string;
+    path: string;
+    tag: string;
+    summary?: string;
+    parameters: Array<{ name: string; in: string; required?: boolean; type?: string }>;
+    body?: { type?: string; fields?: Array<{ name: string; required?: boolean; type?: string }> };
+  }
+  /** A parameter row as the node saves it (and, while shown, what the operation says of it). */
+  interface ParamRow {
+    name: string;
+    in: string;
+    value: string;
+    type: string;
+    required?: boolean;
+    schemaType?: string;
+  }
+  /** A plugin as GET platform-server/<id>/plugins lists it. */
+  interface Plugin {
+    id: string;
+    name?: string;
+    type?: string;
+  }
+  interface Plugins {
+    plugins?: Plugin[];
+    pos?: Plugin[];
+  }
+  interface PlatformRequestNode extends EditorNode {
+    method?: string;
+    methodType?: string;
+    path?: string;
+    pathType?: string;
+    params?: ParamRow[];
+  }
+  const option = DetectionBridgeEditor.option;
   /** The Method TypedInput's own type: a method fixed in the node (runtime: FIXED_METHOD). */
   const FIXED = 'method';
   const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -12,24 +49,24 @@
   const serverCheck = validators.config('server');
   const pathProblem = DetectionBridgeEditor.apiPathProblem;
   /** A TypedInput's type in the open dialog, else as saved. */
-  function typeOf(node, field, fixed) {
-    return ($('#node-input-' + field).length ? $('#node-input-' + field).val() : node[field]) || fixed;
+  function typeOf(node: EditorNode, field: string, fixed: string): string {
+    return String(($('#node-input-' + field).length ? $('#node-input-' + field).val() : node[field]) || fixed);
   }
   const propertyCheck = validators.property;
   /** The open dialog's parameter rows, read when it is saved. */
-  let readOpenParams = null;
-  const PARAM_TYPES = ['str', 'num', 'msg', 'flow', 'global', 'env', 'jsonata'];
+  let readOpenParams: (() => ParamRow[]) | null = null;
+  const PARAM_TYPES: Array<'str' | 'num' | 'msg' | 'flow' | 'global' | 'env' | 'jsonata'> = ['str', 'num', 'msg', 'flow', 'global', 'env', 'jsonata'];
   /** A body's property type, short: arrays as [ … ]. */
-  function fieldType(type) {
+  function fieldType(type: string | undefined): string {
     return type === 'array' ? '[ … ]' : type === 'object' ? '{ … }' : type || '…';
   }
   /** Where a value comes from, as the label shows it: GET, msg.method, /api/v2/…, flow.path. */
-  function shown(type, value, fixed) {
-    return type === fixed ? value : type + '.' + value;
+  function shown(type: string, value: unknown, fixed: string): string {
+    return type === fixed ? String(value) : type + '.' + value;
   }
   /** The module whose instance a path parameter names: the segment before `plugins` in
    *  `/api/v2/<module>/plugins/{name}/…` (e.g. pos for pos_id), else null. */
-  function instanceModule(pathText, name) {
+  function instanceModule(pathText: string, name: string): string | null {
     const segs = String(pathText || '').split('/');
     for (let i = 2; i < segs.length; i++) {
       if (segs[i] === '{' + name + '}' && segs[i - 1].toLowerCase() === 'plugins' && /^[^{}]+$/.test(segs[i - 2])) return segs[i - 2];
@@ -37,7 +74,7 @@
     return null;
   }
   /** Lower-case words of a type or name: PosPlugin → pos plugin (as lib/platform/plugins.ts reads them). */
-  function words(text) {
+  function words(text: unknown): string[] {
     return String(text || '')
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
       .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -46,7 +83,7 @@
       .filter(Boolean);
   }
   /** The installed plugins of a module: the server's own POS reading for pos, else type or name naming the module. */
-  function moduleInstances(data, module) {
+  function moduleInstances(data: Plugins, module: string): Plugin[] {
     const m = module.toLowerCase();
     if (m === 'pos') return data.pos || [];
     return (data.plugins || []).filter(function (p) {
@@ -54,7 +91,7 @@
     });
   }
 
-  RED.nodes.registerType('platform-request', {
+  RED.nodes.registerType<PlatformRequestNode>('platform-request', {
     category: 'detection bridge',
     color: '#A6BBCF',
     defaults: {
@@ -64,7 +101,7 @@
         value: 'GET',
         validate: function (v, _opt) {
           const type = typeOf(this, 'methodType', FIXED);
-          return type === FIXED ? check(this, METHODS.indexOf(v) !== -1, 'method-choice') : propertyCheck(this, v, type, 'method');
+          return type === FIXED ? check(this, METHODS.indexOf(String(v)) !== -1, 'method-choice') : propertyCheck(this, v, type, 'method');
         },
       },
       methodType: { value: FIXED },
@@ -74,12 +111,12 @@
           const type = typeOf(this, 'pathType', 'str');
           if (type !== 'str') return propertyCheck(this, v, type, 'path-property');
           const problem = pathProblem(v);
-          return check(this, !problem, problem);
+          return check(this, !problem, problem || '');
         },
       },
       pathType: { value: 'str' },
-      errors: { value: 'catch' },
-      check: { value: true },
+      errors: option('platform-request', 'errors'),
+      check: option('platform-request', 'check'),
       // The operation picked from the server's OpenAPI file: informative, the runtime reads method and path.
       operationId: { value: '' },
       params: { value: [] },
@@ -110,10 +147,10 @@
       const path = $('#node-input-path');
       method.typedInput({
         default: FIXED,
-        types: [{ value: FIXED, label: node._('platform-request.method.fixed'), options: METHODS }].concat(PROPERTY_TYPES),
+        types: [{ value: FIXED, label: node._('platform-request.method.fixed'), options: METHODS }, ...PROPERTY_TYPES],
         typeField: '#node-input-methodType',
       });
-      path.typedInput({ default: 'str', types: ['str'].concat(PROPERTY_TYPES), typeField: '#node-input-pathType' });
+      path.typedInput({ default: 'str', types: ['str', ...PROPERTY_TYPES], typeField: '#node-input-pathType' });
       const methodDefault = DetectionBridgeEditor.msgByDefault(method, 'method');
       const pathDefault = DetectionBridgeEditor.msgByDefault(path, 'path');
       // What becomes of msg.payload with the method chosen: sent as the body, or not sent.
@@ -142,11 +179,11 @@
 
       // The operation picker: the deployed server's OpenAPI file, listed once per dialog opening.
       const list = $('#platform-request-ops');
-      let rows = [];
-      let operations = {};
-      var chosen = null;
-      let paramsShown = (node.params || []).slice();
-      function setTip(text) {
+      let rows: Array<{ el: HTMLElement; tag: string; text: string }> = [];
+      let operations: Record<string, Operation> = {};
+      let chosen: Operation | null = null;
+      let paramsShown: ParamRow[] = (node.params || []).slice();
+      function setTip(text: string) {
         $('#platform-request-op-tip').text(text);
       }
       /** Method or path changed by hand away from the chosen operation: it is no longer chosen. */
@@ -171,23 +208,24 @@
         list.find('[data-id="' + CSS.escape(chosen.id) + '"]').addClass('platform-request-op-chosen');
         if (!chosen.body) return;
         const fields = chosen.body.fields;
+        const type = chosen.body.type;
         const text = fields
           ? fields
               .map(function (f) {
                 return f.name + (f.required ? '*' : '') + ': ' + fieldType(f.type);
               })
               .join(', ')
-          : fieldType(chosen.body.type);
-        body.text(chosen.body.type === 'array' && fields ? '[ { ' + text + ' } ]' : fields ? '{ ' + text + ' }' : text);
+          : fieldType(type);
+        body.text(type === 'array' && fields ? '[ { ' + text + ' } ]' : fields ? '{ ' + text + ' }' : text);
       }
-      function pick(op) {
+      function pick(op: Operation) {
         method.typedInput('type', FIXED);
         method.typedInput('value', op.method);
         path.typedInput('type', 'str');
         path.typedInput('value', op.path);
         chosen = op;
         // Rows for the operation's parameters, keeping values already set for the same name.
-        const old = {};
+        const old: Record<string, ParamRow> = {};
         readParams().forEach(function (p) {
           old[p.in + ':' + p.name] = p;
         });
@@ -200,17 +238,18 @@
       }
       list.on('click', '.platform-request-op', function (e) {
         e.preventDefault();
-        pick(operations[$(this).attr('data-id')]);
+        const op = operations[String($(this).attr('data-id'))];
+        if (op) pick(op);
       });
       $('#platform-request-op-search').on('keyup change input', function () {
         filter($(this).val());
       });
-      function filter(text) {
+      function filter(text: unknown) {
         const words = String(text || '')
           .toLowerCase()
           .split(/\s+/)
           .filter(Boolean);
-        const seen = {};
+        const seen: Record<string, boolean> = {};
         rows.forEach(function (r) {
           const show = words.every(function (w) {
             return r.text.indexOf(w) !== -1;
@@ -219,12 +258,12 @@
           if (show) seen[r.tag] = true;
         });
         list.children('.platform-request-op-module').each(function () {
-          this.style.display = seen[$(this).attr('data-tag')] ? '' : 'none';
+          this.style.display = seen[String($(this).attr('data-tag'))] ? '' : 'none';
         });
       }
-      let opsAsked = null;
+      let opsAsked: object | null = null;
       function loadOperations() {
-        const serverId = $('#node-input-server').val();
+        const serverId = String($('#node-input-server').val() || '');
         opsAsked = null;
         list.empty().hide();
         rows = [];
@@ -244,19 +283,19 @@
         // The server field can change twice while the list is asked for: only the last answer counts.
         const asked = (opsAsked = {});
         $.getJSON('platform-server/' + encodeURIComponent(serverId) + '/operations')
-          .done(function (data) {
+          .done(function (data: { operations?: Operation[]; message?: string; release?: string }) {
             if (asked !== opsAsked) return;
             // a server without an OpenAPI file answers 200 with the reason: the usual case, not an error
             if (!data.operations) {
               setTip(node._('platform-request.tip.ops-none', { reason: data.message || '' }));
               return;
             }
-            const groups = {};
+            const groups: Record<string, Operation[]> = {};
             (data.operations || []).forEach(function (op) {
               (groups[op.tag] = groups[op.tag] || []).push(op);
             });
             // One string of HTML, then one insertion: fast for hundreds of operations.
-            const html = [];
+            const html: string[] = [];
             Object.keys(groups)
               .sort()
               .forEach(function (tag) {
@@ -283,13 +322,13 @@
               });
             list[0].innerHTML = html.join('');
             list.children('.platform-request-op').each(function () {
-              const op = operations[this.getAttribute('data-id')];
+              const op = operations[String(this.getAttribute('data-id'))];
               rows.push({ el: this, tag: op.tag, text: (op.path + ' ' + op.summary + ' ' + op.id + ' ' + op.method).toLowerCase() });
             });
             list.show();
             $('.platform-request-op-search-row').show();
             filter($('#platform-request-op-search').val());
-            const saved = operations[$('#node-input-operationId').val()];
+            const saved = operations[String($('#node-input-operationId').val())];
             if (saved && !chosen) {
               chosen = saved;
               showChosen();
@@ -309,9 +348,9 @@
 
       // Module instances for a path parameter that names one, from the deployed server's
       // installed plugins; without the list the row stays free text with a tip why.
-      let instances = { data: null, tip: '' };
+      let instances: { data: Plugins | null; tip: string } = { data: null, tip: '' };
       function loadInstances() {
-        const serverId = $('#node-input-server').val();
+        const serverId = String($('#node-input-server').val() || '');
         instances = { data: null, tip: '' };
         const server = serverId && serverId !== '_ADD_' ? RED.nodes.node(serverId) : null;
         if (!serverId || serverId === '_ADD_') {
@@ -327,7 +366,7 @@
         showInstances();
         const asked = instances;
         $.getJSON('platform-server/' + encodeURIComponent(serverId) + '/plugins')
-          .done(function (data) {
+          .done(function (data: Plugins | null) {
             if (asked !== instances) return;
             instances = { data: data || {}, tip: '' };
             showInstances();
@@ -344,11 +383,11 @@
       function showInstances() {
         $('#platform-request-params .platform-request-param-value[data-module]').each(function () {
           const input = $(this);
-          const module = input.attr('data-module');
+          const module = String(input.attr('data-module'));
           const extra = $('#platform-request-params .platform-request-param-instances[data-index="' + input.attr('data-index') + '"]');
           const select = extra.find('select').empty();
           let tip = instances.tip;
-          let list = [];
+          let list: Plugin[] = [];
           if (instances.data) {
             list = moduleInstances(instances.data, module);
             const all = instances.data.plugins || [];
@@ -387,7 +426,7 @@
       function showParams() {
         const box = $('#platform-request-params').empty();
         $('.platform-request-params-row').toggle(paramsShown.length > 0);
-        paramsShown.forEach(function (p, i) {
+        paramsShown.forEach(function (p: ParamRow, i: number) {
           const row = $('<div class="form-row platform-request-param"></div>').appendTo(box);
           $('<label></label>')
             .attr('title', p.in)
@@ -396,7 +435,7 @@
             .append($('<span class="platform-request-param-in"></span>').text(' ' + node._('platform-request.param.' + p.in)));
           // Empty is allowed: a path row then reads msg.<name>, a query row is not sent (the runtime's rule).
           const input = $('<input type="text" class="platform-request-param-value" style="width:60%;">')
-            .attr('data-index', i)
+            .attr('data-index', String(i))
             .attr('data-name', p.name)
             .attr('data-in', p.in)
             .attr(
@@ -411,13 +450,13 @@
           if (!module) return;
           input.attr('data-module', module);
           const extra = $('<div class="form-row platform-request-param-instances" style="display:none;"><label>&nbsp;</label></div>')
-            .attr('data-index', i)
+            .attr('data-index', String(i))
             .appendTo(box);
           $('<select style="width:60%; display:none;"></select>')
             .attr('aria-label', node._('platform-request.param.instance'))
             .appendTo(extra)
             .on('change', function () {
-              const id = $(this).val();
+              const id = String($(this).val() || '');
               if (id) {
                 input.typedInput('type', 'str');
                 input.typedInput('value', id);
@@ -428,11 +467,16 @@
         });
         showInstances();
       }
-      function readParams() {
+      function readParams(): ParamRow[] {
         return $('#platform-request-params .platform-request-param-value')
-          .map(function () {
+          .map(function (): ParamRow {
             const input = $(this);
-            return { name: input.attr('data-name'), in: input.attr('data-in'), value: input.typedInput('value'), type: input.typedInput('type') };
+            return {
+              name: String(input.attr('data-name')),
+              in: String(input.attr('data-in')),
+              value: input.typedInput('value'),
+              type: input.typedInput('type'),
+            };
           })
           .get();
       }

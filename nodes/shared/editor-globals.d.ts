@@ -87,13 +87,15 @@ declare global {
   }
 
   type EditorRED = Omit<EditorClient.RED, 'nodes' | 'validators' | 'editor'> & {
-    nodes: Omit<EditorClient.Nodes, 'registerType' | 'node' | 'eachNode' | 'eachConfig' | 'workspace' | 'subflow'> & {
+    nodes: Omit<EditorClient.Nodes, 'registerType' | 'node' | 'eachNode' | 'eachConfig' | 'workspace' | 'subflow' | 'createCompleteNodeSet'> & {
       registerType<N extends EditorNode = EditorNode>(type: string, definition: EditorNodeDef<N>): void;
       node(id: string): EditorNode | null;
       eachNode(visit: (node: EditorNode) => boolean | void): void;
       eachConfig(visit: (node: EditorNode) => boolean | void): void;
       workspace(id: string): EditorFlow | undefined;
       subflow(id: string): EditorFlow | undefined;
+      /** The flows as they would be deployed (Node-RED 4 takes options; credentials: false leaves them out). */
+      createCompleteNodeSet(options?: { credentials?: boolean } | boolean): import('../../lib/delivery/downstream').FlowNodeConfig[];
     };
     validators: {
       number(blankAllowed?: boolean): (this: EditorNode, value: unknown, options?: unknown) => EditorVerdict;
