@@ -196,6 +196,25 @@ describe('option rules: the editor and the runtime read lib/config/node-options.
     }
   });
 
+  it("the dialogs' number fields hint at the table's bounds (min, max, step) and no others", () => {
+    for (const type of TABLE_TYPES) {
+      const html = fs.readFileSync(path.join(ROOT, 'dist', 'nodes', type, `${type}.html`), 'utf8');
+      for (const [, name, attrs] of html.matchAll(/<input type="number" id="node-(?:config-)?input-([A-Za-z]+)"([^>]*)>/g)) {
+        const rule = NODE_OPTIONS[type][name];
+        assert.ok(rule && rule.kind === 'number', `${type}: a number field ${name} without a rule`);
+        const attr = (key) => {
+          const m = new RegExp(`\\b${key}="([^"]*)"`).exec(attrs);
+          return m ? m[1] : undefined;
+        };
+        const max = attr('max');
+        assert.equal(max === undefined ? undefined : Number(max), rule.max, `${type}.${name}: max`);
+        const min = attr('min');
+        if (min !== undefined) assert.ok(checkOption(rule, min).ok, `${type}.${name}: min="${min}" is allowed`);
+        if (rule.integer) assert.equal(attr('step'), '1', `${type}.${name}: whole numbers`);
+      }
+    }
+  });
+
   it('each node reads its options through the table', () => {
     for (const type of TABLE_TYPES) {
       const names = Object.keys(NODE_OPTIONS[type]);
