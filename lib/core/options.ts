@@ -1,8 +1,9 @@
 /**
- * Option rules, written once as zod schemas and used by every door in: a
- * node's dialog values (strings or numbers), the simulator's options
- * (numbers) and its command line (strings). `5`, `"5"` and `" 5 "` mean the
- * same everywhere, and a bound is stated in one place.
+ * Option rules as zod schemas, for every door in: a node's dialog values
+ * (strings or numbers), the simulator's options (numbers) and its command
+ * line (strings). `5`, `"5"` and `" 5 "` mean the same everywhere: the check
+ * is lib/core/option-rules.ts, the one the editor runs too. A node's own
+ * options are stated in lib/config/node-options.ts (read with nodeOptions).
  *
  * Each problem is a Message (see lib/core/messages.ts): the command line shows it
  * in English, a node in the user's language.
@@ -87,30 +88,4 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): Op
       return { option, key: 'options.invalid', params: { message: i.message } };
     }),
   };
-}
-
-/** One option of a node's dialog: its rule and the value it takes when missing or invalid. */
-export interface DialogField<S extends z.ZodType = z.ZodType> {
-  rule: S;
-  fallback: z.output<S>;
-}
-
-export function field<S extends z.ZodType>(rule: S, fallback: z.output<S>): DialogField<S> {
-  return { rule, fallback };
-}
-
-/**
- * Options of a dialog whose rules are not in lib/config/node-options.ts
- * (prefer nodeOptions): each field that is missing or fails its rule
- * takes its default, as a node must still run a flow saved by an older
- * version or edited by hand.
- */
-export function dialogOptions<F extends Record<string, DialogField>>(fields: F, config: object): { [K in keyof F]: z.output<F[K]['rule']> } {
-  const values = config as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [name, { rule, fallback }] of Object.entries(fields)) {
-    const result = values[name] === undefined ? undefined : rule.safeParse(values[name]);
-    out[name] = result?.success && result.data !== undefined ? result.data : fallback;
-  }
-  return out as { [K in keyof F]: z.output<F[K]['rule']> };
 }
