@@ -226,6 +226,18 @@ describe('option rules: the editor and the runtime read lib/config/node-options.
   });
 });
 
+describe('options lib checks outside the table: the dialog agrees', function () {
+  it("events-bridge's page size: lib/bridge/enroll-api.ts's bounds", () => {
+    const { resolveEnrollmentApi, MAX_PAGE_SIZE } = dist('lib/bridge/enroll-api');
+    const validate = editor.definitions()['events-bridge'].defaults.pageSize.validate;
+    assert.equal(editor.defaults('events-bridge').pageSize, dist('lib/bridge/enroll-api').DEFAULT_PAGE_SIZE);
+    for (const value of [0, 1, 2, 1.5, MAX_PAGE_SIZE, MAX_PAGE_SIZE + 1, '500', 'abc', -1]) {
+      const runtime = resolveEnrollmentApi({ pageQuery: 'page={page}', pageSize: value }).ok;
+      assert.equal(validate.call(editorNode('events-bridge'), value, {}) === true, runtime, `pageSize ${JSON.stringify(value)}`);
+    }
+  });
+});
+
 describe("option rules: the table's lists and defaults are lib's", function () {
   const choices = (type, name) => [...optionRule(type, name).choices].sort();
   const sorted = (list) => [...list].sort();
