@@ -14,7 +14,11 @@
  */
 import { choiceRule, flagRule, numberRule, optionValue, type OptionRule } from '../core/option-rules';
 
-/** Seconds a request to a server may take: the same rule for every server a node talks to. */
+/**
+ * Seconds a request to a server may take: the same rule for both server
+ * configurations (platform-server, events-bridge) and a sample's own URL.
+ * Missing or wrong: 30 s (the clients' default); above the maximum: the maximum.
+ */
 const TIMEOUT_SECONDS = numberRule({ above: 0, max: 600, default: 30, message: 'timeout' });
 /** Accept a server's certificate without checking it. */
 const INSECURE = flagRule({ default: false });
@@ -25,6 +29,7 @@ export const NODE_OPTIONS = {
     auth: choiceRule(['none', 'basic', 'bearer', 'header'], { default: 'bearer', absent: 'none' }),
     maxBodyMiB: numberRule({ above: 0, max: 512, default: 16 }),
     validation: choiceRule(['lenient', 'strict', 'accept'], { default: 'lenient' }),
+    // At most an hour, as the dialog always said (a hand-edited flow's longer time runs as an hour).
     stallSeconds: numberRule({ above: 0, max: 3600, default: 30 }),
     ackMode: choiceRule(['memory', 'disk', 'redis'], { default: 'memory' }),
     maxInFlight: numberRule({ integer: true, min: 1, default: 1000 }),
@@ -70,6 +75,7 @@ export const NODE_OPTIONS = {
     // pictures also for flows saved before the option existed: an image flow works at once
     images: choiceRule(['fillers', 'pictures'], { default: 'pictures' }),
     insecure: INSECURE,
+    // a sample is small: a shorter wait than a server's
     timeout: numberRule({ above: 0, max: 600, default: 10, message: 'timeout' }),
   },
   'detection-done': {
