@@ -236,6 +236,16 @@ describe('options lib checks outside the table: the dialog agrees', function () 
       assert.equal(validate.call(editorNode('events-bridge'), value, {}) === true, runtime, `pageSize ${JSON.stringify(value)}`);
     }
   });
+
+  it("detection-redis's key prefix and instance name: lib/redis/connection.ts's lengths", () => {
+    const defaults = editor.definitions()['detection-redis'].defaults;
+    for (const name of ['prefix', 'instance']) {
+      for (const value of ['', 'x'.repeat(200), 'x'.repeat(201), ` ${'x'.repeat(199)} `]) {
+        const runtime = parseOptions(RedisSettings, { url: 'redis://127.0.0.1', [name]: value }).ok;
+        assert.equal(defaults[name].validate.call(editorNode('detection-redis'), value, {}) === true, runtime, `${name} of ${value.length}`);
+      }
+    }
+  });
 });
 
 describe("option rules: the table's lists and defaults are lib's", function () {
