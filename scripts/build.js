@@ -6,6 +6,12 @@
  * the node declares (Node-RED pools the icons of a module's node folders, so
  * each icon ships once).
  *
+ * A node's dialog script is TypeScript, nodes/<type>/editor.ts, compiled by
+ * tsconfig.editor.json (a plain browser script, no modules) and put into the
+ * built <type>.html where the editor runs it: after the package's editor
+ * script (`detection-bridge/editor.js`), before the dialog's template. A node
+ * file that still holds its own inline script is copied as it is.
+ *
  * Messages of lib's errors are written once, in locales/<lang>/shared.json;
  * they are merged into every node's catalog so that RED._ finds them from any
  * node (a node's RED._ only sees its own catalog).
@@ -20,10 +26,10 @@ const dist = path.join(root, 'dist');
 const SHARED_CATALOG = 'shared.json';
 
 fs.rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')], {
-  stdio: 'inherit',
-  cwd: root,
-});
+const EDITOR_OUT = path.join(dist, 'editor');
+for (const project of ['tsconfig.json', 'tsconfig.editor.json']) {
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, project)], { stdio: 'inherit', cwd: root });
+}
 
 const types = fs
   .readdirSync(path.join(root, 'nodes'), { withFileTypes: true })
@@ -42,10 +48,28 @@ function declaredIcon(html) {
   return m ? m[1] : undefined;
 }
 
+const INLINE_SCRIPT = /<script type="text\/javascript">/;
+const EDITOR_SCRIPT_TAG = '<script src="detection-bridge/editor.js"></script>\n';
+
+/** The node file as the editor gets it: its compiled editor.ts (if it has one) after the package's editor script. */
+function editorFile(type) {
+  const html = fs.readFileSync(path.join(root, 'nodes', type, `${type}.html`), 'utf8');
+  if (!html.startsWith(EDITOR_SCRIPT_TAG)) fail(`nodes/${type}/${type}.html must begin with ${EDITOR_SCRIPT_TAG.trim()}`);
+  const source = path.join(root, 'nodes', type, 'editor.ts');
+  if (!fs.existsSync(source)) {
+    if (!INLINE_SCRIPT.test(html)) fail(`nodes/${type} has neither an editor.ts nor a script in ${type}.html`);
+    return html;
+  }
+  if (INLINE_SCRIPT.test(html)) fail(`nodes/${type} has an editor.ts and a script in ${type}.html: keep one`);
+  const compiled = fs.readFileSync(path.join(EDITOR_OUT, 'nodes', type, 'editor.js'), 'utf8');
+  if (compiled.includes('</script')) fail(`nodes/${type}/editor.ts: its compiled text holds "</script", which would end the script early`);
+  return `${EDITOR_SCRIPT_TAG}<script type="text/javascript">\n${compiled}</script>\n${html.slice(EDITOR_SCRIPT_TAG.length)}`;
+}
+
 const shippedIcons = new Map();
 for (const type of types) {
   const target = path.join(dist, 'nodes', type);
-  const html = fs.readFileSync(path.join(root, 'nodes', type, `${type}.html`), 'utf8');
+  const html = editorFile(type);
   fs.writeFileSync(path.join(target, `${type}.html`), html);
   for (const lang of langs) {
     const dir = path.join(root, 'locales', lang);
@@ -69,6 +93,7 @@ for (const type of types) {
   fs.mkdirSync(path.join(target, 'icons'), { recursive: true });
   fs.copyFileSync(path.join(root, 'icons', icon), path.join(target, 'icons', icon));
 }
+fs.rmSync(EDITOR_OUT, { recursive: true, force: true });
 const unused = fs.readdirSync(path.join(root, 'icons')).filter((icon) => !shippedIcons.has(icon));
 if (unused.length) fail(`icons/ holds icons no node declares: ${unused.join(', ')}`);
 console.log(`built ${types.length} node type(s): ${types.join(', ')}`);

@@ -9,14 +9,16 @@
  * step at a time. The runtime runs them when a node is created (a flow runs
  * as intended without being opened), and the editor when a node is loaded,
  * imported or pasted (its dialog shows the current shape, and the next deploy
- * saves it). Both run this very file: nodes/shared/config-version.ts serves
- * its compiled text to the editor, so it imports nothing and uses nothing a
- * browser lacks.
+ * saves it). Both run this very file: nodes/shared/editor-script.ts serves
+ * its compiled text to the editor, so it imports only the option table
+ * (served beside it) and uses nothing a browser lacks.
  *
  * Writing a step: it gets a copy it may change and returns it. The editor
  * keeps only the properties a type declares in its `defaults`, so a property
  * a step reads must stay declared there (even if no dialog shows it any more).
  */
+
+import { NODE_OPTIONS } from './node-options';
 
 /** Where a node's configuration version is saved. */
 export const VERSION_PROPERTY = 'configVersion';
@@ -105,14 +107,16 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
 
 /**
  * What a property a saved node lacks has always meant where that is not what
- * a new node gets (the editor's default): the runtime's fallback for it. An
- * old receiver without `auth` took no credentials; a cooldown without
- * `ttlUnits` counted seconds.
+ * a new node gets (the editor's default): the `absent` of its rule in
+ * lib/config/node-options.ts, the runtime's fallback for it. An old receiver
+ * without `auth` took no credentials; a cooldown without `ttlUnits` counted seconds.
  */
-const ABSENT: Readonly<Record<string, Readonly<Config>>> = {
-  'detection-in': { auth: 'none' },
-  'detection-dedupe': { ttlUnits: 's' },
-};
+function absentValues(type: string): Config {
+  const rules: Readonly<Record<string, { absent?: unknown }>> = (NODE_OPTIONS as Record<string, Record<string, { absent?: unknown }>>)[type] ?? {};
+  const out: Config = {};
+  for (const name of Object.keys(rules)) if (rules[name].absent !== undefined) out[name] = rules[name].absent;
+  return out;
+}
 
 /** Properties Node-RED's editor sets itself on import (from the wires), never filled here. */
 const EDITOR_OWNED = new Set(['inputs', 'outputs']);
@@ -127,7 +131,7 @@ const EDITOR_OWNED = new Set(['inputs', 'outputs']);
  * nothing is missing; the values are copies (a default list is not shared).
  */
 export function completeConfig(type: string, config: Readonly<Config>, defaults: Readonly<Config>): Config {
-  const absent = isVersioned(type) ? (ABSENT[type] ?? {}) : {};
+  const absent = isVersioned(type) ? absentValues(type) : {};
   let out: Config | undefined;
   for (const key of Object.keys(defaults)) {
     if (config[key] !== undefined || EDITOR_OWNED.has(key)) continue;

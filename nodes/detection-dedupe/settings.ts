@@ -8,24 +8,23 @@ import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
 import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/dedupe/key';
 import type { KeptWindowSettings } from '../../lib/dedupe/local-window';
-import { choiceOption, dialogOptions, field, flagOption, numberOption, parseOptions } from '../../lib/core/options';
+import { limitOption, parseOptions } from '../../lib/core/options';
+import { nodeOptions, optionRule, type NodeOptionsTable } from '../../lib/config/node-options';
 import { translate, type Vars } from '../shared/i18n';
 import { propertyReader, type PropertyUtil } from '../shared/typed-property';
 
-const MODES = ['id', 'cooldown'] as const;
-const MISSING_KEY = ['pass', 'drop', 'hash'] as const;
-const SCOPES = ['local', 'redis'] as const;
-const UNREACHABLE = ['pass', 'drop'] as const;
+/** The dialog's choices, as lib/config/node-options.ts states them. */
+type DedupeOptions = NodeOptionsTable['detection-dedupe'];
 
 export interface DedupeDef extends NodeDef {
-  mode: (typeof MODES)[number];
+  mode: DedupeOptions['mode']['choices'][number];
   key: string;
   /** A key picked by name ('event': key is one of KEY_CHOICES), or a property or expression (msg, flow, global, env, jsonata). */
   keyType: string;
   /** Where a key picked by name reads the event (msg.payload by default). */
   property?: string;
   propertyType?: string;
-  missingKey: (typeof MISSING_KEY)[number];
+  missingKey: DedupeOptions['missingKey']['choices'][number];
   ttl: number | string;
   ttlUnits: 's' | 'm' | 'h';
   refresh: boolean;
@@ -34,18 +33,21 @@ export interface DedupeDef extends NodeDef {
   persist: boolean;
   store: string;
   /** Where the window is kept: this Node-RED ('local') or Redis, shared by every instance ('redis'). */
-  scope?: (typeof SCOPES)[number];
+  scope?: DedupeOptions['scope']['choices'][number];
   /** scope redis: the detection-redis configuration node. */
   redis?: string;
   /** scope redis: what a message does while Redis is unreachable. */
-  whenUnreachable?: (typeof UNREACHABLE)[number];
+  whenUnreachable?: DedupeOptions['whenUnreachable']['choices'][number];
   /** scope redis: the window's name in Redis; instances with the same name share it (default: the node's id). */
   sharedName?: string;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 /** The window's size: a flow cannot run without them, so a bad value is an error, not a default. */
-const WindowLimits = z.object({ ttl: numberOption({ above: 0 }), maxKeys: numberOption({ min: 1 }) });
+const WindowLimits = z.object({
+  ttl: limitOption(optionRule('detection-dedupe', 'ttl')),
+  maxKeys: limitOption(optionRule('detection-dedupe', 'maxKeys')),
+});
 /** The `store` value that persists to an append-only key log on disk instead of a context store. */
 export const KEY_LOG_STORE = 'detection-bridge:key-log';
 
@@ -72,19 +74,7 @@ export function dedupeSettings(
   config: DedupeDef,
   t: (key: string, vars?: Vars) => string,
 ): { ok: true; settings: DedupeSettings } | { ok: false; problem: string } {
-  const options = dialogOptions(
-    {
-      mode: field(choiceOption(MODES), 'id'),
-      missingKey: field(choiceOption(MISSING_KEY), 'pass'),
-      ttlUnits: field(choiceOption(['s', 'm', 'h'] as const), 's'),
-      refresh: field(flagOption(), false),
-      duplicatesOutput: field(flagOption(), false),
-      persist: field(flagOption(), false),
-      scope: field(choiceOption(SCOPES), 'local'),
-      whenUnreachable: field(choiceOption(UNREACHABLE), 'pass'),
-    },
-    config,
-  );
+  const options = nodeOptions('detection-dedupe', config);
   const shared = options.scope === 'redis';
   // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
   const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: shared ? 1 : config.maxKeys });

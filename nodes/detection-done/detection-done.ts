@@ -8,7 +8,7 @@
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
-import { dialogOptions, field, flagOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { nodeText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
@@ -20,7 +20,7 @@ interface DetectionDoneDef extends NodeDef {
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionDoneDef>(RED, 'detection-done', (node, config) => {
     const t = nodeText(RED, 'detection-done');
-    const { passOn } = dialogOptions({ passOn: field(flagOption(), false) }, config);
+    const { passOn } = nodeOptions('detection-done', config);
     const counts = { done: 0, untracked: 0 };
     const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: t('status.counts', counts) }));
 

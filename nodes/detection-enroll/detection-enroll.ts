@@ -22,7 +22,7 @@ import {
 import type { BridgeAnswer, EventsBridgeClient } from '../../lib/bridge/client';
 import { TransportError } from '../../lib/http/transport-error';
 import type { Message } from '../../lib/core/messages';
-import { choiceOption, dialogOptions, field } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
@@ -79,10 +79,7 @@ export = function register(RED: NodeAPI): void {
     const kindType = config.kindType || FIXED_KIND;
     // A fixed action or kind as the dialog allows it (enroll, lpr when it is not one), or where it
     // is read (msg.action, msg.kind when no property is named).
-    const options = dialogOptions(
-      { action: field(choiceOption<EnrollAction>(ENROLL_ACTIONS), 'enroll'), kind: field(choiceOption<EnrollKind>(['lpr', 'face']), 'lpr') },
-      config,
-    );
+    const options = nodeOptions('detection-enroll', config);
     const actionValue = actionType === FIXED_ACTION ? options.action : config.action || 'action';
     const kindValue = kindType === FIXED_KIND ? options.kind : config.kind || 'kind';
     const actionSource = typedLabel(actionType, actionValue);

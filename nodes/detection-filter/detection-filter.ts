@@ -7,9 +7,9 @@
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
 import { viewOfEvent } from '../../lib/events/detection-view';
-import { COMBINES, compileFilter, listProblem } from '../../lib/events/filter';
+import { compileFilter, listProblem } from '../../lib/events/filter';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
-import { choiceOption, dialogOptions, field, flagOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -51,10 +51,7 @@ export = function register(RED: NodeAPI): void {
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
-    const { combine, noMatchOutput } = dialogOptions(
-      { combine: field(choiceOption(COMBINES), 'all'), noMatchOutput: field(flagOption(), false) },
-      config,
-    );
+    const { combine, noMatchOutput } = nodeOptions('detection-filter', config);
 
     const tagPrefix = tagPrefixFor(config);
     if (typeof tagPrefix !== 'string') {

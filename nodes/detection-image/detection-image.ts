@@ -7,15 +7,11 @@ import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import {
   decodeImage,
   DEFAULT_CROP_ORDER,
-  FACE_CHOICES,
   filenameBase,
-  IMAGE_FORMATS,
   ImageError,
   imageFilename,
-  NO_IMAGE_POLICIES,
   parseCropList,
   pickImages,
-  PLATE_MODES,
   withProperty,
   type DecodedImage,
   type FaceChoice,
@@ -24,7 +20,7 @@ import {
   type PickOptions,
   type PlateMode,
 } from '../../lib/image';
-import { choiceOption, dialogOptions, field, flagOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -48,16 +44,7 @@ type Done = (err?: Error) => void;
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionImageDef>(RED, 'detection-image', (node, config) => {
     const t = nodeText(RED, 'detection-image');
-    const choices = dialogOptions(
-      {
-        format: field(choiceOption(IMAGE_FORMATS), 'buffer'),
-        noImage: field(choiceOption(NO_IMAGE_POLICIES), 'output'),
-        plateMode: field(choiceOption(PLATE_MODES), 'first'),
-        faceImage: field(choiceOption(FACE_CHOICES), 'detection'),
-        faceFallback: field(flagOption(), true),
-      },
-      config,
-    );
+    const choices = nodeOptions('detection-image', config);
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';

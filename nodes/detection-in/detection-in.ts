@@ -5,17 +5,13 @@
  * path and its hand-over across deploys ../shared/routes.ts.
  */
 import type { NodeAPI, NodeMessage } from 'node-red';
-import { AUTH_MODES } from '../../lib/receiver/auth';
-import { createReceiver, DEFAULT_MAX_BODY_BYTES, DEFAULT_STALL_MS, MiB, type DeliveryMeta } from '../../lib/receiver/receiver';
-import { VALIDATION_MODES } from '../../lib/receiver/validation';
+import { createReceiver, type DeliveryMeta } from '../../lib/receiver/receiver';
 import { createWarningGate } from '../../lib/receiver/warning-gate';
 import { eventMessage, invalidEventMessage, type EventMessage, type Receipt } from '../../lib/events/message';
-import { ACK_MODES } from '../../lib/delivery/tracker';
-import { FINISHED_WHEN } from '../../lib/delivery/downstream';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { discardRest } from '../../lib/http/linger';
 import type { RouteHandler } from '../../lib/http/route-handover';
-import { choiceOption, dialogOptions, field, numberOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { nodeText, translator } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { mountReceiverRoute, receiverRouteKey, receiverRoutes } from '../shared/routes';
@@ -42,22 +38,8 @@ export = function register(RED: NodeAPI): void {
     (node, config) => {
       const creds = (node.credentials ?? {}) as DetectionInCredentials;
       const t = nodeText(RED, 'detection-in');
-      const options = dialogOptions(
-        {
-          auth: field(choiceOption(AUTH_MODES), 'none'),
-          maxBodyMiB: field(numberOption({ above: 0 }), DEFAULT_MAX_BODY_BYTES / MiB),
-          validation: field(choiceOption(VALIDATION_MODES), 'lenient'),
-          stallSeconds: field(numberOption({ above: 0 }), DEFAULT_STALL_MS / 1000),
-          ackMode: field(choiceOption(ACK_MODES), 'memory'),
-          maxInFlight: field(numberOption({ integer: true, min: 1 }), 1000),
-          maxInFlightMiB: field(numberOption({ above: 0 }), 256),
-          journalMaxMiB: field(numberOption({ above: 0 }), 512),
-          redeliverAfterSeconds: field(numberOption({ min: 0 }), 0),
-          finishedWhen: field(choiceOption(FINISHED_WHEN), 'auto'),
-          streamMaxEvents: field(numberOption({ integer: true, min: 1 }), 10_000),
-          streamMaxMiB: field(numberOption({ above: 0 }), 512),
-          claimAfterSeconds: field(numberOption({ above: 0 }), 60),
-        },
+      const options = nodeOptions(
+        'detection-in',
         // A flow saved before validation modes keeps "accept"; its "reject" was the
         // default then and becomes today's default, lenient.
         { ...config, validation: config.validation ?? (config.invalidEvents === 'accept' ? 'accept' : undefined) },

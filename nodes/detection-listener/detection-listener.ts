@@ -15,12 +15,13 @@ import { reachableAddresses } from '../../lib/http/addresses';
 import { Listener, type ListenerTls } from '../../lib/http/listener';
 import { allowListProblem, parseAllowList } from '../../lib/http/listener-allow';
 import { keptCertificate } from '../../lib/http/self-signed';
+import { nodeOptions, optionRule } from '../../lib/config/node-options';
+import { checkOption } from '../../lib/core/option-rules';
 import { nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { ListenerConfigNode } from './listener-node';
 
-const TLS_MODES = ['self-signed', 'files', 'pem', 'none'] as const;
-type TlsMode = (typeof TLS_MODES)[number];
+type TlsMode = 'self-signed' | 'files' | 'pem' | 'none';
 
 interface DetectionListenerDef extends NodeDef {
   host?: string;
@@ -103,12 +104,14 @@ export = function register(RED: NodeAPI): void {
       const setup = (): Listener | undefined => {
         const host = (config.host ?? '').trim();
         const portText = String(config.port ?? '').trim();
-        const port = Number(portText);
-        if (!/^\d+$/.test(portText) || port < 1 || port > 65535) return void fail(t('errors.port', { port: portText }));
+        // no port is no listener (no default: a port taken by surprise would be worse)
+        const portChecked = checkOption(optionRule('detection-listener', 'port'), portText);
+        if (!portChecked.ok || typeof portChecked.value !== 'number') return void fail(t('errors.port', { port: portText }));
+        const port = portChecked.value;
         const allowText = config.allow ?? '';
         const allowProblem = allowListProblem(allowText);
         if (allowProblem) return void fail(t(`errors.allow-${allowProblem.reason}`, { entry: allowProblem.entry }));
-        const mode: TlsMode = TLS_MODES.includes(config.tls as TlsMode) ? (config.tls as TlsMode) : 'self-signed';
+        const { tls: mode, clientCerts } = nodeOptions('detection-listener', config);
         let tls: ListenerTls | undefined;
         try {
           if (mode === 'self-signed') {
@@ -127,7 +130,7 @@ export = function register(RED: NodeAPI): void {
         if (tls) {
           if (!PEM_CERT.test(String(tls.cert))) return void fail(t('errors.cert-pem'));
           if (!PEM_KEY.test(String(tls.key))) return void fail(t('errors.key-pem'));
-          if (config.clientCerts === true || config.clientCerts === 'true') {
+          if (clientCerts) {
             if (!PEM_CERT.test(config.clientCa ?? '')) return void fail(t('errors.client-ca'));
             tls.clientCa = config.clientCa;
           }

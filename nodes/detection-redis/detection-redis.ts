@@ -31,7 +31,7 @@ export = function register(RED: NodeAPI): void {
       node.connection = undefined;
       const parsed = parseOptions(RedisSettings, {
         url: config.url,
-        database: config.database === '' ? undefined : config.database,
+        database: config.database === '' || config.database === null ? undefined : config.database,
         tls: config.tls,
         tlsInsecure: config.tlsInsecure,
         ca: config.ca || undefined,

@@ -10,12 +10,12 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Dispatcher } from 'undici';
-import { DEFAULT_SAMPLE_TIMEOUT_MS, fetchSample, sampleUrl } from '../../lib/bridge/client';
+import { fetchSample, sampleUrl } from '../../lib/bridge/client';
 import { createServerAgent } from '../../lib/http/agent';
-import { buildSampleEvent, isEventKind, SAMPLE_IMAGE_MODES, type SampleImageMode } from '../../lib/bridge/sample';
+import { buildSampleEvent, isEventKind, type SampleImageMode } from '../../lib/bridge/sample';
 import { eventMessage } from '../../lib/events/message';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import { choiceOption, dialogOptions, field, flagOption, numberOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
@@ -50,8 +50,6 @@ interface FetchTarget {
   own?: { destroy(): Promise<void> };
 }
 
-/** Longest timeout the dialog accepts, in seconds. */
-const MAX_TIMEOUT_S = 600;
 /** Schema errors listed in a warning; the rest are counted. */
 const WARN_ERRORS = 5;
 
@@ -65,19 +63,9 @@ function kindFromValue(value: unknown): EventKind | null {
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionSampleDef>(RED, 'detection-sample', (node, config) => {
     const t = nodeText(RED, 'detection-sample');
-    const options = dialogOptions(
-      {
-        kind: field(choiceOption<EventKind>(['face', 'lpr']), 'face'),
-        source: field(choiceOption<SourceOption>(['builtin', 'bridge']), 'builtin'),
-        // pictures also for flows saved before the option existed: an image flow works at once
-        images: field(choiceOption<SampleImageMode>(SAMPLE_IMAGE_MODES), 'pictures'),
-        timeout: field(numberOption({ above: 0 }), DEFAULT_SAMPLE_TIMEOUT_MS / 1000),
-        insecure: field(flagOption(), false),
-      },
-      config,
-    );
+    const options = nodeOptions('detection-sample', config);
     const { source, images } = options;
-    const timeoutMs = Math.min(options.timeout, MAX_TIMEOUT_S) * 1000;
+    const timeoutMs = options.timeout * 1000;
     const bridgeId = config.bridge && config.bridge !== '_ADD_' ? config.bridge : '';
     const ownUrl = String(config.baseUrl ?? '').trim();
     const kindType = config.kindType || FIXED_KIND;

@@ -5,7 +5,7 @@
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { routeOf, routeSlots, type Route } from '../../lib/events/publish-route';
-import { dialogOptions, field, flagOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { coded, nodeText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -24,7 +24,7 @@ export = function register(RED: NodeAPI): void {
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
     // Older or hand-written flows without the option keep the third output.
-    const { otherOutput } = dialogOptions({ otherOutput: field(flagOption(), true) }, config);
+    const { otherOutput } = nodeOptions('detection-switch', config);
 
     let read: PropertyReader;
     try {

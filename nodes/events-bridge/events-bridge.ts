@@ -9,7 +9,8 @@ import type { NodeAPI, NodeDef } from 'node-red';
 import { EventsBridgeClient } from '../../lib/bridge/client';
 import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/bridge/enroll-api';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
-import { dialogOptions, field, flagOption, numberOption } from '../../lib/core/options';
+import { caOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import type { EventsBridgeNode } from '../shared/events-bridge-node';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
@@ -34,9 +35,6 @@ interface EventsBridgeCredentials {
   token?: string;
 }
 
-/** Longest timeout the dialog accepts, in seconds. */
-const MAX_TIMEOUT_S = 600;
-
 /** The dialog field of each API option, for messages that name what to change. */
 const FIELD_OF: Record<string, string> = {
   'lpr.monitor': 'lprMonitorPath',
@@ -54,10 +52,7 @@ export = function register(RED: NodeAPI): void {
     'events-bridge',
     (node, config) => {
       const t = nodeText(RED, 'events-bridge');
-      const options = dialogOptions(
-        { timeout: field(numberOption({ above: 0, max: MAX_TIMEOUT_S }), 30), insecure: field(flagOption(), false) },
-        config,
-      );
+      const options = nodeOptions('events-bridge', config);
       const api: EnrollmentApiOptions = {
         paths: {
           lpr: { monitor: config.lprMonitorPath, list: config.lprListPath },
@@ -81,7 +76,7 @@ export = function register(RED: NodeAPI): void {
             baseUrl: String(config.url ?? '').trim(),
             token: (node.credentials as EventsBridgeCredentials | undefined)?.token,
             insecure: options.insecure,
-            ca: config.ca && config.ca.trim() ? config.ca : undefined,
+            ca: caOption(config.ca),
             timeoutMs: options.timeout * 1000,
             api,
           });

@@ -9,14 +9,12 @@ import { fillPath } from '../../lib/platform/path-template';
 import { posBatchPath } from '../../lib/platform/url';
 import { PushQueue, type BatchResult, type RetryInfo } from '../../lib/platform/push-queue';
 import { checkPushItems } from '../../lib/platform/push-schemas';
-import { choiceOption, dialogOptions, field, numberOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, translate } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
-
-const OPERATIONS = ['pos', 'casino-ratings', 'tito', 'face-detections', 'plate-reads'] as const;
 
 interface PlatformPushDef extends NodeDef {
   server: string;
@@ -41,15 +39,7 @@ interface Ticket {
 export = function register(RED: NodeAPI): void {
   registerNode<PlatformPushDef>(RED, 'platform-push', (node, config) => {
     const t = nodeText(RED, 'platform-push');
-    const options = dialogOptions(
-      {
-        operation: field(choiceOption(OPERATIONS), 'pos'),
-        batchSize: field(numberOption({ integer: true, min: 1 }), 100),
-        batchMs: field(numberOption({ min: 0 }), 1000),
-        maxRetries: field(numberOption({ integer: true, min: 0 }), 5),
-      },
-      config,
-    );
+    const options = nodeOptions('platform-push', config);
     const { operation } = options;
     const pos = operation === 'pos';
     // POS transactions go to the instance's path; the other kinds to the path given. Text is

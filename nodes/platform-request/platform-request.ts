@@ -9,6 +9,7 @@ import { platformClientOf, platformServerOf } from '../shared/platform-server-no
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+import { nodeOptions } from '../../lib/config/node-options';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The Method TypedInput's own type: one of the methods, fixed in the node. */
@@ -97,10 +98,11 @@ export = function register(RED: NodeAPI): void {
       failConfig(node, t('status.error'), t('errors.property', { property: reading, message: (err as Error).message }), 'ERR_PLATFORM_CONFIG');
       return;
     }
-    const errorsToOutput = config.errors === 'output';
+    const options = nodeOptions('platform-request', config);
+    const errorsToOutput = options.errors === 'output';
     // Saved nodes have no `check`: on, as the dialog's default. Nothing changes for them
     // until their server gets an OpenAPI file, which is the user's choice to check.
-    const server = config.check === false ? undefined : platformServerOf(RED, config.server);
+    const server = !options.check ? undefined : platformServerOf(RED, config.server);
     const counts = { ok: 0, failed: 0 };
     const showStatus = throttledStatus(node, () => ({
       fill: counts.failed > 0 ? 'yellow' : 'green',

@@ -10,7 +10,8 @@ import { posPlugins } from '../../lib/platform/plugins';
 import { TransportError } from '../../lib/http/transport-error';
 import { loadOperations } from '../../lib/openapi/load';
 import type { OperationIndex } from '../../lib/openapi/operations';
-import { numberOption } from '../../lib/core/options';
+import { caOption } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 
@@ -28,8 +29,6 @@ interface PlatformServerCredentials {
   password?: string;
 }
 
-const TIMEOUT_SECONDS = numberOption({ above: 0 });
-
 export = function register(RED: NodeAPI): void {
   registerNode<PlatformServerDef, PlatformServerCredentials, PlatformServerNode>(
     RED,
@@ -37,7 +36,7 @@ export = function register(RED: NodeAPI): void {
     (node, config) => {
       const t = nodeText(RED, 'platform-server');
       const creds = (node.credentials ?? {}) as PlatformServerCredentials;
-      const timeout = TIMEOUT_SECONDS.safeParse(config.timeout);
+      const options = nodeOptions('platform-server', config);
 
       let client: PlatformClient | Error;
       if (!creds.userName || !creds.password) {
@@ -48,9 +47,9 @@ export = function register(RED: NodeAPI): void {
             baseUrl: (config.url || '').trim(),
             userName: creds.userName,
             password: creds.password,
-            insecure: !!config.insecure,
-            ca: config.ca && config.ca.trim() ? config.ca : undefined,
-            timeoutMs: timeout.success && timeout.data !== undefined ? timeout.data * 1000 : undefined,
+            insecure: options.insecure,
+            ca: caOption(config.ca),
+            timeoutMs: options.timeout * 1000,
           });
         } catch (err) {
           client =

@@ -7,6 +7,14 @@
  * `editorHelpers` runs in the browser, sent as its source text: it may use
  * nothing but its arguments and what browsers have.
  */
+import type { NodeOptionsTable } from '../../lib/config/node-options';
+import type { OptionRule, RuleResult } from '../../lib/core/option-rules';
+
+/** The option rules as the editor script hands them over (lib/config/node-options.ts, lib/core/option-rules.ts). */
+export interface EditorOptionRules {
+  NODE_OPTIONS: NodeOptionsTable;
+  checkOption(rule: OptionRule, value: unknown): RuleResult<unknown>;
+}
 
 /** The parts of the editor's RED the helpers use. */
 export interface HelpersRED {
@@ -25,7 +33,7 @@ interface TypedInputLike {
 /** A validator's answer: true, or what is wrong in the user's language (false when it cannot say). */
 type Verdict = true | string | false;
 
-export function editorHelpers(RED: HelpersRED) {
+export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
   const empty = (v: unknown): boolean => v === undefined || v === null || String(v).trim() === '';
 
   /**
@@ -68,6 +76,45 @@ export function editorHelpers(RED: HelpersRED) {
     return { check, property, typed, config };
   }
 
+  /** The rule of option `name` of `type` in lib's table (an error names what is missing: a typo must not pass unseen). */
+  function ruleOf(type: string, name: string): OptionRule {
+    const table = (rules.NODE_OPTIONS as unknown as Record<string, Record<string, OptionRule>>)[type];
+    const rule = table && table[name];
+    if (!rule) throw new Error(`detection-bridge: no option rule ${type}.${name}`);
+    return rule;
+  }
+
+  /** The values option `name` of `type` allows (a choice's list). */
+  function choicesOf(type: string, name: string): readonly string[] {
+    const rule = ruleOf(type, name);
+    if (rule.kind !== 'choice') throw new Error(`detection-bridge: ${type}.${name} is no choice`);
+    return rule.choices;
+  }
+
+  /**
+   * A property of the dialog's `defaults` from lib's table: the default a new
+   * node gets, and a validator with the runtime's rule, worded from
+   * `<type>.validators.<message or name>` (a number's). `appliesTo(node)`: whether the
+   * option matters as the node is set (else any value passes). A flag has no
+   * validator: its checkbox holds nothing else, and the runtime reads
+   * anything else as its default.
+   */
+  function option<N extends EditorNode>(type: string, name: string, appliesTo?: (node: N) => boolean) {
+    const rule = ruleOf(type, name);
+    const { check } = validators(type);
+    if (rule.kind === 'flag') return { value: rule.default as unknown };
+    return {
+      value: rule.default as unknown,
+      validate: function (this: N, v: unknown, _opt?: unknown): Verdict {
+        if (appliesTo && !appliesTo(this)) return true;
+        const ok = rules.checkOption(rule, v).ok;
+        // a select holds only its choices: a wrong one comes from an import, marked without a message of its own
+        if (rule.kind === 'choice' && !rule.message) return ok;
+        return check(this, ok, rule.message || name);
+      },
+    };
+  }
+
   /** What is wrong with a platform API path (`/api/v2/…`), or null: the key of its reason. */
   function apiPathProblem(v: unknown): string | null {
     const p = String(v || '').trim();
@@ -92,8 +139,11 @@ export function editorHelpers(RED: HelpersRED) {
 
   return {
     /** A value read from a message or context: the TypedInput types for it. */
-    PROPERTY_TYPES: ['msg', 'flow', 'global', 'env'],
+    PROPERTY_TYPES: ['msg', 'flow', 'global', 'env'] as Array<'msg' | 'flow' | 'global' | 'env'>,
     validators,
+    option,
+    ruleOf,
+    choicesOf,
     apiPathProblem,
     msgByDefault,
   };

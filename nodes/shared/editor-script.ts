@@ -3,7 +3,8 @@
  * editor file loads it first (Node-RED loads a node file's relative
  * <script src> before the file's own scripts). It defines
  * `DetectionBridgeConfig` (the configuration versions of
- * lib/config/migrate.ts, and their migration as the editor adds nodes) and
+ * lib/config/migrate.ts, and their migration as the editor adds nodes),
+ * `DetectionBridgeOptions` (each node's option rules, lib/config/node-options.ts),
  * `DetectionBridgeEditor` (what the dialogs share, editor-helpers.ts), and
  * `DetectionBridgeDownstream` (lib/delivery/downstream.ts: whether a
  * detection-done is wired downstream of a receiver, as the runtime decides it).
@@ -16,33 +17,56 @@ import { editorHelpers } from './editor-helpers';
 /** Where the editor script is served, relative to the editor (the node files' <script src>). */
 export const EDITOR_SCRIPT = 'detection-bridge/editor.js';
 
+/** The lib modules the editor runs as they are, in the order they need each other (each requires only those before it, by file name). */
+const LIB_MODULES: Readonly<Record<string, string>> = {
+  'option-rules': '../../lib/core/option-rules',
+  'node-options': '../../lib/config/node-options',
+  migrate: '../../lib/config/migrate',
+  downstream: '../../lib/delivery/downstream',
+};
+
 let script: string | undefined;
-/** The script: lib/config/migrate.js as `DetectionBridgeConfig` with installInEditor run once, and the helpers. */
+/**
+ * The script: lib's modules above (compiled CommonJS, each in a function of
+ * its own with a `require` that finds the ones before it), then
+ * `DetectionBridgeConfig` (migrate) with installInEditor run once,
+ * `DetectionBridgeOptions` (the option table and its checks),
+ * `DetectionBridgeEditor` (the helpers) and `DetectionBridgeDownstream`.
+ */
 export function editorScript(): string {
   if (script !== undefined) return script;
-  const migrate = fs.readFileSync(require.resolve('../../lib/config/migrate'), 'utf8');
-  const downstream = fs.readFileSync(require.resolve('../../lib/delivery/downstream'), 'utf8');
-  script = [
-    '/* node-red-contrib-detection-bridge: configuration versions (lib/config/migrate.ts) and what the dialogs share. Every node file of the package loads this. */',
+  const parts = [
+    '/* node-red-contrib-detection-bridge: configuration versions (lib/config/migrate.ts), option rules (lib/config/node-options.ts) and what the dialogs share. Every node file of the package loads this. */',
     '(function () {',
     '  if (window.DetectionBridgeConfig) return;',
-    '  var module = { exports: {} };',
-    '  (function (exports, module) {',
-    migrate,
-    '  })(module.exports, module);',
-    '  window.DetectionBridgeConfig = module.exports;',
-    `  (${installInEditor.toString()})(RED, module.exports);`,
-    `  window.DetectionBridgeEditor = (${editorHelpers.toString()})(RED);`,
-    '  window.DetectionBridgeDownstream = (function () {',
-    '    var module = { exports: {} };',
-    '    (function (exports, module) {',
-    downstream,
-    '    })(module.exports, module);',
-    '    return module.exports;',
-    '  })();',
+    '  var modules = {};',
+    '  function require(id) {',
+    "    var name = String(id).split('/').pop();",
+    "    if (!modules[name]) throw new Error('detection-bridge/editor.js: no module ' + id);",
+    '    return modules[name];',
+    '  }',
+  ];
+  for (const [name, file] of Object.entries(LIB_MODULES)) {
+    parts.push(
+      '  (function () {',
+      '    var module = { exports: {} };',
+      '    (function (exports, module, require) {',
+      fs.readFileSync(require.resolve(file), 'utf8'),
+      '    })(module.exports, module, require);',
+      `    modules[${JSON.stringify(name)}] = module.exports;`,
+      '  })();',
+    );
+  }
+  parts.push(
+    '  window.DetectionBridgeConfig = modules.migrate;',
+    `  (${installInEditor.toString()})(RED, modules.migrate);`,
+    "  window.DetectionBridgeOptions = { NODE_OPTIONS: modules['node-options'].NODE_OPTIONS, checkOption: modules['option-rules'].checkOption };",
+    '  window.DetectionBridgeEditor = (' + editorHelpers.toString() + ')(RED, window.DetectionBridgeOptions);',
+    '  window.DetectionBridgeDownstream = modules.downstream;',
     '})();',
     '',
-  ].join('\n');
+  );
+  script = parts.join('\n');
   return script;
 }
 

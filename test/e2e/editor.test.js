@@ -31,7 +31,7 @@ const PKG = require(path.join(ROOT, 'package.json'));
 /** Every node type the package registers. */
 const TYPES = Object.keys(PKG['node-red'].nodes);
 /** Configuration nodes: no palette entry, edited from the nodes that use them. */
-const CONFIG_TYPES = TYPES.filter((t) => /\bcategory:\s*'config'/.test(fs.readFileSync(path.join(ROOT, 'nodes', t, `${t}.html`), 'utf8')));
+const CONFIG_TYPES = TYPES.filter((t) => /\bcategory:\s*'config'/.test(fs.readFileSync(path.join(ROOT, 'dist', 'nodes', t, `${t}.html`), 'utf8')));
 const FLOW_TYPES = TYPES.filter((t) => !CONFIG_TYPES.includes(t));
 const CATEGORY = 'detection bridge';
 const EXAMPLES = fs

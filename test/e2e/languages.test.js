@@ -35,7 +35,7 @@ const { EditorBrowser } = require('../support/editor-browser');
 const LANGS = ['de', 'ja'];
 const LOCALES = path.join(ROOT, 'locales');
 const TYPES = Object.keys(require(path.join(ROOT, 'package.json'))['node-red'].nodes);
-const CONFIG_TYPES = TYPES.filter((t) => /\bcategory:\s*'config'/.test(fs.readFileSync(path.join(ROOT, 'nodes', t, `${t}.html`), 'utf8')));
+const CONFIG_TYPES = TYPES.filter((t) => /\bcategory:\s*'config'/.test(fs.readFileSync(path.join(ROOT, 'dist', 'nodes', t, `${t}.html`), 'utf8')));
 const FLOW_TYPES = TYPES.filter((t) => !CONFIG_TYPES.includes(t));
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', `languages-nr${nodeRedVersion().split('.')[0]}`);
 /** A catalog key shown as is: `detection-in.label.path`, or the namespaced `node-red-contrib-detection-bridge/…`. */

@@ -56,7 +56,8 @@ describe('locales: every shipped language is complete', function () {
   it(`${BASE} help: Details, after Inputs and Outputs for a node with ports, and every <dt> with a type`, function () {
     for (const file of files.filter((f) => f.endsWith('.html'))) {
       const type = file.replace(/\.html$/, '');
-      const source = fs.readFileSync(path.join(ROOT, 'nodes', type, `${type}.html`), 'utf8');
+      // the node's editor file as built: its dialog script (nodes/<type>/editor.ts) is in it
+      const source = fs.readFileSync(path.join(ROOT, 'dist', 'nodes', type, `${type}.html`), 'utf8');
       const outline = helpOutline(fs.readFileSync(path.join(LOCALES, BASE, file), 'utf8'));
       const expected = /\bcategory:\s*'config'/.test(source) ? ['Details'] : ['Inputs', 'Outputs', 'Details'];
       assert.deepEqual(outline.sections, expected, `locales/${BASE}/${file}: sections`);

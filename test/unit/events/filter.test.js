@@ -307,7 +307,7 @@ describe('lib/events/filter', () => {
 
     it('the editors restate the same rule', () => {
       const fs = require('node:fs');
-      for (const file of ['nodes/detection-filter/detection-filter.html', 'nodes/events-bridge/events-bridge.html']) {
+      for (const file of ['nodes/detection-filter/editor.ts', 'nodes/events-bridge/editor.ts']) {
         assert.ok(fs.readFileSync(require.resolve(`../../../${file}`), 'utf8').includes(`/${TAG_PREFIX_SOURCE}/`), file);
       }
     });

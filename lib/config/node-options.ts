@@ -1,0 +1,145 @@
+/**
+ * Each node type's options with a rule: the default a new node gets, the
+ * range or the allowed values, and what a saved node that lacks the option
+ * has always meant. Stated once: the runtime reads a node's configuration
+ * with it (nodeOptions), and the editor builds the
+ * dialog's `defaults` and validators from it (DetectionBridgeEditor.option,
+ * nodes/shared/editor-helpers.ts). nodes/shared/editor-script.ts serves this
+ * file's compiled text to the browser: it imports only lib/core/option-rules
+ * (served beside it) and uses nothing a browser lacks.
+ *
+ * Options checked otherwise (paths, URLs, TypedInputs, configuration nodes)
+ * stay with their node's dialog and runtime; the lists of allowed values are
+ * also those of lib (test/unit/config/node-options.test.js compares them).
+ */
+import { choiceRule, flagRule, numberRule, optionValue, type OptionRule } from '../core/option-rules';
+
+/**
+ * Seconds a request to a server may take: the same rule for both server
+ * configurations (platform-server, events-bridge) and a sample's own URL.
+ * Missing or wrong: 30 s (the clients' default); above the maximum: the maximum.
+ */
+const TIMEOUT_SECONDS = numberRule({ above: 0, max: 600, default: 30, message: 'timeout' });
+/** Accept a server's certificate without checking it. */
+const INSECURE = flagRule({ default: false });
+
+export const NODE_OPTIONS = {
+  'detection-in': {
+    // A new receiver asks for a token; one saved before the option took no credentials and still takes none.
+    auth: choiceRule(['none', 'basic', 'bearer', 'header'], { default: 'bearer', absent: 'none' }),
+    maxBodyMiB: numberRule({ above: 0, max: 512, default: 16 }),
+    validation: choiceRule(['lenient', 'strict', 'accept'], { default: 'lenient' }),
+    // At most an hour, as the dialog always said (a hand-edited flow's longer time runs as an hour).
+    stallSeconds: numberRule({ above: 0, max: 3600, default: 30 }),
+    ackMode: choiceRule(['memory', 'disk', 'redis'], { default: 'memory' }),
+    maxInFlight: numberRule({ integer: true, min: 1, default: 1000 }),
+    maxInFlightMiB: numberRule({ above: 0, default: 256 }),
+    journalMaxMiB: numberRule({ above: 0, default: 512 }),
+    redeliverAfterSeconds: numberRule({ min: 0, default: 0 }),
+    finishedWhen: choiceRule(['auto', 'handed', 'done'], { default: 'auto' }),
+    streamMaxEvents: numberRule({ integer: true, min: 1, default: 10_000 }),
+    streamMaxMiB: numberRule({ above: 0, default: 512 }),
+    claimAfterSeconds: numberRule({ above: 0, default: 60 }),
+  },
+  'detection-switch': {
+    otherOutput: flagRule({ default: true }),
+  },
+  'detection-filter': {
+    combine: choiceRule(['all', 'any'], { default: 'all' }),
+    noMatchOutput: flagRule({ default: false }),
+  },
+  'detection-dedupe': {
+    mode: choiceRule(['id', 'cooldown'], { default: 'id' }),
+    missingKey: choiceRule(['pass', 'drop', 'hash'], { default: 'pass' }),
+    ttl: numberRule({ above: 0, default: 1 }),
+    // A new window counts hours; one saved before units existed counted seconds.
+    ttlUnits: choiceRule(['s', 'm', 'h'], { default: 'h', absent: 's' }),
+    refresh: flagRule({ default: false }),
+    maxKeys: numberRule({ integer: true, min: 1, max: 10_000_000, default: 100_000 }),
+    duplicatesOutput: flagRule({ default: false }),
+    persist: flagRule({ default: false }),
+    scope: choiceRule(['local', 'redis'], { default: 'local' }),
+    whenUnreachable: choiceRule(['pass', 'drop'], { default: 'pass' }),
+  },
+  'detection-image': {
+    plateMode: choiceRule(['first', 'all'], { default: 'first' }),
+    faceImage: choiceRule(['detection', 'photo'], { default: 'detection' }),
+    faceFallback: flagRule({ default: true }),
+    format: choiceRule(['buffer', 'base64', 'dataurl'], { default: 'buffer' }),
+    noImage: choiceRule(['output', 'error'], { default: 'output' }),
+  },
+  'detection-sample': {
+    // the kind when the dialog fixes it (kindType "kind"); else it is read from the message
+    kind: choiceRule(['face', 'lpr'], { default: 'face' }),
+    source: choiceRule(['builtin', 'bridge'], { default: 'builtin' }),
+    // pictures also for flows saved before the option existed: an image flow works at once
+    images: choiceRule(['fillers', 'pictures'], { default: 'pictures' }),
+    insecure: INSECURE,
+    // a sample is small: a shorter wait than a server's
+    timeout: numberRule({ above: 0, max: 600, default: 10, message: 'timeout' }),
+  },
+  'detection-done': {
+    passOn: flagRule({ default: false }),
+  },
+  'detection-redis': {
+    database: numberRule({ integer: true, min: 0, max: 1000, default: '', optional: true }),
+    tls: flagRule({ default: false }),
+    tlsInsecure: flagRule({ default: false }),
+  },
+  'detection-listener': {
+    port: numberRule({ integer: true, min: 1, max: 65535, default: 8443 }),
+    tls: choiceRule(['self-signed', 'files', 'pem', 'none'], { default: 'self-signed' }),
+    clientCerts: flagRule({ default: false }),
+  },
+  'platform-server': {
+    insecure: INSECURE,
+    timeout: TIMEOUT_SECONDS,
+  },
+  'platform-push': {
+    operation: choiceRule(['pos', 'casino-ratings', 'tito', 'face-detections', 'plate-reads'], { default: 'pos' }),
+    batchSize: numberRule({ integer: true, min: 1, max: 10_000, default: 100 }),
+    batchMs: numberRule({ min: 0, max: 600_000, default: 1000 }),
+    maxRetries: numberRule({ integer: true, min: 0, max: 100, default: 5 }),
+  },
+  'platform-request': {
+    errors: choiceRule(['catch', 'output'], { default: 'catch' }),
+    check: flagRule({ default: true }),
+  },
+  'events-bridge': {
+    insecure: INSECURE,
+    timeout: TIMEOUT_SECONDS,
+  },
+  'detection-enroll': {
+    // the action and the kind when the dialog fixes them (actionType "action", kindType "kind")
+    action: choiceRule(['enroll', 'unenroll', 'check', 'list'], { default: 'enroll' }),
+    kind: choiceRule(['lpr', 'face'], { default: 'lpr' }),
+  },
+} as const;
+
+export type NodeOptionsTable = typeof NODE_OPTIONS;
+export type NodeType = keyof NodeOptionsTable;
+
+/** The value an option of `R` runs with. */
+export type OptionValue<R> = R extends { kind: 'number'; optional: true }
+  ? number | undefined
+  : R extends { kind: 'number' }
+    ? number
+    : R extends { kind: 'choice'; choices: readonly (infer T)[] }
+      ? T
+      : R extends { kind: 'flag' }
+        ? boolean
+        : never;
+
+/** The options of a node of `type` as it runs: each option of lib/config/node-options.ts read with its rule (optionValue, lib/core/option-rules.ts). */
+export function nodeOptions<T extends NodeType>(type: T, config: object): { [K in keyof NodeOptionsTable[T]]: OptionValue<NodeOptionsTable[T][K]> } {
+  const values = config as Record<string, unknown>;
+  const rules = NODE_OPTIONS[type] as Record<string, OptionRule>;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(rules)) out[name] = optionValue(rules[name], values[name]);
+  return out as { [K in keyof NodeOptionsTable[T]]: OptionValue<NodeOptionsTable[T][K]> };
+}
+
+/** The rule of option `name` of `type` (lib/config/node-options.ts). */
+export function optionRule<T extends NodeType>(type: T, name: keyof NodeOptionsTable[T] & string): OptionRule {
+  return (NODE_OPTIONS[type] as Record<string, OptionRule>)[name];
+}

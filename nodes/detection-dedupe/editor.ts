@@ -1,0 +1,209 @@
+/**
+ * detection-dedupe: the editor dialog (compiled into dist/nodes/detection-dedupe/detection-dedupe.html by scripts/build.js).
+ */
+(function () {
+  interface DetectionDedupeNode extends EditorNode {
+    mode?: string;
+    ttl?: number | string;
+    ttlUnits?: string;
+    store?: string;
+    /** Set by the dialog: 2 with the duplicates output. */
+    outputs?: number;
+  }
+  type Mode = 'id' | 'cooldown';
+  const option = DetectionBridgeEditor.option;
+  const ruleOf = DetectionBridgeEditor.ruleOf;
+  /** The Key TypedInput's own type: a key picked by name, read from the event (runtime: lib/dedupe/key.ts). */
+  const BY_NAME = 'event';
+  const CHOICES = ['plateAtCamera', 'plate', 'person', 'camera', 'messageId'];
+  const DEFAULT_KEYS: Record<Mode, { key: string; keyType: string }> = {
+    id: { key: 'messageId', keyType: BY_NAME },
+    cooldown: { key: 'plateAtCamera', keyType: BY_NAME },
+  };
+  /** A new node's window (lib's defaults, for the default mode, id), and a cooldown's once the mode is switched. */
+  const DEFAULT_TTL: Record<Mode, { ttl: unknown; ttlUnits: unknown }> = {
+    id: { ttl: ruleOf('detection-dedupe', 'ttl').default, ttlUnits: ruleOf('detection-dedupe', 'ttlUnits').default },
+    cooldown: { ttl: 60, ttlUnits: 's' },
+  };
+
+  const validators = DetectionBridgeEditor.validators('detection-dedupe');
+  const check = validators.check;
+  const redisCheck = validators.config('redis', 'redis-gone');
+  const typedCheck = validators.typed;
+  const keyPropertyCheck = typedCheck('keyType', 'key');
+  /** The key's type in the open dialog, else as saved. */
+  function keyTypeOf(node: EditorNode): string {
+    return String(($('#node-input-keyType').length ? $('#node-input-keyType').val() : node.keyType) || 'msg');
+  }
+  /** The key: one of the choices, or a property or expression Node-RED accepts. */
+  function keyCheck(this: EditorNode, v: unknown, opt?: unknown): EditorVerdict {
+    if (keyTypeOf(this) === BY_NAME) return check(this, CHOICES.indexOf(String(v)) !== -1, 'key-choice');
+    return keyPropertyCheck.call(this, v, opt);
+  }
+  /** Where a key picked by name reads the event: checked only then. */
+  function eventPropertyCheck(this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
+    if (keyTypeOf(this) !== BY_NAME) return true;
+    const type = String(($('#node-input-propertyType').length ? $('#node-input-propertyType').val() : this.propertyType) || 'msg');
+    return validators.property(this, v, type, 'property');
+  }
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
+  function inDialog(node: EditorNode): boolean {
+    if (!$('#node-input-scope').length) return false;
+    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
+    return !stack || stack.indexOf(node) !== -1;
+  }
+  /** Where the window is kept, as the open dialog shows it, else as saved. */
+  function scopeOf(node: EditorNode): string {
+    const scope = inDialog(node) ? $('#node-input-scope').val() : node.scope;
+    return String(scope || 'local');
+  }
+
+  RED.nodes.registerType<DetectionDedupeNode>('detection-dedupe', {
+    category: 'detection bridge',
+    color: '#87C4E6',
+    defaults: {
+      name: { value: '' },
+      mode: option('detection-dedupe', 'mode'),
+      key: { value: 'messageId', validate: keyCheck },
+      keyType: { value: BY_NAME },
+      property: { value: 'payload', validate: eventPropertyCheck },
+      propertyType: { value: 'msg' },
+      missingKey: option('detection-dedupe', 'missingKey'),
+      ttl: option('detection-dedupe', 'ttl'),
+      ttlUnits: option('detection-dedupe', 'ttlUnits'),
+      refresh: option('detection-dedupe', 'refresh'),
+      // checked in both scopes: the runtime needs a valid number even where it does not apply
+      maxKeys: option('detection-dedupe', 'maxKeys'),
+      duplicatesOutput: option('detection-dedupe', 'duplicatesOutput'),
+      persist: option('detection-dedupe', 'persist'),
+      store: { value: '' },
+      scope: option('detection-dedupe', 'scope'),
+      redis: {
+        value: '',
+        type: 'detection-redis',
+        // needed only for a window shared through Redis
+        validate: function (v, _opt) {
+          if (scopeOf(this) !== 'redis') return true;
+          return redisCheck.call(this, v, _opt);
+        },
+      },
+      whenUnreachable: option('detection-dedupe', 'whenUnreachable'),
+      sharedName: {
+        value: '',
+        validate: function (v, _opt) {
+          const name = String(v || '').trim();
+          return check(this, scopeOf(this) !== 'redis' || (name.length <= 200 && !/[:\s]/.test(name)), 'sharedName');
+        },
+      },
+      outputs: { value: 1 },
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-dedupe') },
+    },
+    inputs: 1,
+    outputs: 1,
+    icon: 'detection-dedupe.svg',
+    label: function () {
+      if (this.name) return this.name;
+      const short = this.mode === 'cooldown' ? this._('detection-dedupe.label.cooldownShort') : this._('detection-dedupe.label.dedupeShort');
+      // a hand-written node without a window (flagged invalid) shows no number rather than " s"
+      if (this.ttl === undefined || this.ttl === '') return short;
+      const units = this.ttlUnits === 'm' || this.ttlUnits === 'h' ? this.ttlUnits : 's';
+      return short + ' ' + this._('detection-dedupe.unitsShort.' + units, { n: this.ttl });
+    },
+    labelStyle: function () {
+      return this.name ? 'node_label_italic' : '';
+    },
+    paletteLabel: function () {
+      return this._('detection-dedupe.paletteLabel');
+    },
+    inputLabels: function () {
+      return this._('detection-dedupe.inputs.events');
+    },
+    outputLabels: function (index: number) {
+      return this._(index === 0 ? 'detection-dedupe.outputs.first' : 'detection-dedupe.outputs.duplicates');
+    },
+    oneditprepare: function () {
+      const node = this;
+      $('#node-input-key').typedInput({
+        default: BY_NAME,
+        types: [
+          {
+            value: BY_NAME,
+            label: node._('detection-dedupe.keyType.event'),
+            options: CHOICES.map(function (c) {
+              return { value: c, label: node._('detection-dedupe.key.' + c) };
+            }),
+          },
+          'msg',
+          'flow',
+          'global',
+          'env',
+          'jsonata',
+        ],
+        typeField: '#node-input-keyType',
+      });
+      $('#node-input-property').typedInput({ default: 'msg', types: ['msg', 'flow', 'global'], typeField: '#node-input-propertyType' });
+      function showKeyType() {
+        $('.detection-dedupe-event').toggle($('#node-input-key').typedInput('type') === BY_NAME);
+      }
+      $('#node-input-key').on('change', showKeyType);
+      showKeyType();
+      $('#node-input-ttl').spinner({ min: 0.001 });
+      const maxKeys = ruleOf('detection-dedupe', 'maxKeys');
+      if (maxKeys.kind === 'number') $('#node-input-maxKeys').spinner({ min: maxKeys.min, max: maxKeys.max });
+
+      // the context stores of the runtime's settings (Node-RED sends them to the editor)
+      const context = (RED.settings as unknown as { context?: { stores?: string[]; default?: string } }).context;
+      const stores = (context && context.stores) || ['memory'];
+      const defaultStore = (context && context.default) || stores[0];
+      const select = $('#node-input-store');
+      select.empty();
+      stores.forEach(function (s) {
+        const text = s === defaultStore ? s + ' ' + node._('detection-dedupe.label.defaultStore') : s;
+        select.append(
+          $('<option></option>')
+            .val(s === defaultStore ? '' : s)
+            .text(text),
+        );
+      });
+      // not a context store: each key written to a log on disk before its message goes on
+      select.append($('<option></option>').val('detection-bridge:key-log').text(node._('detection-dedupe.label.keyLog')));
+      select.val(node.store || '');
+
+      function showMode(changed: boolean) {
+        const mode: Mode = $('#node-input-mode').val() === 'cooldown' ? 'cooldown' : 'id';
+        const other: Mode = mode === 'id' ? 'cooldown' : 'id';
+        if (changed) {
+          // Swap in this mode's defaults only where the user kept the other mode's.
+          const keyInput = $('#node-input-key');
+          if (keyInput.typedInput('value') === DEFAULT_KEYS[other].key && keyInput.typedInput('type') === DEFAULT_KEYS[other].keyType) {
+            keyInput.typedInput('type', DEFAULT_KEYS[mode].keyType);
+            keyInput.typedInput('value', DEFAULT_KEYS[mode].key);
+            showKeyType();
+          }
+          if (Number($('#node-input-ttl').val()) === DEFAULT_TTL[other].ttl && $('#node-input-ttlUnits').val() === DEFAULT_TTL[other].ttlUnits) {
+            $('#node-input-ttl').val(String(DEFAULT_TTL[mode].ttl));
+            $('#node-input-ttlUnits').val(String(DEFAULT_TTL[mode].ttlUnits));
+          }
+        }
+        $('.detection-dedupe-cooldown').toggle(mode === 'cooldown');
+        $('#detection-dedupe-tip-id').toggle(mode === 'id');
+        $('#detection-dedupe-tip-cooldown').toggle(mode === 'cooldown');
+      }
+      $('#node-input-mode').on('change', function () {
+        showMode(true);
+      });
+      showMode(false);
+      function showScope() {
+        const shared = $('#node-input-scope').val() === 'redis';
+        $('.detection-dedupe-shared').toggle(shared);
+        $('.detection-dedupe-local').toggle(!shared);
+        $('.detection-dedupe-store').toggle(!shared && $('#node-input-persist').is(':checked'));
+      }
+      $('#node-input-scope, #node-input-persist').on('change', showScope);
+      showScope();
+    },
+    oneditsave: function () {
+      this.outputs = $('#node-input-duplicatesOutput').is(':checked') ? 2 : 1;
+    },
+  });
+})();

@@ -1,0 +1,388 @@
+/**
+ * detection-filter: the editor dialog (compiled into dist/nodes/detection-filter/detection-filter.html by scripts/build.js).
+ */
+(function () {
+  /** A rule as the node saves it (lib/events/filter.ts reads it): type, value, where a list comes from, a context key. */
+  interface FilterRule {
+    t: string;
+    v?: string;
+    vt?: string;
+    k?: string;
+  }
+  interface DetectionFilterNode extends EditorNode {
+    rules?: FilterRule[];
+    combine?: string;
+    tagPrefix?: string;
+  }
+  const option = DetectionBridgeEditor.option;
+  const TYPES = ['tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'kind'];
+  const LIST_TYPES = ['tag', 'camera', 'site', 'plate'];
+  const SOURCES = ['list', 'msg', 'flow', 'global'];
+  /** Past this length the rule summary is cut with "…" (as lib/events/filter.ts does for the status). */
+  const SUMMARY_MAX = 40;
+  /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
+  const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
+  const check = DetectionBridgeEditor.validators('detection-filter').check;
+
+  /** A typed prefix as the runtime uses it: trimmed, its trailing dash dropped; '' for none; null when not valid. */
+  function prefixOf(v: unknown): string | null {
+    let text = str(v).trim();
+    if (text === '') return '';
+    text = text.replace(/-$/, '');
+    return TAG_PREFIX.test(text) ? text : null;
+  }
+  /** The events bridge chosen for the prefix, or null ('' and _ADD_ are none). */
+  function bridgeOf(id: unknown): EditorNode | null {
+    return id && id !== '_ADD_' ? RED.nodes.node(String(id)) || null : null;
+  }
+
+  function str(v: unknown): string {
+    return v === undefined || v === null ? '' : String(v);
+  }
+
+  /** The items of a typed list: separated by commas or new lines. */
+  function items(v: unknown): string[] {
+    return str(v)
+      .split(/[,\r\n]+/)
+      .map(function (s) {
+        return s.trim();
+      })
+      .filter(function (s) {
+        return s !== '';
+      });
+  }
+
+  function isList(t: unknown): boolean {
+    return typeof t === 'string' && LIST_TYPES.indexOf(t) >= 0;
+  }
+
+  /** The first problem of a rule (a key of validators), or null. Mirrors lib/events/filter.ts. */
+  function ruleProblem(rule: FilterRule | undefined): string | null {
+    const t = rule && rule.t;
+    if (!rule || !t || TYPES.indexOf(t) < 0) return 'type';
+    const v = str(rule.v);
+    if (t === 'kind') return v === 'face' || v === 'lpr' ? null : 'kind';
+    if (isList(t)) {
+      const vt = rule.vt || 'list';
+      if (SOURCES.indexOf(vt) < 0) return 'property';
+      if (vt === 'list') return items(v).length ? null : t;
+      return v.trim() !== '' ? null : 'property';
+    }
+    if (t === 'camera-match') return v.trim() !== '' ? null : 'pattern';
+    if (t === 'name') return v.trim() !== '' ? null : 'name';
+    if (t === 'confidence') {
+      const n = v.trim() === '' ? NaN : Number(v);
+      return isFinite(n) && n >= 0 && n <= 1 ? null : 'confidence';
+    }
+    if (t === 'context') return str(rule.k).trim() !== '' ? null : 'context';
+    return null;
+  }
+
+  /** The first problem of the rules, in the user's words ("Rule 2: enter at least one tag"), or null. */
+  function rulesProblem(node: EditorNode | undefined, rules: unknown): string | null {
+    const _ =
+      node && typeof node._ === 'function'
+        ? node._
+        : (key: string, vars?: Record<string, unknown>) => RED._(key, vars as Record<string, string | number> | undefined);
+    if (!Array.isArray(rules)) return _('detection-filter.validators.rules');
+    for (let i = 0; i < rules.length; i++) {
+      const key = ruleProblem(rules[i]);
+      if (key) return _('detection-filter.validators.' + key, { rule: i + 1 });
+    }
+    return null;
+  }
+
+  /** Which value field a rule type shows. */
+  function fieldFor(t: string): string {
+    if (isList(t)) return 'list';
+    if (t === 'camera-match' || t === 'name') return 'text';
+    if (t === 'confidence') return 'number';
+    return t; // kind, context, enrolled
+  }
+  /** A rule row of the dialog as the rule it saves. */
+  function exportRule(row: JQuery): FilterRule {
+    const t = String(row.find('select.node-input-rule-type').val() || '');
+    const rule: FilterRule = { t: t };
+    if (isList(t)) {
+      const list = row.find('input.node-input-rule-list');
+      rule.v = list.typedInput('value');
+      rule.vt = list.typedInput('type');
+    } else if (t === 'camera-match' || t === 'name') rule.v = String(row.find('input.node-input-rule-text').val());
+    else if (t === 'confidence') rule.v = String(row.find('input.node-input-rule-number').val());
+    else if (t === 'kind') rule.v = String(row.find('select.node-input-rule-kind').val());
+    else if (t === 'context') {
+      rule.k = String(row.find('input.node-input-rule-key').val());
+      rule.v = String(row.find('input.node-input-rule-context').val());
+    }
+    return rule;
+  }
+
+  /** One line for the label: `tag VIP, Banned · camera Gate 2`. Mirrors DetectionFilter.summary (the
+   *  runtime's words are lib's, in shared.json; the editor's are this node's). */
+  function summary(node: DetectionFilterNode): string {
+    const _ = (key: string, vars?: Record<string, unknown>) => node._(key, vars);
+    const rules = Array.isArray(node.rules) ? node.rules : [];
+    if (!rules.length || rulesProblem(node, rules)) return '';
+    const parts = rules.map(function (r) {
+      const v = str(r.v).trim();
+      if (r.t === 'kind') return _('detection-filter.summary.' + v);
+      if (isList(r.t)) {
+        const list = !r.vt || r.vt === 'list' ? items(v).join(', ') : r.vt + '.' + v;
+        return _('detection-filter.summary.' + r.t, { list: list });
+      }
+      if (r.t === 'camera-match') return _('detection-filter.summary.camera', { list: v });
+      if (r.t === 'enrolled') return _('detection-filter.summary.enrolled');
+      if (r.t === 'name') return _('detection-filter.summary.name', { text: v });
+      if (r.t === 'confidence') return _('detection-filter.summary.confidence', { value: Number(v) });
+      return _('detection-filter.summary.context', { key: str(r.k), value: v });
+    });
+    const line = parts.join(node.combine === 'any' ? ' ' + _('detection-filter.summary.or') + ' ' : ' · ');
+    return line.length > SUMMARY_MAX ? line.slice(0, SUMMARY_MAX - 1).replace(/\s+$/, '') + '…' : line;
+  }
+
+  RED.nodes.registerType<DetectionFilterNode>('detection-filter', {
+    category: 'detection bridge',
+    color: '#87C4E6',
+    defaults: {
+      name: { value: '' },
+      property: { value: 'payload', required: true, validate: RED.validators.typedInput('propertyType') },
+      propertyType: { value: 'msg' },
+      combine: option('detection-filter', 'combine'),
+      rules: {
+        value: [],
+        // two arguments: Node-RED (3.1+) then shows the string returned as the reason
+        validate: function (v, _opt) {
+          const problem = rulesProblem(this, v);
+          return problem === null ? true : problem;
+        },
+      },
+      noMatchOutput: option('detection-filter', 'noMatchOutput'),
+      // The account's tag prefix: typed here, else the chosen events bridge's (optional, only for tag rules).
+      tagPrefix: {
+        value: '',
+        validate: function (v, _opt) {
+          return check(this, prefixOf(v) !== null, 'tagPrefix');
+        },
+      },
+      bridge: {
+        value: '',
+        type: 'events-bridge',
+        required: false,
+        // Only its tag prefix is used here (a bridge still missing its URL or token is no problem for a filter),
+        // and only when the filter has none of its own, as at run time.
+        validate: function (v, _opt) {
+          if (!v || v === '_ADD_' || prefixOf(this.tagPrefix)) return true;
+          const chosen = RED.nodes.node(v);
+          if (!chosen) return check(this, false, 'bridge-gone');
+          return check(this, prefixOf(chosen.tagPrefix) !== null, 'bridge-tag-prefix');
+        },
+      },
+      outputs: { value: 1 },
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-filter') },
+    },
+    inputs: 1,
+    outputs: 1,
+    icon: 'detection-filter.svg',
+    label: function () {
+      return this.name || summary(this) || this._('detection-filter.paletteLabel');
+    },
+    labelStyle: function () {
+      return this.name ? 'node_label_italic' : '';
+    },
+    paletteLabel: function () {
+      return this._('detection-filter.paletteLabel');
+    },
+    outputLabels: function (index: number) {
+      return this._(index === 0 ? 'detection-filter.outputs.match' : 'detection-filter.outputs.other');
+    },
+    oneditprepare: function () {
+      const node = this;
+      $('#node-input-property').typedInput({
+        default: 'msg',
+        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
+        typeField: '#node-input-propertyType',
+      });
+      const typedList = { value: 'list', label: node._('detection-filter.typedList'), icon: 'fa fa-list', hasValue: true };
+
+      const container = $('#node-input-rule-container');
+      /** Shows the first problem of the rules under the list, as they are edited, and marks its row. */
+      function showProblem() {
+        const rows = container.editableList('items');
+        const rules: FilterRule[] = [];
+        rows.each(function () {
+          rules.push(exportRule($(this)));
+        });
+        const problem = rulesProblem(node, rules);
+        $('#detection-filter-rules-problem')
+          .text(problem || '')
+          .toggle(!!problem);
+        // the field of a row that is wrong is marked, the others cleared
+        rows.each(function (i) {
+          const bad = !!ruleProblem(rules[i]);
+          const row = $(this);
+          row.find('.detection-filter-value-field, .red-ui-typedInput-container').removeClass('input-error');
+          if (!bad) return;
+          const t = rules[i].t;
+          if (isList(t)) row.find('.red-ui-typedInput-container').addClass('input-error');
+          else
+            row
+              .find('.detection-filter-value-field')
+              .filter(function () {
+                return $(this).attr('data-for') === fieldFor(t);
+              })
+              .addClass('input-error');
+        });
+      }
+
+      container
+        .css('min-height', '150px')
+        .css('min-width', '450px')
+        .editableList({
+          addItem: function (row: JQuery, _index: number, data: { rule?: FilterRule }) {
+            const rule: FilterRule = data.rule || { t: 'tag', v: '', vt: 'list' };
+            row.css({ overflow: 'hidden', whiteSpace: 'nowrap' });
+            const line = $('<div style="display:flex; align-items:center; gap:6px;"></div>').appendTo(row);
+            const type = $('<select class="node-input-rule-type" style="width:210px; flex:none;"></select>').appendTo(line);
+            TYPES.forEach(function (t) {
+              $('<option></option>')
+                .val(t)
+                .text(node._('detection-filter.type.' + t))
+                .appendTo(type);
+            });
+            const fields = $('<div style="flex:1; min-width:0; display:flex; align-items:center; gap:6px;"></div>').appendTo(line);
+
+            const listBox = $('<div class="detection-filter-field" data-for="list" style="flex:1; min-width:0;"></div>').appendTo(fields);
+            const list = $('<input type="text" class="node-input-rule-list" style="width:100%;">').appendTo(listBox);
+            list.typedInput({ default: 'list', types: [typedList, 'msg', 'flow', 'global'] });
+            list.typedInput('type', isList(rule.t) && rule.vt && SOURCES.indexOf(rule.vt) >= 0 ? rule.vt : 'list');
+            list.typedInput('value', isList(rule.t) ? str(rule.v) : '');
+            list.typedInput('width', '100%');
+
+            const textBox = $(
+              '<input type="text" class="node-input-rule-text detection-filter-field detection-filter-value-field" data-for="text" style="flex:1; min-width:0;">',
+            )
+              .val(rule.t === 'camera-match' || rule.t === 'name' ? str(rule.v) : '')
+              .appendTo(fields);
+            $(
+              '<input type="number" class="node-input-rule-number detection-filter-field detection-filter-value-field" data-for="number" min="0" max="1" step="0.05" style="width:90px;">',
+            )
+              .val(rule.t === 'confidence' ? str(rule.v) : '0.8')
+              .appendTo(fields);
+            $('<span class="form-tips detection-filter-field" data-for="number" style="white-space:normal;"></span>')
+              .text(node._('detection-filter.tip.confidence'))
+              .appendTo(fields);
+            const kind = $(
+              '<select class="node-input-rule-kind detection-filter-field detection-filter-value-field" data-for="kind" style="width:120px;"></select>',
+            ).appendTo(fields);
+            ['face', 'lpr'].forEach(function (k) {
+              $('<option></option>')
+                .val(k)
+                .text(node._('detection-filter.kind.' + k))
+                .appendTo(kind);
+            });
+            kind.val(rule.t === 'kind' && (rule.v === 'face' || rule.v === 'lpr') ? rule.v : 'face');
+            $(
+              '<input type="text" class="node-input-rule-key detection-filter-field detection-filter-value-field" data-for="context" style="width:35%;">',
+            )
+              .attr('placeholder', node._('detection-filter.placeholder.key'))
+              .attr('title', node._('detection-filter.label.key'))
+              .val(rule.t === 'context' ? str(rule.k) : '')
+              .appendTo(fields);
+            $('<span class="detection-filter-field" data-for="context">=</span>').appendTo(fields);
+            $('<input type="text" class="node-input-rule-context detection-filter-field" data-for="context" style="flex:1; min-width:0;">')
+              .attr('placeholder', node._('detection-filter.placeholder.value'))
+              .attr('title', node._('detection-filter.label.value'))
+              .val(rule.t === 'context' ? str(rule.v) : '')
+              .appendTo(fields);
+            $('<span class="form-tips detection-filter-field" data-for="enrolled" style="white-space:normal;"></span>')
+              .text(node._('detection-filter.enrolled'))
+              .appendTo(fields);
+
+            /** Examples of the items, or of a property name when the list is read from msg/flow/global. */
+            function listPlaceholder() {
+              const key = list.typedInput('type') === 'list' ? String(type.val()) : 'property';
+              // the typedInput's own text box is the one shown
+              listBox.find('input.red-ui-typedInput-input').attr('placeholder', node._('detection-filter.placeholder.' + key));
+            }
+            function sync() {
+              const t = String(type.val());
+              const shown = fieldFor(t);
+              fields.children('.detection-filter-field').each(function () {
+                $(this).toggle($(this).attr('data-for') === shown);
+              });
+              if (isList(t)) listPlaceholder();
+              if (t === 'camera-match') textBox.attr('placeholder', node._('detection-filter.placeholder.camera-match'));
+              if (t === 'name') textBox.attr('placeholder', node._('detection-filter.placeholder.name-part'));
+              showProblem();
+            }
+            type.val(TYPES.indexOf(rule.t) >= 0 ? rule.t : 'tag').on('change', sync);
+            list.on('change', function () {
+              listPlaceholder();
+              showProblem();
+            });
+            fields.find('input, select').on('change keyup input', showProblem);
+            sync();
+          },
+          removeItem: showProblem,
+          sortable: true,
+          removable: true,
+        });
+
+      (Array.isArray(node.rules) ? node.rules : []).forEach(function (rule) {
+        container.editableList('addItem', { rule: rule });
+      });
+      showProblem();
+
+      function syncOutputs() {
+        $('#node-input-outputs').val($('#node-input-noMatchOutput').prop('checked') ? '2' : '1');
+      }
+      $('#node-input-noMatchOutput').on('change', syncOutputs);
+      syncOutputs();
+
+      /** Says which prefix applies: the one typed here, else the chosen bridge's, else none. */
+      function showPrefix() {
+        const own = prefixOf($('#node-input-tagPrefix').val());
+        const bridge = bridgeOf($('#node-input-bridge').val());
+        const fromBridge = bridge ? prefixOf(bridge.tagPrefix) : '';
+        $('#node-input-tagPrefix').attr(
+          'placeholder',
+          fromBridge
+            ? node._('detection-filter.placeholder.tagPrefix-bridge', { prefix: fromBridge })
+            : node._('detection-filter.placeholder.tagPrefix'),
+        );
+        let tip: string;
+        if (own === null) tip = node._('detection-filter.validators.tagPrefix');
+        else if (own) tip = node._('detection-filter.tip.tag-prefix-on', { prefix: own });
+        else if (fromBridge && bridge)
+          tip = node._('detection-filter.tip.tag-prefix-bridge', { prefix: fromBridge, bridge: RED.utils.getNodeLabel(bridge, bridge.id) });
+        else if (fromBridge === null) tip = node._('detection-filter.validators.bridge-tag-prefix');
+        else tip = node._('detection-filter.tip.tag-prefix-off');
+        $('#detection-filter-prefix-tip').text(tip);
+      }
+      $('#node-input-tagPrefix').on('change keyup input', showPrefix);
+      $('#node-input-bridge').on('change', showPrefix);
+      showPrefix();
+    },
+    oneditsave: function () {
+      const rules: FilterRule[] = [];
+      $('#node-input-rule-container')
+        .editableList('items')
+        .each(function () {
+          rules.push(exportRule($(this)));
+        });
+      this.rules = rules;
+    },
+    oneditresize: function (size) {
+      const rows = $('#dialog-form>div:not(.node-input-rule-container-row)');
+      let height = size.height;
+      for (let i = 0; i < rows.length; i++) height -= $(rows[i]).outerHeight(true) || 0;
+      const editorRow = $('#dialog-form>div.node-input-rule-container-row');
+      height -= parseInt(editorRow.css('marginTop'), 10) + parseInt(editorRow.css('marginBottom'), 10);
+      // the row's label and tips, and the add button under the list
+      editorRow.children(':not(.red-ui-editableList)').each(function () {
+        height -= $(this).outerHeight(true) || 0;
+      });
+      $('#node-input-rule-container').editableList('height', Math.max(150, height - 40));
+    },
+  });
+})();

@@ -1,0 +1,134 @@
+/**
+ * detection-image: the editor dialog (compiled into dist/nodes/detection-image/detection-image.html by scripts/build.js).
+ */
+(function () {
+  const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];
+  const CROP_HINTS: Record<string, string> = {
+    Close: 'detection-image.crop.Close',
+    Medium: 'detection-image.crop.Medium',
+    Car: 'detection-image.crop.Car',
+    FullFrame: 'detection-image.crop.FullFrame',
+    Other: 'detection-image.crop.Other',
+  };
+
+  const validators = DetectionBridgeEditor.validators('detection-image');
+  const check = validators.check;
+  const typedCheck = validators.typed;
+  const option = DetectionBridgeEditor.option;
+  /** A comma list of known crop names, each at most once, at least one. */
+  function validCrops(v: unknown): boolean {
+    const names = String(v == null ? '' : v)
+      .split(',')
+      .map(function (s) {
+        return s.trim();
+      });
+    if (names.length === 0 || names[0] === '') return false;
+    const seen: Record<string, boolean> = {};
+    for (let i = 0; i < names.length; i++) {
+      if (CROPS.indexOf(names[i]) < 0 || seen[names[i]]) return false;
+      seen[names[i]] = true;
+    }
+    return true;
+  }
+
+  RED.nodes.registerType('detection-image', {
+    category: 'detection bridge',
+    color: '#87C4E6',
+    defaults: {
+      name: { value: '' },
+      property: { value: 'payload', validate: typedCheck('propertyType', 'property', true) },
+      propertyType: { value: 'msg' },
+      crops: {
+        value: CROPS.join(','),
+        validate: function (v, _opt) {
+          return check(this, validCrops(v), 'crops');
+        },
+      },
+      plateMode: option('detection-image', 'plateMode'),
+      faceImage: option('detection-image', 'faceImage'),
+      faceFallback: option('detection-image', 'faceFallback'),
+      format: option('detection-image', 'format'),
+      outputProperty: {
+        value: 'image',
+        validate: function (v, _opt) {
+          if (typeof v !== 'string' || v.trim() === '') return check(this, false, 'outputProperty-empty');
+          return check(this, RED.utils.validatePropertyExpression(v) === true, 'outputProperty');
+        },
+      },
+      noImage: option('detection-image', 'noImage'),
+      outputs: { value: 2 },
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-image') },
+    },
+    inputs: 1,
+    outputs: 2,
+    icon: 'detection-image.svg',
+    label: function () {
+      return this.name || this._('detection-image.paletteLabel');
+    },
+    labelStyle: function () {
+      return this.name ? 'node_label_italic' : '';
+    },
+    paletteLabel: function () {
+      return this._('detection-image.paletteLabel');
+    },
+    outputLabels: function (index: number) {
+      return this._(index === 0 ? 'detection-image.outputs.image' : 'detection-image.outputs.none');
+    },
+    oneditprepare: function () {
+      const node = this;
+      $('#node-input-property').typedInput({
+        default: 'msg',
+        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
+        typeField: '#node-input-propertyType',
+      });
+      $('#node-input-outputProperty').typedInput({ default: 'msg', types: ['msg'] });
+
+      // Crop order: every known crop, ticked ones first in the saved order.
+      const list = $('#node-input-crops-list');
+      function syncCrops() {
+        const names: string[] = [];
+        list.editableList('items').each(function () {
+          if ($(this).find('input[type=checkbox]').prop('checked')) names.push(String($(this).data('crop')));
+        });
+        $('#node-input-crops').val(names.join(',')).trigger('change');
+        $('#detection-image-crops-empty').toggle(names.length === 0);
+      }
+      list.css('min-height', '0').editableList({
+        addButton: false,
+        removable: false,
+        sortable: true,
+        height: 'auto',
+        addItem: function (row: JQuery, _index: number, data: { name: string; on: boolean }) {
+          row.data('crop', data.name);
+          $('<input type="checkbox" style="width:auto; margin:0 8px 0 0; vertical-align:baseline;">')
+            .prop('checked', data.on)
+            .on('change', syncCrops)
+            .appendTo(row);
+          $('<code>').text(data.name).appendTo(row);
+          $('<span style="margin-left:8px;">').text(node._(CROP_HINTS[data.name])).appendTo(row);
+        },
+        sortItems: syncCrops,
+      });
+      const saved = validCrops(node.crops)
+        ? String(node.crops)
+            .split(',')
+            .map(function (s) {
+              return s.trim();
+            })
+        : CROPS.slice();
+      saved.forEach(function (name) {
+        list.editableList('addItem', { name: name, on: true });
+      });
+      CROPS.forEach(function (name) {
+        if (saved.indexOf(name) < 0) list.editableList('addItem', { name: name, on: false });
+      });
+      syncCrops();
+
+      function syncOutputs() {
+        $('#node-input-outputs').val($('#node-input-noImage').val() === 'error' ? '1' : '2');
+      }
+      $('#node-input-noImage').on('change', syncOutputs);
+      syncOutputs();
+    },
+  });
+})();

@@ -1,0 +1,343 @@
+/**
+ * detection-in: the editor dialog (compiled into dist/nodes/detection-in/detection-in.html by scripts/build.js).
+ */
+(function () {
+  interface DetectionInNode extends EditorNode {
+    path?: string;
+    listener?: string;
+  }
+  /** Where the bridge can reach a receiver (GET detection-in/addresses): base URLs, and whether only this machine or network can. */
+  interface Reach {
+    bases: string[];
+    loopbackOnly?: boolean;
+    localOnly?: boolean;
+  }
+  const option = DetectionBridgeEditor.option;
+  const authRule = DetectionBridgeEditor.ruleOf('detection-in', 'auth');
+  /** A new receiver's acknowledgement mode and authentication (lib's defaults), what the dialog falls back to. */
+  const ACK_MODE_DEFAULT = String(DetectionBridgeEditor.ruleOf('detection-in', 'ackMode').default);
+  const AUTH_DEFAULT = String(authRule.default);
+  const validators = DetectionBridgeEditor.validators('detection-in');
+  const check = validators.check;
+  const redisCheck = validators.config('redis', 'redis-gone');
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
+  function inDialog(node: EditorNode): boolean {
+    if (!$('#node-input-ackMode').length) return false;
+    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
+    return !stack || stack.indexOf(node) !== -1;
+  }
+  /** A property as the open dialog shows it, else as saved. */
+  function current(node: EditorNode, name: string, fallback: string): string {
+    const value = inDialog(node) ? $('#node-input-' + name).val() : node[name];
+    return value === undefined || value === null || value === '' ? fallback : String(value);
+  }
+  /** Whether a field that only applies in some acknowledgement modes applies to `node`. */
+  function inModes(...modes: string[]) {
+    return function (node: EditorNode): boolean {
+      return modes.indexOf(current(node, 'ackMode', ACK_MODE_DEFAULT)) !== -1;
+    };
+  }
+  /** What is wrong with a path, or null: the key of its message. */
+  function pathProblem(v: unknown): string | null {
+    const p = typeof v === 'string' ? v.trim() : '';
+    if (p === '' || p === '/') return 'path-empty';
+    if (/\s/.test(p)) return 'path-spaces';
+    return /^\/?[^\s?#]+$/.test(p) ? null : 'path';
+  }
+  /** A path as a route: `//Hooks/A/` and `/hooks/a` are one route (runtime: routeKey in nodes/shared/routes.ts). */
+  function routeOf(path: unknown): string {
+    let p = String(path || '').trim();
+    if (p.charAt(0) !== '/') p = '/' + p;
+    p = p.replace(/\/{2,}/g, '/');
+    if (p.length > 1) p = p.replace(/\/$/, '');
+    return p.toLowerCase();
+  }
+  /** Whether `n` runs when deployed: not disabled, nor on a disabled flow. */
+  function runs(n: EditorNode): boolean {
+    const flow = n.z ? RED.nodes.workspace(n.z) : null;
+    return !n.d && !(flow && flow.disabled);
+  }
+  /** Where a receiver listens: its listener configuration node, else Node-RED's own server ('').
+   *  The dialog's "none" of an optional configuration node has the value _ADD_. */
+  function listenerOf(n: unknown): string {
+    return n && n !== '_ADD_' ? String(n) : '';
+  }
+  /**
+   * The first other node that takes POSTs on `path` at the same listener as
+   * `node`: another detection in, or a core http in for POST (on Node-RED's
+   * server); null when there is none.
+   */
+  function pathUser(node: EditorNode, path: unknown, listener: string): EditorNode | null {
+    const route = routeOf(path);
+    let found: EditorNode | null = null;
+    RED.nodes.eachNode(function (n) {
+      if (found || n.id === node.id || !runs(n)) return;
+      if (n.type === 'detection-in' && listenerOf(n.listener) === listener && routeOf(n.path) === route) found = n;
+      else if (n.type === 'http in' && listener === '' && String(n.method).toLowerCase() === 'post' && routeOf(n.url) === route) found = n;
+    });
+    return found;
+  }
+  /** `base`, else `base-2`, `base-3`, …: the first no other node of the workspace takes on `listener`. */
+  function freePath(node: EditorNode, base: string, listener: string): string {
+    let stem =
+      String(base || '/detections')
+        .trim()
+        .replace(/\/+$/, '')
+        .replace(/-\d+$/, '') || '/detections';
+    if (stem.charAt(0) !== '/') stem = '/' + stem;
+    let candidate = base;
+    for (let i = 2; pathUser(node, candidate, listener); i++) candidate = stem + '-' + i;
+    return candidate;
+  }
+  /** What the validator and the dialog say of a path another node already takes, or null. */
+  function pathInUse(node: EditorNode, path: unknown, listener: string): EditorVerdict | null {
+    const other = pathUser(node, path, listener);
+    if (!other) return null;
+    const flow = RED.nodes.workspace(other.z) || RED.nodes.subflow(other.z);
+    const vars = {
+      path: String(path).trim(),
+      name: RED.utils.getNodeLabel(other, other.type),
+      flow: flow ? flow.label || flow.name || flow.id : '',
+      free: freePath(node, String(path), listener),
+    };
+    return typeof node._ === 'function' ? node._('detection-in.validators.path-in-use', vars) : false;
+  }
+  /** The credentials each mode needs. */
+  const NEEDED: Record<string, string[]> = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };
+  /** Whether credential `name` is set: in the open dialog its field (a stored password shows as
+   *  __PWRD__), else what the editor knows. After a deploy or a reload the editor knows nothing
+   *  of a deployed node's credentials (they stay in the runtime): taken as set; a new, imported
+   *  or pasted node has none until they are entered. */
+  function hasCredential(node: EditorNode, name: string): boolean {
+    if (inDialog(node) && $('#node-input-' + name).length) return $('#node-input-' + name).val() !== '';
+    const c = node.credentials;
+    if (!c) return !node.changed;
+    return !!(c[name] || c['has_' + name]);
+  }
+  /** The message for credentials the chosen mode needs and the node does not have, else true. */
+  function credentialsCheck(node: EditorNode, mode: string): EditorVerdict {
+    const missing = (NEEDED[mode] || []).filter(function (name) {
+      return !hasCredential(node, name);
+    });
+    return check(node, missing.length === 0, 'credentials-' + mode);
+  }
+  /** A credential field's own check (marks the field in the dialog). */
+  function credentialField(mode: string) {
+    return function (this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
+      return check(this, current(this, 'auth', AUTH_DEFAULT) !== mode || (v !== undefined && v !== ''), 'credentials-' + mode);
+    };
+  }
+  const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+  const AUTH_ROWS: Record<string, string[]> = {
+    none: [],
+    basic: ['.detection-in-row-user', '.detection-in-row-password'],
+    bearer: ['.detection-in-row-token'],
+    header: ['.detection-in-row-header-name', '.detection-in-row-header-value'],
+  };
+
+  RED.nodes.registerType<DetectionInNode>('detection-in', {
+    category: 'detection bridge',
+    color: '#87C4E6',
+    defaults: {
+      name: { value: '' },
+      path: {
+        value: '/detections',
+        // and no other receiver of the workspace on the same listener takes it (only one of them could listen)
+        validate: function (v, _opt) {
+          const problem = pathProblem(v);
+          if (problem) return check(this, false, problem);
+          const inUse = pathInUse(this, v, listenerOf(current(this, 'listener', '')));
+          return inUse === null ? true : inUse;
+        },
+      },
+      // none: Node-RED's own server; else the detection-listener whose port serves this receiver
+      listener: { value: '', type: 'detection-listener', required: false },
+      // a receiver without the credentials of its mode does not start: flagged until they are set
+      auth: {
+        value: authRule.default,
+        validate: function (v, _opt) {
+          if (!DetectionBridgeOptions.checkOption(authRule, v).ok) return false;
+          return credentialsCheck(this, String(v === undefined ? authRule.absent : v));
+        },
+      },
+      headerName: {
+        value: '',
+        validate: function (v, _opt) {
+          if (current(this, 'auth', AUTH_DEFAULT) !== 'header') return true;
+          const name = String(v || '').trim();
+          return check(this, HEADER_NAME.test(name), name === '' ? 'headerName-empty' : 'headerName');
+        },
+      },
+      maxBodyMiB: option('detection-in', 'maxBodyMiB'),
+      validation: option('detection-in', 'validation'),
+      stallSeconds: option('detection-in', 'stallSeconds'),
+      ackMode: option('detection-in', 'ackMode'),
+      maxInFlight: option('detection-in', 'maxInFlight'),
+      maxInFlightMiB: option('detection-in', 'maxInFlightMiB'),
+      journalMaxMiB: option('detection-in', 'journalMaxMiB', inModes('disk')),
+      redeliverAfterSeconds: option('detection-in', 'redeliverAfterSeconds', inModes('memory', 'disk')),
+      // when an event is finished: auto (a detection done downstream marks it, else once handed to the flow)
+      finishedWhen: option('detection-in', 'finishedWhen'),
+      redis: {
+        value: '',
+        type: 'detection-redis',
+        // needed only when acknowledging after writing to Redis
+        validate: function (v, _opt) {
+          if (current(this, 'ackMode', ACK_MODE_DEFAULT) !== 'redis') return true;
+          return redisCheck.call(this, v, _opt);
+        },
+      },
+      streamMaxEvents: option('detection-in', 'streamMaxEvents', inModes('redis')),
+      streamMaxMiB: option('detection-in', 'streamMaxMiB', inModes('redis')),
+      claimAfterSeconds: option('detection-in', 'claimAfterSeconds', inModes('redis')),
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-in') },
+    },
+    credentials: {
+      user: { type: 'text', validate: credentialField('basic') },
+      password: { type: 'password', validate: credentialField('basic') },
+      token: { type: 'password', validate: credentialField('bearer') },
+      headerValue: { type: 'password', validate: credentialField('header') },
+    },
+    inputs: 0,
+    outputs: 2,
+    icon: 'detection-in.svg',
+    label: function () {
+      return this.name || this._('detection-in.label.node', { path: this.path || '/detections' });
+    },
+    labelStyle: function () {
+      return this.name ? 'node_label_italic' : '';
+    },
+    outputLabels: function (index) {
+      return this._(index === 0 ? 'detection-in.outputs.events' : 'detection-in.outputs.invalid');
+    },
+    paletteLabel: function () {
+      return this._('detection-in.paletteLabel');
+    },
+    onadd: function () {
+      // A new receiver from the palette (not yet in the workspace; an imported or pasted
+      // one keeps the path its flow was written for): a path no other receiver takes.
+      if (RED.nodes.node(this.id)) return;
+      this.path = freePath(this, this.path || '/detections', listenerOf(this.listener));
+    },
+    oneditprepare: function () {
+      const node = this;
+      function showPathInUse() {
+        const path = String($('#node-input-path').val() || '');
+        const inUse = pathProblem(path) ? null : pathInUse(node, path, listenerOf(current(node, 'listener', '')));
+        $('#detection-in-path-in-use-text').text(inUse || '');
+        $('#detection-in-path-in-use').toggle(!!inUse);
+      }
+      function showAuthRows() {
+        const mode = String($('#node-input-auth').val());
+        $('.detection-in-auth-row').hide();
+        (AUTH_ROWS[mode] || []).forEach(function (sel) {
+          $(sel).show();
+        });
+      }
+      // Where the bridge can reach this Node-RED: the runtime's addresses (the browser's
+      // host is 127.0.0.1 when the editor is opened on the same machine). Until they
+      // arrive, or if they cannot be had, the browser's host.
+      let reach: Reach = { bases: [location.protocol + '//' + location.host], loopbackOnly: false, localOnly: false };
+      // On a listener: its protocol, port and address, and no httpNodeRoot.
+      const listenerReach: Record<string, Reach> = {};
+      function chosenListener() {
+        const id = String($('#node-input-listener').val() || '');
+        return id && id !== '_ADD_' ? RED.nodes.node(id) : null;
+      }
+      function showUrl() {
+        const door = chosenListener();
+        if (door) {
+          const query = { port: String(door.port), https: door.tls !== 'none', host: String(door.host || '') };
+          const cacheKey = JSON.stringify(query);
+          let found = listenerReach[cacheKey];
+          if (!found) {
+            listenerReach[cacheKey] = { bases: [(query.https ? 'https://' : 'http://') + location.hostname + ':' + door.port] };
+            $.getJSON('detection-in/addresses', query).done(function (data: Reach | null) {
+              if (data && Array.isArray(data.bases) && data.bases.length) listenerReach[cacheKey] = data;
+              showUrl();
+            });
+            found = listenerReach[cacheKey];
+          }
+          let lp = String($('#node-input-path').val() || '').trim();
+          if (lp && lp.charAt(0) !== '/') lp = '/' + lp;
+          const lurls = found.bases.map(function (b) {
+            return b + lp;
+          });
+          $('#detection-in-url').text(lurls[0]);
+          const lmore = $('#detection-in-url-more').empty();
+          lurls.slice(1).forEach(function (u) {
+            lmore.append($('<code>').text(u)).append(' ');
+          });
+          $('#detection-in-url-others').toggle(lurls.length > 1);
+          $('#detection-in-url-loopback').toggle(!!found.loopbackOnly);
+          $('#detection-in-url-local').toggle(!!found.localOnly && !found.loopbackOnly);
+          return;
+        }
+        const root = RED.settings.httpNodeRoot;
+        if (root === false) {
+          $('#detection-in-url').text(node._('detection-in.tip.http-disabled'));
+          $('.detection-in-url-note').hide();
+          return;
+        }
+        let p = String($('#node-input-path').val() || '').trim();
+        if (p && p.charAt(0) !== '/') p = '/' + p;
+        const rootPath = (typeof root === 'string' ? root : '/').replace(/\/$/, '');
+        const urls = reach.bases.map(function (b) {
+          return b + rootPath + p;
+        });
+        $('#detection-in-url').text(urls[0]);
+        const more = $('#detection-in-url-more').empty();
+        urls.slice(1).forEach(function (u) {
+          more.append($('<code>').text(u)).append(' ');
+        });
+        $('#detection-in-url-others').toggle(urls.length > 1);
+        $('#detection-in-url-loopback').toggle(!!reach.loopbackOnly);
+        $('#detection-in-url-local').toggle(!!reach.localOnly && !reach.loopbackOnly);
+      }
+      $.getJSON('detection-in/addresses').done(function (data) {
+        if (data && Array.isArray(data.bases) && data.bases.length) reach = data;
+        showUrl();
+      });
+      // A flow saved before validation modes: its "accept" carries over, its "reject" (the default then) becomes lenient.
+      if (!node.validation && node.invalidEvents === 'accept') $('#node-input-validation').val('accept');
+      function showModeRows() {
+        const mode = $('#node-input-ackMode').val();
+        $('.detection-in-row-journal').toggle(mode === 'disk');
+        $('.detection-in-row-redis').toggle(mode === 'redis');
+        $('.detection-in-row-redeliver').toggle(mode !== 'redis');
+      }
+      $('#node-input-ackMode').on('change', showModeRows);
+      showModeRows();
+      // What "Finished when" comes to with the wiring as it is now: the runtime's own
+      // analysis (lib/delivery/downstream.ts), run on the editor's flows.
+      const doneWired = DetectionBridgeDownstream.doneDownstream(RED.nodes.createCompleteNodeSet({ credentials: false }), node.id);
+      function showCompletion() {
+        const choice = $('#node-input-finishedWhen').val() || 'auto';
+        const key =
+          choice === 'handed'
+            ? 'finished-handed'
+            : choice === 'done'
+              ? doneWired
+                ? 'finished-done'
+                : 'finished-no-done'
+              : doneWired
+                ? 'finished-auto-done'
+                : 'finished-auto-none';
+        $('#detection-in-finished-tip').text(node._('detection-in.tip.' + key));
+        $('#detection-in-finished-warning').toggle(key === 'finished-no-done');
+      }
+      // a node saved before the option: automatic, as the runtime takes it
+      if (!node.finishedWhen) $('#node-input-finishedWhen').val('auto');
+      $('#node-input-finishedWhen').on('change', showCompletion);
+      showCompletion();
+      $('#node-input-auth').on('change', showAuthRows);
+      $('#node-input-path').on('input change', showUrl);
+      $('#node-input-path').on('input change', showPathInUse);
+      $('#node-input-listener').on('change', showPathInUse);
+      showPathInUse();
+      $('#node-input-listener').on('change', showUrl);
+      showAuthRows();
+      showUrl();
+    },
+  });
+})();
