@@ -44,7 +44,8 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts', `editor-nr${nodeRedVersion()
 /** A message-catalog key shown as is: `detection-in.label.path` (every key
  *  of the package starts with its node type) or the namespaced
  *  `node-red-contrib-detection-bridge/detection-in:…`. */
-const RAW_KEY = new RegExp(`\\b(?:${TYPES.join('|')})\\.[a-zA-Z]|${MODULE}/`);
+// a catalog key shown as is (detection-in.label.path); not the name of a docs page (detection-in.md)
+const RAW_KEY = new RegExp(`\\b(?:${TYPES.join('|')})\\.(?!md\\b)[a-zA-Z]|${MODULE}/`);
 
 /** The address the detection-in dialog should suggest, as lib/http/addresses.ts picks
  *  it from this machine's interfaces; null when only loopback ones exist. */
