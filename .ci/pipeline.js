@@ -22,7 +22,7 @@
  * each phase's passed / failed / pending tally and wall time are printed at
  * the end, and each job's output as it finishes.
  */
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -63,17 +63,18 @@ function testFiles(dir) {
  * ones first (an unknown file counts as 20 s). Not judged.
  */
 const ESTIMATE_S = {
-  'crash.test.js': 60,
-  'demo-soak.test.js': 60,
-  'editor.test.js': 150,
-  'examples-valid.test.js': 90,
-  'dashboard.test.js': 50,
-  'redis.test.js': 70,
-  'languages.test.js': 45,
-  'hostile.test.js': 40,
-  'durable.test.js': 35,
-  'redeploy.test.js': 35,
-  'receiver-quirks.test.js': 30,
+  'examples-valid.test.js': 150,
+  'editor.test.js': 140,
+  'languages.test.js': 50,
+  'redis.test.js': 50,
+  'demo-soak.test.js': 50,
+  'crash.test.js': 35,
+  'dashboard.test.js': 30,
+  'burst.test.js': 25,
+  'durable.test.js': 25,
+  'hostile.test.js': 25,
+  'migration.test.js': 25,
+  'redeploy.test.js': 20,
 };
 
 /** The jobs. `needs`: ids that must have passed first; `groups`: at most one job of each group at a time. */
@@ -153,6 +154,20 @@ function jobs() {
     }
   }
   return all;
+}
+
+/** "node v22.x, Node-RED 5.x" of a test job, as installed. */
+function versions(job) {
+  const nodeRed = job.env.NODE_RED_PATH || path.dirname(require.resolve('node-red/package.json', { paths: [ROOT] }));
+  let node = process.version;
+  let nr = '?';
+  try {
+    if (job.node22) node = execFileSync(path.join(NODE22_BIN, 'node'), ['--version'], { encoding: 'utf8' }).trim();
+    nr = JSON.parse(fs.readFileSync(path.join(nodeRed, 'package.json'), 'utf8')).version;
+  } catch {
+    /* not installed: the phase failed before it ran */
+  }
+  return `node ${node}, Node-RED ${nr}`;
 }
 
 const fmt = (ms) => `${(ms / 1000).toFixed(0)}s`;
@@ -289,7 +304,7 @@ async function main() {
     const busy = ran.reduce((n, j) => n + (j.endedAt - j.startedAt), 0);
     const broken = mine.filter((j) => !j.ok).map((j) => j.id.slice(phase.length + 3));
     console.log(
-      `${broken.length ? 'FAILED' : 'ok    '} ${phase}: ${sum('passed')} passed, ${sum('failed')} failed, ${sum('pending')} pending; ` +
+      `${broken.length ? 'FAILED' : 'ok    '} ${phase} (${versions(mine[0])}): ${sum('passed')} passed, ${sum('failed')} failed, ${sum('pending')} pending; ` +
         `${fmt(wall)} from its first job to its last (${fmt(busy)} of jobs)${broken.length ? `; not ok: ${broken.join(', ')}` : ''}`,
     );
   }
