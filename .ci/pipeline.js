@@ -153,7 +153,9 @@ function jobs() {
         mocha(path.relative('test', file), [file], {
           needs: ['build', 'user-dir templates', ...phase.needs],
           estimate: ESTIMATE_S[base] ?? 20,
-          groups: [...(kind === 'browser' ? ['browser'] : []), ...(base === 'flow.test.js' ? ['snapshot-file'] : [])],
+          // Browser tests are not kept apart: they are half the work, and two at once (of different files or
+          // versions: screenshots go to test-artifacts/<file>-nr<major>) keep both workers busy.
+          groups: base === 'flow.test.js' ? ['snapshot-file'] : [],
         });
       }
     }
@@ -335,6 +337,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
         /* gone */
       }
     }
+    fs.rmSync(LOGS, { recursive: true, force: true });
     process.exit(1);
   });
 }
