@@ -3,7 +3,7 @@
 /**
  * What .ci/run does after `npm ci`: build, lint, the bench smoke, and every
  * test on every Node.js / Node-RED pair the package supports, as jobs run
- * side by side on as many workers as the machine has cores (CI_JOBS to
+ * side by side on one worker more than the machine has cores (CI_JOBS to
  * change it). The installs of Node 22, the oldest Node-RED and Node-RED 5
  * (into .ci/cache/, git-ignored) run beside the build and the first tests.
  *
@@ -33,7 +33,14 @@ const MOCHA = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const REPORTER = path.join(ROOT, 'test', 'support', 'summary-reporter.js');
 const MOCHA_TIMEOUT = String(JSON.parse(fs.readFileSync(path.join(ROOT, '.mocharc.json'), 'utf8')).timeout ?? 20000);
 const OLDEST = require(path.join(ROOT, 'package.json'))['node-red'].version.replace(/^>=\s*/, '');
-const WORKERS = Math.max(1, Number(process.env.CI_JOBS) || os.availableParallelism());
+/**
+ * Jobs at once: one more than the cores. The end-to-end and browser tests
+ * wait on timers, sockets, trays sliding in and child processes as much as
+ * they compute, so a third job keeps two cores busy.
+ */
+const WORKERS = Math.max(1, Number(process.env.CI_JOBS) || os.availableParallelism() + 1);
+/** Tests that put load on Node-RED and assert what it does under it (no 503 at a rate, RSS bounds): one at a time. */
+const UNDER_LOAD = new Set(['demo-soak.test.js', 'burst.test.js', 'hostile.test.js']);
 /** A job running longer than this is stopped and counted failed (a hung child must not hold CI). */
 const JOB_LIMIT_MS = 15 * 60 * 1000;
 const started = performance.now();
@@ -155,7 +162,7 @@ function jobs() {
           estimate: ESTIMATE_S[base] ?? 20,
           // Browser tests are not kept apart: they are half the work, and two at once (of different files or
           // versions: screenshots go to test-artifacts/<file>-nr<major>) keep both workers busy.
-          groups: base === 'flow.test.js' ? ['snapshot-file'] : [],
+          groups: [...(base === 'flow.test.js' ? ['snapshot-file'] : []), ...(UNDER_LOAD.has(base) ? ['under-load'] : [])],
         });
       }
     }
