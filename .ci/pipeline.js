@@ -159,7 +159,8 @@ function jobs() {
         const base = path.basename(file);
         mocha(path.relative('test', file), [file], {
           needs: ['build', 'user-dir templates', ...phase.needs],
-          estimate: ESTIMATE_S[base] ?? 20,
+          // The tests under load run one after another: first whenever their turn is free, so their chain does not end last.
+          estimate: (ESTIMATE_S[base] ?? 20) + (UNDER_LOAD.has(base) ? 300 : 0),
           // Browser tests are not kept apart: they are half the work, and two at once (of different files or
           // versions: screenshots go to test-artifacts/<file>-nr<major>) keep both workers busy.
           groups: [...(base === 'flow.test.js' ? ['snapshot-file'] : []), ...(UNDER_LOAD.has(base) ? ['under-load'] : [])],
