@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // Functions the editor test runs inside the page (page.evaluate).
-    files: ['test/e2e/editor.test.js'],
+    files: ['test/browser/editor.test.js'],
     languageOptions: { globals: { ...globals.browser, RED: 'readonly', $: 'readonly' } },
   },
   prettier,

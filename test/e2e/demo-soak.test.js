@@ -3,7 +3,7 @@
  * End to end: the demo for days (issue 25). npm start's very flows
  * (scripts/demo-flows.js: the demo tab and every example, with the demo's
  * core, bridge, Redis and dashboard) in a real Node-RED with the packed
- * module, fed by the simulator's demo feeds until 3,000 events are
+ * module, fed by the simulator's demo feeds until 1,800 events are
  * acknowledged, with two full deploys during the run (the first one part of the
  * warm-up). Then:
  * - no receiver ever answered 503 (a deploy holds requests for the next
@@ -12,6 +12,12 @@
  * - Node-RED's RSS ends within 50 MB of where it was after warm-up;
  * - the alert example sent each alert once (no messageId twice, however
  *   many deploys).
+ *
+ * What it measures is what deploys and events leave behind, not throughput:
+ * between the settled RSS after warm-up and the end there are 1,000 events on
+ * every tab and a full deploy. (It ran 3,000 events, deploys at 1,000 and
+ * 2,200; cut for CI time in issue 26, at the same rate and with the same
+ * checks.)
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -21,7 +27,11 @@ const { NodeRedProcess, packInstalled, readProbeLines, fileNode, functionNode } 
 const { RedisServer, redisAvailable, freePort } = require('../support/redis-server');
 const demo = require('../../scripts/demo-flows');
 
-const TOTAL = 3000;
+const TOTAL = 1800;
+/** The warm-up's full deploy, the settled RSS after warm-up, the second full deploy (events acknowledged). */
+const FIRST_DEPLOY_AT = 600;
+const WARM_AT = 800;
+const SECOND_DEPLOY_AT = 1300;
 /** Events per second over all feeds: the demo's tabs at a pace a 2-core machine keeps up with. */
 const RATE = 40;
 const MiB = 1024 * 1024;
@@ -140,13 +150,13 @@ describe(`e2e: the demo for days, Node-RED ${nodeRedVersion()}`, function () {
       console.log(`      soak: ${what}, RSS now ${(rssOf(nr.pid) / MiB).toFixed(0)} MiB (${JSON.stringify(feeds.snapshot())})`);
     // Warm-up: events on every tab and one full deploy (every node built twice, the dashboard
     // restarted), then the level Node-RED settles at under the same traffic.
-    await until(() => acknowledged() >= 1000, 180000, '1,000 events acknowledged');
+    await until(() => acknowledged() >= FIRST_DEPLOY_AT, 180000, `${FIRST_DEPLOY_AT} events acknowledged`);
     await nr.deploy(deployed);
     progress('first full deploy');
-    await until(() => acknowledged() >= 1400, 180000, '1,400 events acknowledged');
+    await until(() => acknowledged() >= WARM_AT, 180000, `${WARM_AT} events acknowledged`);
     const warm = await settledRss(nr);
     progress(`warm, settled at ${(warm / MiB).toFixed(0)} MiB`);
-    await until(() => acknowledged() >= 2200, 180000, '2,200 events acknowledged');
+    await until(() => acknowledged() >= SECOND_DEPLOY_AT, 180000, `${SECOND_DEPLOY_AT} events acknowledged`);
     await nr.deploy(deployed);
     progress('second full deploy');
     const summaries = await feeds.done;

@@ -1,7 +1,8 @@
 'use strict';
 /**
  * A real Node-RED process for end-to-end tests: the package is packed with
- * `npm pack` (as published), installed into a fresh user directory, and
+ * `npm pack` (as published), installed into a fresh user directory (a copy
+ * of a template the tarball was installed into once: user-dir-template.js), and
  * Node-RED (the version under test, see NODE_RED_DIR) is started on
  * 127.0.0.1 with its default settings plus what a test adds.
  */
@@ -12,65 +13,8 @@ const fsp = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, NODE_RED_DIR, request } = require('./index');
-const { NodeRedChild, npmEnv } = require('./nodered-launcher');
-
-const MODULE = require(path.join(ROOT, 'package.json')).name;
-
-function run(cmd, args, options) {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024, env: npmEnv(), ...options }, (err, stdout, stderr) => {
-      if (err) {
-        err.message += `\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
-        reject(err);
-      } else resolve({ stdout, stderr });
-    });
-  });
-}
-
-let packed;
-/** Packs the package once per test run (dist/ must be built: npm test does). */
-function packModule() {
-  if (!packed) {
-    packed = (async () => {
-      const distEntry = path.join(ROOT, 'dist', 'nodes', 'detection-in', 'detection-in.js');
-      if (!fs.existsSync(distEntry)) {
-        throw new Error(`${path.relative(ROOT, distEntry)} is missing: run \`npm run build\` first (npm test does)`);
-      }
-      const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-pack-'));
-      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-      const out = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
-      const info = JSON.parse(out.stdout.slice(out.stdout.indexOf('[')))[0];
-      return { tarball: path.join(dir, info.filename), files: info.files.map((f) => f.path) };
-    })();
-  }
-  return packed;
-}
-
-const packedInstalled = new Map();
-/**
- * A tarball of the package `name` as installed in this package's
- * node_modules (a dev dependency), for NodeRedProcess.create's `modules`: it
- * installs without the network (its own dependencies come from the npm cache
- * that installed it) and at the locked version. Packed once per test run;
- * null when `name` is not installed.
- */
-function packInstalled(name) {
-  if (!packedInstalled.has(name)) {
-    const dir = path.join(ROOT, 'node_modules', name);
-    packedInstalled.set(
-      name,
-      !fs.existsSync(path.join(dir, 'package.json'))
-        ? Promise.resolve(null)
-        : (async () => {
-            const dest = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-dep-'));
-            process.once('exit', () => fs.rmSync(dest, { recursive: true, force: true }));
-            const out = await run('npm', ['pack', dir, '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: dest });
-            return path.join(dest, JSON.parse(out.stdout.slice(out.stdout.indexOf('[')))[0].filename);
-          })(),
-    );
-  }
-  return packedInstalled.get(name);
-}
+const { NodeRedChild } = require('./nodered-launcher');
+const { MODULE, copyTemplate, packInstalled, packModule, run } = require('./user-dir-template');
 
 /** The JS body of a core function node that turns a message into one JSON
  *  line: `fields` is a JS object expression over `msg`. */
@@ -132,23 +76,16 @@ function runSimulator(args, timeoutMs = 90000) {
 
 class NodeRedProcess extends NodeRedChild {
   /**
-   * Creates a user directory with the packed module installed.
+   * Creates a user directory of its own with the packed module installed.
    * `settings`: extra settings.js entries (JSON-serialisable); `modules`:
    * other packages to install beside it (npm install specs: a directory, a
    * tarball, name@version).
    */
   static async create({ settings = {}, modules = [] } = {}) {
-    const { tarball, files } = await packModule();
+    const { files } = await packModule();
     const base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-e2e-'));
     const nr = new NodeRedProcess(base, files);
-    await fsp.mkdir(nr.userDir);
-    await fsp.writeFile(
-      path.join(nr.userDir, 'package.json'),
-      JSON.stringify({ name: 'node-red-project', description: 'e2e user dir', version: '0.0.1', private: true }, null, 2),
-    );
-    await run('npm', ['install', tarball, ...modules, '--prefix', nr.userDir, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
-      cwd: nr.userDir,
-    });
+    await copyTemplate(modules, nr.userDir);
     assert.ok(fs.existsSync(path.join(nr.userDir, 'node_modules', MODULE, 'package.json')), 'the module is installed in the user dir');
     await nr.writeSettings(settings);
     return nr;

@@ -78,10 +78,22 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
    */
   const monacoCanceled = (problem) =>
     nodeRedVersion() === '4.1.0' && /^uncaught: Canceled: Canceled\n/.test(problem) && /\/vendor\/monaco\/dist\/editor\.js/.test(problem);
+  /**
+   * Node-RED's bundled Monaco (every release) can finish a deferred layout of a code editor
+   * after Done has disposed it, on a busy machine where the dialog closes before that work
+   * runs: "Model is disposed!" thrown with every frame inside Monaco. Not ours either; an
+   * error with any frame outside Monaco still counts.
+   */
+  const monacoDisposed = (problem) =>
+    /^uncaught: Error: Model is disposed!\n/.test(problem) &&
+    problem
+      .split('\n')
+      .filter((line) => /^\s+at /.test(line))
+      .every((line) => /\/vendor\/monaco\/dist\/editor\.js:/.test(line));
 
   function noNewProblems() {
     assert.deepEqual(
-      browser.newProblems().filter((p) => !monacoCanceled(p)),
+      browser.newProblems().filter((p) => !monacoCanceled(p) && !monacoDisposed(p)),
       [],
       'problems in the browser',
     );
