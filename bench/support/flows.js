@@ -77,7 +77,12 @@ function redisFlows({ token, redis }) {
     streamIn('benchsin2', '/bench/shared', [['benchsddp'], []]),
     dedupeNode('benchsddp', { scope: 'redis', redis: 'benchredis', whenUnreachable: 'drop' }),
     // Never finished (no detection-done downstream), never claimed during a run.
-    streamIn('benchheld', '/bench/redis-held', [[], []], { maxInFlight: 100000, maxInFlightMiB: 4096, claimAfterSeconds: 86400 }),
+    streamIn('benchheld', '/bench/redis-held', [[], []], {
+      maxInFlight: 100000,
+      maxInFlightMiB: 4096,
+      claimAfterSeconds: 86400,
+      finishedWhen: 'done',
+    }),
   ];
 }
 
