@@ -117,10 +117,20 @@ export class AppendLog {
   }
 
   /** `length` bytes at `position`, once what is being written or swapped is done. */
-  async read(position: number, length: number): Promise<Buffer> {
+  read(position: number, length: number): Promise<Buffer> {
+    return this.readAt(() => ({ position, length })) as Promise<Buffer>;
+  }
+
+  /**
+   * The bytes `locate` points at, asked once what is being written or swapped
+   * is done: a record's place read before a compaction would be stale after it.
+   * Undefined when `locate` finds nothing.
+   */
+  async readAt(locate: () => { position: number; length: number } | undefined): Promise<Buffer | undefined> {
     while (this.writing) await this.writing;
     if (!this.fh) throw new Error(`the log ${this.path} is closed`);
-    return readerOf(this.fh, this.written).read(position, length);
+    const at = locate();
+    return at && readerOf(this.fh, this.written).read(at.position, at.length);
   }
 
   /** The group commit: everything queued goes out in one write and one sync. */
@@ -162,10 +172,11 @@ export class AppendLog {
 
   /**
    * Replaces the file's contents with what `fill` writes (it may read the old
-   * file meanwhile); appends wait until the new file is in place. False when
-   * the log is closed.
+   * file meanwhile); appends wait until the new file is in place. `swapped`
+   * runs once it is, before any append or read goes on (an index of records
+   * moves to the new offsets in step). False when the log is closed.
    */
-  async rewrite(fill: (out: LogWriter, old: LogReader) => Promise<void>): Promise<boolean> {
+  async rewrite(fill: (out: LogWriter, old: LogReader) => Promise<void>, swapped?: () => void): Promise<boolean> {
     // Take the writer's place: appends queue up and go to the new file.
     while (this.writing) await this.writing;
     const old = this.fh;
@@ -200,6 +211,7 @@ export class AppendLog {
       await old.close();
       this.written = size;
       this.syncs++;
+      swapped?.();
       return true;
     } catch (err) {
       await unlink(tmpPath).catch(() => undefined);
@@ -308,11 +320,14 @@ export interface Frame {
 }
 
 /**
- * Reads every frame of `file` in order, for `AppendLog.open`: a frame whose
- * checksum fails is reported and skipped; a torn one (or a damaged header,
- * after which nothing can be framed) ends the replay there. `types`: the
- * types the caller writes (anything else is a damaged header). `visit` may
- * answer a problem of its own with a record it cannot use (it is skipped).
+ * Reads every frame of `file` in order, for `AppendLog.open`, whatever bytes
+ * it holds (it never throws on them): a damaged stretch (a checksum that
+ * fails, a header that cannot be ours: a length of 0 bytes' worth of nothing,
+ * past the file or absurd, a type not in `types`) is reported and skipped up
+ * to the next whole frame; with none after it, it is the torn tail (a crash
+ * mid-write, or a zero-filled end) and the replay ends there. `types`: the
+ * types the caller writes. `visit` may answer a problem of its own with a
+ * record it cannot use (it is skipped).
  */
 export async function readFrames<K extends string = never>(
   file: LogReader,
@@ -322,30 +337,58 @@ export async function readFrames<K extends string = never>(
   const problems: FrameProblem<K>[] = [];
   const size = file.size;
   let offset = 0;
+  let end = 0;
   while (offset < size) {
-    if (size - offset < FRAME_HEADER_BYTES) {
-      problems.push({ kind: 'torn', offset });
-      break;
+    const whole = await wholeFrame(file, offset, types);
+    if (!whole) {
+      // Damaged here: the next whole frame, if any, is where reading goes on.
+      const next = await nextWholeFrame(file, offset + 1, types);
+      if (next === undefined) {
+        problems.push({ kind: 'torn', offset });
+        break;
+      }
+      problems.push({ kind: 'checksum', offset });
+      offset = next;
+      continue;
     }
-    const header = await file.read(offset, FRAME_HEADER_BYTES);
-    const length = header.readUInt32LE(0);
-    const type = header.readUInt8(4);
-    if (length > MAX_FRAME_BYTES || !types.includes(type)) {
-      problems.push({ kind: offset + FRAME_HEADER_BYTES + length > size ? 'torn' : 'checksum', offset });
-      break;
-    }
-    if (offset + FRAME_HEADER_BYTES + length > size) {
-      problems.push({ kind: 'torn', offset });
-      break;
-    }
-    const payload = await file.read(offset + FRAME_HEADER_BYTES, length);
-    const recordBytes = FRAME_HEADER_BYTES + length;
-    if (crc32(payload, crc32(header.subarray(4, 5))) !== header.readUInt32LE(5)) problems.push({ kind: 'checksum', offset });
-    else {
-      const problem = visit({ type, payload, offset, length: recordBytes });
-      if (problem) problems.push({ kind: problem, offset });
-    }
-    offset += recordBytes;
+    const problem = visit({ ...whole, offset });
+    if (problem) problems.push({ kind: problem, offset });
+    offset += whole.length;
+    end = offset;
   }
-  return { end: offset, problems };
+  return { end, problems };
+}
+
+/** The frame at `offset` if it is whole (a header of ours, inside the file, its checksum right). */
+async function wholeFrame(file: LogReader, offset: number, types: readonly number[]): Promise<Omit<Frame, 'offset'> | undefined> {
+  if (file.size - offset < FRAME_HEADER_BYTES) return undefined;
+  const header = await file.read(offset, FRAME_HEADER_BYTES);
+  return frameAfter(file, offset, header, types);
+}
+
+async function frameAfter(file: LogReader, offset: number, header: Buffer, types: readonly number[]): Promise<Omit<Frame, 'offset'> | undefined> {
+  if (header.length < FRAME_HEADER_BYTES) return undefined;
+  const length = header.readUInt32LE(0);
+  const type = header.readUInt8(4);
+  if (length > MAX_FRAME_BYTES || !types.includes(type) || offset + FRAME_HEADER_BYTES + length > file.size) return undefined;
+  const payload = await file.read(offset + FRAME_HEADER_BYTES, length);
+  if (payload.length !== length || crc32(payload, crc32(header.subarray(4, 5))) !== header.readUInt32LE(5)) return undefined;
+  return { type, payload, length: FRAME_HEADER_BYTES + length };
+}
+
+/** Where the first whole frame at or after `from` starts; read in chunks (a zero-filled stretch costs one read per chunk). */
+async function nextWholeFrame(file: LogReader, from: number, types: readonly number[]): Promise<number | undefined> {
+  const chunkBytes = 64 * 1024;
+  for (let start = from; start + FRAME_HEADER_BYTES <= file.size; start += chunkBytes) {
+    const chunk = await file.read(start, chunkBytes + FRAME_HEADER_BYTES - 1);
+    const last = Math.min(chunkBytes, chunk.length - FRAME_HEADER_BYTES + 1);
+    for (let i = 0; i < last; i++) {
+      // Cheap checks first: the type byte, and a length that fits.
+      if (!types.includes(chunk[i + 4])) continue;
+      const length = chunk.readUInt32LE(i);
+      if (length > MAX_FRAME_BYTES || start + i + FRAME_HEADER_BYTES + length > file.size) continue;
+      if (await frameAfter(file, start + i, chunk.subarray(i, i + FRAME_HEADER_BYTES), types)) return start + i;
+    }
+  }
+  return undefined;
 }

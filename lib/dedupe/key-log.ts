@@ -5,7 +5,8 @@
  * the message that passed), a `null` line for a reset. The file is an append
  * log (lib/core/append-log.ts): keys recorded together share one write and
  * one `fdatasync`, so saving costs in proportion to the keys added, not to
- * the window; a torn last line is cut off on open. The file is rewritten
+ * the window; a torn last line is cut off on open, a damaged one between
+ * whole ones skipped. The file is rewritten
  * from the window (compaction) once it holds many more lines than keys.
  */
 import { AppendLog, type LogReader } from '../core/append-log';
@@ -30,10 +31,14 @@ export class KeyLog {
     return this.log.syncs;
   }
 
-  /** Opens the log and replays it: the keys in the order written, after the last reset. A torn last line is cut off. */
-  static async open(path: string): Promise<{ log: KeyLog; entries: WindowSnapshot; torn: boolean }> {
+  /**
+   * Opens the log and replays it: the keys in the order written, after the
+   * last reset. A torn (or zero-filled) tail is cut off (`torn`); `damaged`:
+   * lines between whole ones that could not be read, skipped.
+   */
+  static async open(path: string): Promise<{ log: KeyLog; entries: WindowSnapshot; torn: boolean; damaged: number }> {
     const { log, value, cut } = await AppendLog.open(path, replay);
-    return { log: new KeyLog(log, value.lines), entries: value.entries, torn: cut > 0 };
+    return { log: new KeyLog(log, value.lines), entries: value.entries, torn: cut > 0, damaged: value.damaged };
   }
 
   /** Lines in the file. */
@@ -79,27 +84,41 @@ export class KeyLog {
   }
 }
 
-/** The keys after the last reset, and the whole lines read (a line that does not parse ends the replay: torn). */
-async function replay(file: LogReader): Promise<{ end: number; value: { entries: WindowSnapshot; lines: number } }> {
+/**
+ * The keys after the last reset, and the whole lines read, whatever bytes the
+ * file holds (never a throw): zero bytes before a line (a crash's zero-filled
+ * stretch) are passed over; a line that does not parse is damaged (skipped)
+ * when a whole line follows it, and otherwise the torn tail (the replay ends
+ * before it).
+ */
+async function replay(file: LogReader): Promise<{ end: number; value: { entries: WindowSnapshot; lines: number; damaged: number } }> {
   const bytes = await file.read(0, file.size);
   let entries: WindowSnapshot = [];
   let lines = 0;
+  let damaged = 0;
+  let pending = 0;
   let end = 0;
   for (let start = 0; start < bytes.length;) {
     const newline = bytes.indexOf(0x0a, start);
     if (newline < 0) break;
+    let from = start;
+    while (from < newline && bytes[from] === 0) from++;
+    start = newline + 1;
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8', start, newline));
+      value = JSON.parse(bytes.toString('utf8', from, newline));
     } catch {
-      break;
+      // Damaged, unless nothing whole follows: then it is part of the torn tail.
+      pending++;
+      continue;
     }
-    start = newline + 1;
+    damaged += pending;
+    pending = 0;
     end = start;
     lines++;
     if (value === null) entries = [];
     else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
       entries.push(typeof value[2] === 'string' ? [value[0], value[1], value[2]] : [value[0], value[1]]);
   }
-  return { end, value: { entries, lines } };
+  return { end, value: { entries, lines, damaged } };
 }

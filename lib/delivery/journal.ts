@@ -12,9 +12,9 @@
  * compaction. `done` records are not waited for: a completion lost in a crash
  * only means the event is delivered again, flagged as redelivered.
  *
- * Opening replays the file: a torn last record (a crash mid-write) is cut off
- * with one warning; a record whose checksum does not match is reported and
- * skipped. The journal is rewritten with only the unfinished events
+ * Opening replays the file, whatever bytes it holds: a torn or zero-filled
+ * tail (a crash mid-write) is cut off with one warning; a damaged record
+ * between whole ones is reported and skipped. The journal is rewritten with only the unfinished events
  * (compaction) once most of it is finished, and never grows past its cap.
  */
 import { AppendLog, FRAME_HEADER_BYTES, frame, readFrames, type LogReader } from '../core/append-log';
@@ -150,17 +150,29 @@ export class Journal {
     void this.compactIfWorthIt(false);
   }
 
-  /** The stored body and meta of an unfinished event (for a redelivery). */
+  /**
+   * The stored body and meta of an unfinished event (for a redelivery);
+   * undefined when it is finished, or its record cannot be read back (never
+   * a throw: a redelivery runs on its own, with nobody to catch it).
+   */
   async read(seq: number): Promise<JournalEntry | undefined> {
-    const live = this.live.get(seq);
-    if (!live || this.closed) return undefined;
-    const record = await this.log.read(live.offset, live.length);
+    if (this.closed) return undefined;
+    // Where the record is, looked up once no compaction is moving it.
+    const record = await this.log
+      .readAt(() => {
+        const live = this.live.get(seq);
+        return live && { position: live.offset, length: live.length };
+      })
+      .catch(() => undefined);
+    if (!record || record.length < FRAME_HEADER_BYTES + 12) return undefined;
     const metaLength = record.readUInt32LE(FRAME_HEADER_BYTES + 8);
-    return {
-      seq,
-      meta: JSON.parse(record.toString('utf8', FRAME_HEADER_BYTES + 12, FRAME_HEADER_BYTES + 12 + metaLength)),
-      body: record.subarray(FRAME_HEADER_BYTES + 12 + metaLength),
-    };
+    const metaEnd = FRAME_HEADER_BYTES + 12 + metaLength;
+    if (metaEnd > record.length) return undefined;
+    try {
+      return { seq, meta: JSON.parse(record.toString('utf8', FRAME_HEADER_BYTES + 12, metaEnd)), body: record.subarray(metaEnd) };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Rewrites the file with only the unfinished events, when most of it is finished (or `force`d by a full cap). */
@@ -185,14 +197,19 @@ export class Journal {
 
   private async compact(): Promise<void> {
     const moved = new Map<number, Live>();
-    const swapped = await this.log.rewrite(async (out, old) => {
-      for (const [seq, live] of [...this.live.entries()].sort((a, b) => a[1].offset - b[1].offset)) {
-        const offset = await out.write([await old.read(live.offset, live.length)]);
-        moved.set(seq, { offset, length: live.length });
-      }
-    });
-    // Completions that came in while copying are already out of `live`.
-    if (swapped) for (const [seq, place] of moved) if (this.live.has(seq)) this.live.set(seq, place);
+    await this.log.rewrite(
+      async (out, old) => {
+        for (const [seq, live] of [...this.live.entries()].sort((a, b) => a[1].offset - b[1].offset)) {
+          const offset = await out.write([await old.read(live.offset, live.length)]);
+          moved.set(seq, { offset, length: live.length });
+        }
+      },
+      // In step with the swap, before any read looks a record up: completions that
+      // came in while copying are already out of `live`.
+      () => {
+        for (const [seq, place] of moved) if (this.live.has(seq)) this.live.set(seq, place);
+      },
+    );
   }
 
   /** Writes what is queued, then closes the file. */

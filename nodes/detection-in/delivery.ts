@@ -121,7 +121,8 @@ export async function openDelivery(
   const redeliverDue = (): void => {
     if (!flowsStarted || !due || !tracker) return;
     due = false;
-    void redeliver(tracker, Date.now());
+    // A store that fails to read back (Redis gone, say) must not take Node-RED down.
+    redeliver(tracker, Date.now()).catch((err: Error) => node.warn(t('errors.delivery', { message: err.message })));
   };
   const onStopping = (event: FlowsEvent): void => {
     flowsStarted = false;
@@ -211,7 +212,10 @@ export async function openDelivery(
   keepTracker(node.id, opened as EventDelivery<unknown>);
 
   opened.onOverdue = () => {
-    void opened.overdue().then((records) => emitAgain(opened, records));
+    opened
+      .overdue()
+      .then((records) => emitAgain(opened, records))
+      .catch((err: Error) => node.warn(t('errors.delivery', { message: err.message })));
   };
 
   redeliverDue();

@@ -122,6 +122,10 @@ export = function register(RED: NodeAPI): void {
           return opened;
         },
         (err: Error) => {
+          // No store for events (an I/O error opening the journal, say): red with the
+          // reason, and every request answered 503 with Retry-After (enqueue below).
+          status.failed = err.message;
+          showStatus();
           node.error(t('errors.delivery', { message: err.message }));
           return undefined;
         },
@@ -149,6 +153,7 @@ export = function register(RED: NodeAPI): void {
           },
           async enqueue(accepted) {
             const opened = delivery ?? (await ready);
+            if (!opened && status.failed !== undefined) throw new Error(t('errors.delivery', { message: status.failed }));
             if (!opened || deliveryClosed) throw new Error(t('errors.not-ready'));
             const stored: StoredMeta = { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings };
             accepted.deliveryId = await opened.tracker.take(stored, accepted.body, accepted.event);

@@ -19,6 +19,8 @@ export interface ReceiverStatus {
   readonly counts: { received: number; warned: number; rejected: number; invalid: number };
   /** The delivery once open: what it keeps is shown too. */
   delivery: ReceiverDelivery | undefined;
+  /** Why the delivery could not be opened (its journal, say): red, whatever else happens. */
+  failed: string | undefined;
   /** Redraws the counts (throttled). */
   readonly show: Throttled;
   /** After the delivery is (re)planned: counts replace "listening" once there is something to count, or a warning to show. */
@@ -39,7 +41,9 @@ export function receiverStatus(
   const status: ReceiverStatus = {
     counts,
     delivery: undefined,
+    failed: undefined,
     show: throttledStatus(node, () => {
+      if (status.failed !== undefined) return { fill: 'red', shape: 'ring', text: t('status.delivery-failed', { message: status.failed }) };
       const problems = counts.rejected + counts.invalid;
       const params = { path, received: counts.received, warned: counts.warned, rejected: problems };
       let text = t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);

@@ -457,6 +457,33 @@ describe('detection-in node', function () {
       }
     });
 
+    it('a journal that cannot be opened (an I/O error): red with the reason, 503 with Retry-After, in the log; Node-RED goes on', async () => {
+      const fs = require('node:fs');
+      const os = require('node:os');
+      const path = require('node:path');
+      const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'in-journal-'));
+      try {
+        // a directory where the journal file goes: opening it fails with EISDIR
+        fs.mkdirSync(path.join(userDir, 'detection-bridge', 'journal-in1.log'), { recursive: true });
+        await helper.stopServer();
+        helper.settings({ userDir });
+        await helper.startServer();
+        const { node } = await start({ ackMode: 'disk' }, undefined, detectionInText);
+        await until(() => node.error.called, 5000, 'an error');
+        assert.match(node.error.firstCall.args[0], /^detection in cannot keep its events: .*EISDIR/);
+        await until(() => lastStatus(node).fill === 'red', 5000, 'a red status');
+        assert.equal(lastStatus(node).shape, 'ring');
+        assert.match(lastStatus(node).text, /^cannot keep events: .*EISDIR/);
+        const refused = await postJson(url, ev.minimalLpr());
+        assert.equal(refused.status, 503);
+        assert.equal(refused.headers['retry-after'], '1');
+        assert.match(refused.json.detail, /EISDIR/);
+        assert.equal(lastStatus(node).fill, 'red', 'still red after a request was refused');
+      } finally {
+        fs.rmSync(userDir, { recursive: true, force: true });
+      }
+    });
+
     it('no path: "no path"', async () => {
       const { node } = await start({ path: '/' }, undefined, detectionInText);
       await until(() => node.error.called, 2000, 'an error');

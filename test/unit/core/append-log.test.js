@@ -1,5 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -212,5 +213,101 @@ describe('lib/core/append-log', () => {
       ['one', 'two'],
     );
     await again.log.close();
+  });
+
+  describe('opens whatever bytes the file holds, never throwing', () => {
+    /** A log of `texts` on disk, its size after each record. */
+    async function written(list) {
+      const { log } = await AppendLog.open(file, texts);
+      const ends = [];
+      for (const text of list) {
+        await log.append(record(text));
+        ends.push(log.size);
+      }
+      await log.close();
+      return ends;
+    }
+
+    /** Opens, checks what was replayed, appends, and checks that a reopen has it all. */
+    async function opensTo(expected, { cut, problems }) {
+      const opened = await AppendLog.open(file, texts);
+      assert.deepEqual(
+        opened.value.found.map((f) => f.text),
+        expected,
+      );
+      assert.deepEqual(
+        opened.value.problems.map((p) => p.kind),
+        problems,
+      );
+      if (cut !== undefined) assert.equal(opened.cut, cut);
+      const size = fs.statSync(file).size;
+      assert.equal(await opened.log.append(record('after')), size, 'appended right after what was kept');
+      await opened.log.close();
+      const again = await AppendLog.open(file, texts);
+      assert.deepEqual(
+        again.value.found.map((f) => f.text),
+        [...expected, 'after'],
+      );
+      assert.deepEqual(
+        again.value.problems.map((p) => p.kind),
+        problems.filter((k) => k !== 'torn'),
+        'the torn tail is gone; damage in the middle stays (reported again)',
+      );
+      assert.equal(again.cut, 0);
+      await again.log.close();
+    }
+
+    for (const n of [1, 3, 4, 7, 9, 4096]) {
+      it(`cuts a zero-filled tail of ${n} byte(s) as torn`, async () => {
+        const ends = await written(['one', 'two']);
+        fs.appendFileSync(file, Buffer.alloc(n));
+        await opensTo(['one', 'two'], { cut: n, problems: ['torn'] });
+        assert.equal(fs.statSync(file).size, ends[1] + FRAME_HEADER_BYTES + 'after'.length);
+      });
+    }
+
+    it('cuts a tail torn in the middle of a header, and in the middle of a payload', async () => {
+      await written(['one']);
+      fs.appendFileSync(file, Buffer.concat(record('two')).subarray(0, 5));
+      await opensTo(['one'], { cut: 5, problems: ['torn'] });
+      fs.appendFileSync(file, Buffer.concat(record('three is long')).subarray(0, FRAME_HEADER_BYTES + 4));
+      await opensTo(['one', 'after'], { cut: FRAME_HEADER_BYTES + 4, problems: ['torn'] });
+    });
+
+    for (const [name, length] of [
+      ['0', 0],
+      ['2^31', 2 ** 31],
+      ['past the end', 1000],
+    ]) {
+      it(`treats a last record whose length field is ${name} as torn`, async () => {
+        await written(['one']);
+        const bad = Buffer.concat(record('xyz'));
+        bad.writeUInt32LE(length, 0);
+        fs.appendFileSync(file, bad);
+        await opensTo(['one'], { cut: bad.length, problems: ['torn'] });
+      });
+    }
+
+    it('cuts random bytes after the valid records', async () => {
+      await written(['one', 'two']);
+      // no byte 1 in it: nothing in the garbage can pass for a frame of type 1
+      const garbage = crypto.randomBytes(10_000).map((b) => (b === 1 ? 2 : b));
+      fs.appendFileSync(file, garbage);
+      await opensTo(['one', 'two'], { cut: garbage.length, problems: ['torn'] });
+    });
+
+    for (const [name, damage] of [
+      ['zero bytes', () => Buffer.alloc(4096)],
+      ['random bytes', () => crypto.randomBytes(3000).map((b) => (b === 1 ? 2 : b))],
+      ['a record whose length field is 0', () => Buffer.from([0, 0, 0, 0, 1, 0, 0, 0, 0])],
+      ['a record whose length field is 2^31', () => Buffer.from([0, 0, 0, 0x80, 1, 0, 0, 0, 0, 0x41, 0x42])],
+    ]) {
+      it(`skips ${name} between valid records, reports them once, and keeps every record after`, async () => {
+        const ends = await written(['one', 'two']);
+        const whole = fs.readFileSync(file);
+        fs.writeFileSync(file, Buffer.concat([whole.subarray(0, ends[0]), damage(), whole.subarray(ends[0])]));
+        await opensTo(['one', 'two'], { cut: 0, problems: ['checksum'] });
+      });
+    }
   });
 });

@@ -1,5 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -108,5 +109,61 @@ describe('lib/dedupe/key-log', () => {
     assert.deepEqual(again.entries, [['a', 1]]);
     assert.equal(fs.existsSync(`${file}.compact`), false);
     await again.log.close();
+  });
+
+  describe('opens whatever bytes the file holds, never throwing', () => {
+    async function written() {
+      const { log } = await KeyLog.open(file);
+      await log.record('a', 1);
+      await log.record('b', 2, 'm');
+      await log.close();
+      return fs.readFileSync(file);
+    }
+
+    /** Opens, checks the keys, records one, and checks that a reopen has them all. */
+    async function opensTo(keys, { torn, damaged }) {
+      const opened = await KeyLog.open(file);
+      assert.deepEqual(
+        opened.entries.map((e) => e[0]),
+        keys,
+      );
+      assert.equal(opened.torn, torn);
+      assert.equal(opened.damaged, damaged);
+      await opened.log.record('z', 9);
+      await opened.log.close();
+      const again = await KeyLog.open(file);
+      assert.deepEqual(
+        again.entries.map((e) => e[0]),
+        [...keys, 'z'],
+      );
+      assert.equal(again.torn, false);
+      await again.log.close();
+    }
+
+    for (const n of [1, 3, 4, 7, 4096]) {
+      it(`cuts a zero-filled tail of ${n} byte(s)`, async () => {
+        await written();
+        fs.appendFileSync(file, Buffer.alloc(n));
+        await opensTo(['a', 'b'], { torn: true, damaged: 0 });
+      });
+    }
+
+    it('cuts random garbage after the valid lines, newlines in it or not', async () => {
+      await written();
+      // its newlines replaced: a stray "\n7\n" in it would be a whole line
+      const garbage = (n) => crypto.randomBytes(n).map((b) => (b === 0x0a ? 0x0b : b));
+      fs.appendFileSync(file, Buffer.concat([garbage(3000), Buffer.from('\n{"x'), garbage(100)]));
+      await opensTo(['a', 'b'], { torn: true, damaged: 0 });
+    });
+
+    it('skips a damaged line between whole ones, and passes over zero bytes before a line', async () => {
+      const whole = await written();
+      const first = whole.indexOf(0x0a) + 1;
+      fs.writeFileSync(
+        file,
+        Buffer.concat([whole.subarray(0, first), Buffer.from('["c", 3\x00\x00garbage\n'), Buffer.alloc(4096), whole.subarray(first)]),
+      );
+      await opensTo(['a', 'b'], { torn: false, damaged: 1 });
+    });
   });
 });

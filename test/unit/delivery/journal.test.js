@@ -1,5 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -125,5 +126,123 @@ describe('lib/delivery/journal', () => {
     );
     assert.ok(again.entries[1].body.equals(body(1000, 19)));
     await again.journal.close();
+  });
+
+  describe('opens whatever bytes the file holds, never throwing', () => {
+    /** A journal of events {i} with bodies of 300 bytes; the file's size after each one. */
+    async function written(count) {
+      const { journal } = await Journal.open(file, { maxBytes: 1e8 });
+      const ends = [];
+      for (let i = 0; i < count; i++) {
+        await journal.append({ i }, body(300, 0x61 + i));
+        ends.push(journal.bytes);
+      }
+      await journal.close();
+      return ends;
+    }
+
+    /** Opens, checks the replayed events and problems, appends one, and checks a reopen has them all. */
+    async function opensTo(expected, problems) {
+      const opened = await Journal.open(file, { maxBytes: 1e8 });
+      assert.deepEqual(
+        opened.entries.map((e) => e.meta.i),
+        expected,
+      );
+      for (const e of opened.entries) assert.ok(e.body.equals(body(300, 0x61 + e.meta.i)), `body of ${e.meta.i}`);
+      for (const e of opened.entries) assert.deepEqual((await opened.journal.read(e.seq)).meta, { i: e.meta.i });
+      assert.deepEqual(
+        opened.problems.map((p) => p.kind),
+        problems,
+      );
+      const seq = await opened.journal.append({ i: 9 }, body(300, 0x61 + 9));
+      assert.ok(opened.entries.every((e) => e.seq < seq));
+      await opened.journal.close();
+      const again = await Journal.open(file, { maxBytes: 1e8 });
+      assert.deepEqual(
+        again.entries.map((e) => e.meta.i),
+        [...expected, 9],
+      );
+      assert.deepEqual(
+        again.problems.map((p) => p.kind),
+        problems.filter((k) => k !== 'torn'),
+      );
+      await again.journal.close();
+    }
+
+    for (const n of [1, 3, 4, 7, 4096]) {
+      it(`cuts a zero-filled tail of ${n} byte(s), with one "torn"`, async () => {
+        const ends = await written(2);
+        fs.appendFileSync(file, Buffer.alloc(n));
+        await opensTo([0, 1], ['torn']);
+        assert.ok(fs.statSync(file).size > ends[1]);
+      });
+    }
+
+    it('cuts a tail torn in the middle of a header, and in the middle of a body', async () => {
+      const ends = await written(3);
+      fs.truncateSync(file, ends[1] + 4);
+      await opensTo([0, 1], ['torn']);
+      const now = fs.statSync(file).size;
+      fs.truncateSync(file, now - 100);
+      await opensTo([0, 1], ['torn']);
+    });
+
+    for (const [name, length] of [
+      ['0', 0],
+      ['2^31', 2 ** 31],
+    ]) {
+      it(`takes a record whose length field is ${name} for torn at the end, and for damaged between records`, async () => {
+        const ends = await written(3);
+        const bytes = fs.readFileSync(file);
+        bytes.writeUInt32LE(length, ends[1]);
+        fs.writeFileSync(file, bytes);
+        await opensTo([0, 1], ['torn']);
+        // now the same damage in the middle: the second record of a fresh journal
+        fs.rmSync(file);
+        const again = await written(3);
+        const middle = fs.readFileSync(file);
+        middle.writeUInt32LE(length, again[0]);
+        fs.writeFileSync(file, middle);
+        await opensTo([0, 2], ['checksum']);
+      });
+    }
+
+    it('cuts random garbage after the valid records', async () => {
+      await written(2);
+      fs.appendFileSync(file, crypto.randomBytes(20_000));
+      await opensTo([0, 1], ['torn']);
+    });
+
+    it('skips garbage and zero bytes between valid records, keeping every record after them', async () => {
+      const ends = await written(3);
+      const bytes = fs.readFileSync(file);
+      fs.writeFileSync(
+        file,
+        Buffer.concat([
+          bytes.subarray(0, ends[0]),
+          crypto.randomBytes(5000),
+          bytes.subarray(ends[0], ends[1]),
+          Buffer.alloc(4096),
+          bytes.subarray(ends[1]),
+        ]),
+      );
+      await opensTo([0, 1, 2], ['checksum', 'checksum']);
+    });
+  });
+
+  it('reads an event back while a compaction moves it (its new place, never a stale one)', async () => {
+    const { journal } = await Journal.open(file, { maxBytes: 1e8, compactMinBytes: 1000, compactRatio: 2 });
+    const ids = [];
+    for (let i = 0; i < 50; i++) ids.push(await journal.append({ i }, body(100, i)));
+    // finishing most of them starts a compaction in the background; the rest are read meanwhile
+    for (const id of ids.slice(0, 40)) journal.complete(id);
+    const read = await Promise.all(ids.slice(40).map((id) => journal.read(id)));
+    assert.deepEqual(
+      read.map((e) => e && e.meta.i),
+      [40, 41, 42, 43, 44, 45, 46, 47, 48, 49],
+    );
+    for (const e of read) assert.ok(e.body.equals(body(100, e.meta.i)));
+    await journal.close();
+    assert.ok(fs.statSync(file).size < 50 * 100, 'it did compact');
   });
 });
