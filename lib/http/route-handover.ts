@@ -93,8 +93,10 @@ export class RouteHandover {
         stopped = true;
         // Never mounted: the predecessor's route on standby goes on holding (or is let go by the sweep).
         if (route && removed) route.remove();
-        else if (route) this.standby.set(key, route);
-        this.armSweep();
+        else {
+          if (route) this.standby.set(key, route);
+          this.armSweep();
+        }
         this.unclaim(key, id);
       },
     };
