@@ -74,7 +74,8 @@ export class RedisSeenKeys implements SeenKeys {
   }
 
   async check(key: string, now: number, mark?: string): Promise<Sighting> {
-    this.connection.assertReady();
+    // A connection a deploy has just made is waited for (bounded): only an outage is "unreachable".
+    await this.connection.whenReady();
     const ttl = Math.max(1, Math.round(this.options.ttlMs));
     // a mark with a space or past 200 characters is not one detection-in makes: not kept
     const kept = mark !== undefined && mark.length <= 200 && !mark.includes(' ') ? mark : '';
@@ -91,7 +92,7 @@ export class RedisSeenKeys implements SeenKeys {
 
   /** Removes every key of this window (for every instance that shares it). */
   async clear(): Promise<void> {
-    this.connection.assertReady();
+    await this.connection.whenReady();
     const client = this.connection.client;
     const match = `${this.base.replace(/[*?[\]\\]/g, '\\$&')}*`;
     let batch: string[] = [];

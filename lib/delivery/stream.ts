@@ -106,8 +106,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   onComplete: (() => void) | undefined;
   onOverdue: (() => void) | undefined;
   /** Called when this instance's own pending entries were read back after open (Redis was not
-   *  reachable then): they are held, due for redelivery; set by the owner. */
-  onRecovered: (() => void) | undefined;
+   *  reachable then), with them: they are held, due for redelivery; set by the owner. */
+  onRecovered: ((records: DeliveryRecord<M>[]) => void) | undefined;
   /** Entries claimed from the pending list so far (from any instance). */
   claimed = 0;
 
@@ -123,6 +123,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   /** Completions not written yet (Redis unreachable): id → body size or -1. */
   private readonly unacked = new Map<string, number>();
   private readonly stopWatching: () => void;
+  /** Once closed: the next instance of the receiver, which finishes what arrives here late. */
+  private successor: RedisStreamDelivery<M> | undefined;
   /** Whether this instance's own pending entries have been read back. */
   private recovered = false;
 
@@ -139,7 +141,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
         this.recovered = true;
         this.recoverOwn().then(
           (records) => {
-            if (records.length > 0) this.onRecovered?.();
+            if (records.length > 0) this.onRecovered?.(records);
           },
           () => (this.recovered = false),
         );
@@ -153,8 +155,13 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
    * Redis unreachable now: opens anyway, with nothing recovered (they are
    * claimed later, by the time limit).
    */
-  static async open<M>(options: StreamDeliveryOptions): Promise<{ delivery: RedisStreamDelivery<M>; recovered: DeliveryRecord<M>[] }> {
+  static async open<M>(
+    options: StreamDeliveryOptions,
+    /** The receiver's previous instance (closed), whose completions this one takes over. */
+    previous?: RedisStreamDelivery<M>,
+  ): Promise<{ delivery: RedisStreamDelivery<M>; recovered: DeliveryRecord<M>[] }> {
     const delivery = new RedisStreamDelivery<M>(options);
+    previous?.handOver(delivery);
     let recovered: DeliveryRecord<M>[] = [];
     if (options.connection.ready) {
       delivery.recovered = true;
@@ -225,6 +232,12 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   /** Finishes the event: acknowledged and removed from the stream (retried later if Redis is unreachable). */
   complete(id: DeliveryId): boolean {
     const key = String(id);
+    // Closed by a deploy: a message of the old flow finished late belongs to the next instance.
+    if (this.successor) return this.successor.complete(key);
+    if (this.closed) {
+      if (this.unacked.size < MAX_UNACKED) this.unacked.set(key, this.held.get(key)?.bytes ?? -1);
+      return this.held.has(key);
+    }
     const entry = this.held.get(key);
     if (entry) {
       this.held.delete(key);
@@ -301,6 +314,25 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     } while (cursor !== '0-0' && !this.closed);
   }
 
+  /**
+   * The next instance of the same receiver (a deploy) takes over what this
+   * closed one could not finish: completions not written yet (its connection
+   * may be gone), and those that arrive from now on.
+   */
+  handOver(next: RedisStreamDelivery<M>): void {
+    if (!this.closed || next === this) return;
+    this.successor = next;
+    for (const [id, size] of this.unacked) next.finishLater(id, size);
+    this.unacked.clear();
+  }
+
+  /** A completion handed over by the previous instance: written now or once Redis is back, never emitted again. */
+  private finishLater(id: string, size: number): void {
+    if (this.held.has(id)) this.complete(id);
+    else if (this.unacked.size < MAX_UNACKED) this.unacked.set(id, size);
+    if (this.options.connection.ready) void this.flushUnacked();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
@@ -348,6 +380,11 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const connection = this.options.connection;
     const out: DeliveryRecord<M>[] = [];
     let after = '0';
+    // Read back late (Redis reached after open), this instance may be taking events meanwhile:
+    // only what the stream held before this read is from an earlier instance (sent before any add).
+    const last = (await connection.client.sendCommand(['XREVRANGE', this.streamKey, '+', '-', 'COUNT', '1'])) as Array<[string, unknown]> | null;
+    const ceiling = last?.[0]?.[0] === undefined ? undefined : String(last[0][0]);
+    if (ceiling === undefined) return out;
     for (;;) {
       let reply: unknown;
       try {
@@ -365,6 +402,10 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       for (const raw of entries) {
         if (!raw) continue;
         after = raw[0].toString();
+        // finished already, its completion not written yet (handed over by a deploy): not emitted again
+        if (this.unacked.has(after)) continue;
+        // taken or claimed by this instance itself: tracked already
+        if (this.held.has(after) || streamIdAfter(after, ceiling)) continue;
         const record = this.hold(raw);
         if (record) out.push(record);
         // Deleted since (finished, its acknowledgement lost): drop it from the pending list.
@@ -418,4 +459,11 @@ function entriesOf(reply: unknown): RawEntry[] {
   if (Array.isArray(reply)) return ((reply[0] as [unknown, RawEntry[]] | undefined)?.[1] ?? []) as RawEntry[];
   if (reply instanceof Map) return ([...reply.values()][0] ?? []) as RawEntry[];
   return (Object.values(reply as Record<string, RawEntry[]>)[0] ?? []) as RawEntry[];
+}
+
+/** Whether stream entry id `id` (`ms-seq`) comes after `than`. */
+export function streamIdAfter(id: string, than: string): boolean {
+  const [ms, seq] = id.split('-').map(Number);
+  const [thanMs, thanSeq] = than.split('-').map(Number);
+  return ms > thanMs || (ms === thanMs && (seq ?? 0) > (thanSeq ?? 0));
 }

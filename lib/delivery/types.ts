@@ -57,8 +57,8 @@ export interface EventDelivery<M> {
   onComplete: (() => void) | undefined;
   /** Called when overdue events may exist; set by the owner. */
   onOverdue: (() => void) | undefined;
-  /** Called when events held elsewhere were read back later (redis: Redis was out of reach at the
-   *  start); they are due for redelivery. Set by the owner; modes that never do so ignore it. */
-  onRecovered?: (() => void) | undefined;
+  /** Called with events held elsewhere that were read back later (redis: Redis was out of reach at
+   *  the start); they are due for redelivery. Set by the owner; modes that never do so ignore it. */
+  onRecovered?: ((records: DeliveryRecord<M>[]) => void) | undefined;
   close(): Promise<void>;
 }

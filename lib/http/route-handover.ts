@@ -61,23 +61,40 @@ export class RouteHandover {
   }
 
   /**
-   * Receiver `id` serves `key` with `handler` from now: its predecessor's
-   * route on standby is taken away, the requests held meanwhile are handed to
-   * `handler` in arrival order, and `mount` puts up the new route.
+   * Receiver `id` serves `key` with `handler`: its predecessor's route on
+   * standby is taken away, the requests held meanwhile are handed to
+   * `handler` in arrival order, and `mount` puts up the new route. With
+   * `ready`, all that waits until it settles (a Redis connection's first
+   * connect): requests go on being held meanwhile, on the predecessor's route
+   * or, when there is none, on the new route.
    */
-  serve(key: string, id: string, handler: RouteHandler, mount: (handler: RouteHandler) => RemovableRoute): ServedRoute {
-    this.standby.get(key)?.remove();
-    this.standby.delete(key);
+  serve(key: string, id: string, handler: RouteHandler, mount: (handler: RouteHandler) => RemovableRoute, ready?: Promise<unknown>): ServedRoute {
     let stopped = false;
-    this.held.release(key, handler);
-    const route = mount((req, res) => (stopped ? this.held.hold(key, req, res) : handler(req, res)));
+    let live = false;
+    let route: RemovableRoute | undefined;
+    const serving: RouteHandler = (req, res) => (live && !stopped ? handler(req, res) : this.held.hold(key, req, res));
+    const goLive = (): void => {
+      if (stopped) return;
+      const standby = this.standby.get(key);
+      if (standby !== route) standby?.remove();
+      this.standby.delete(key);
+      live = true;
+      this.held.release(key, handler);
+      route ??= mount(serving);
+    };
+    if (!ready) goLive();
+    else {
+      if (!this.standby.has(key)) route = mount(serving);
+      ready.then(goLive, goLive);
+    }
     return {
       stop: (removed) => {
         if (stopped) return;
         stopped = true;
-        if (removed) route.remove();
+        // Never mounted: the predecessor's route on standby goes on holding (or is let go by the sweep).
+        if (route && removed) route.remove();
         else {
-          this.standby.set(key, route);
+          if (route) this.standby.set(key, route);
           this.armSweep();
         }
         this.unclaim(key, id);
@@ -95,8 +112,10 @@ export class RouteHandover {
     this.sweepArmed = true;
     this.options.afterStart(() => {
       this.sweepArmed = false;
+      // A path whose receiver is back keeps its standby route until that receiver serves (see `ready`).
       for (const [key, route] of this.standby) {
-        if (!this.owners.has(key)) route.remove();
+        if (this.owners.has(key)) continue;
+        route.remove();
         this.standby.delete(key);
       }
       for (const key of this.held.keys()) if (!this.owners.has(key)) this.held.refuseAll(key);

@@ -51,6 +51,9 @@ export const DEFAULT_PREFIX = 'detection-bridge:';
 /** Replies of bulk strings as Buffers: bodies read back from a stream stay bytes. */
 export const BUFFER_REPLIES = { [RESP_TYPES.BLOB_STRING]: Buffer } as const;
 
+/** How long one attempt to connect may take; also the longest wait for the first connect. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 /** The error of a command refused because Redis cannot be reached now. */
 export class RedisUnavailableError extends Error {
   readonly code = 'ERR_REDIS_UNAVAILABLE';
@@ -62,6 +65,8 @@ export class RedisConnection extends EventEmitter {
   readonly instance: string;
   private current: ConnectionState = 'connecting';
   private lastError: Error | undefined;
+  /** The end of the first connect (shared by every waiter), while it is under way. */
+  private firstConnect: Promise<void> | undefined;
 
   constructor(options: ConnectionOptions, defaultInstance: string) {
     super();
@@ -77,7 +82,7 @@ export class RedisConnection extends EventEmitter {
       disableOfflineQueue: true,
       commandOptions: { timeout: options.commandTimeoutMs ?? 5000 },
       socket: {
-        connectTimeout: 5000,
+        connectTimeout: CONNECT_TIMEOUT_MS,
         ...(tls ? { tls: true as const, rejectUnauthorized: !options.tlsInsecure, ca: options.ca?.trim() || undefined } : {}),
         // Retry for ever: a Redis that comes back is used again without a redeploy.
         reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 10), maxDelay),
@@ -119,6 +124,34 @@ export class RedisConnection extends EventEmitter {
   /** Throws RedisUnavailableError when commands cannot be sent now. */
   assertReady(): void {
     if (!this.ready) throw new RedisUnavailableError(`Redis is unreachable${this.lastError ? `: ${this.lastError.message}` : ''}`);
+  }
+
+  /**
+   * Resolves once the first connect has ended, ready or failed (at once when
+   * it has): a connection made by a deploy is `connecting` for a moment,
+   * which is no outage. Bounded by the connect timeout; one timer and one
+   * listener however many wait.
+   */
+  settled(): Promise<void> {
+    if (this.current !== 'connecting') return Promise.resolve();
+    this.firstConnect ??= new Promise<void>((resolve) => {
+      const end = (): void => {
+        clearTimeout(timer);
+        this.off('state', end);
+        this.firstConnect = undefined;
+        resolve();
+      };
+      const timer = setTimeout(end, CONNECT_TIMEOUT_MS + 500);
+      timer.unref?.();
+      this.on('state', end);
+    });
+    return this.firstConnect;
+  }
+
+  /** assertReady, after waiting for the first connect to end when it is still under way. */
+  async whenReady(): Promise<void> {
+    await this.settled();
+    this.assertReady();
   }
 
   /** Counts a using node; the state is passed to `listener` now and on every change. */

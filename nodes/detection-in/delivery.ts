@@ -171,21 +171,29 @@ export async function openDelivery(
     // events held by a memory or disk tracker before are added to it.
     const handOver = previous && previous.mode !== 'redis' ? await previous.unfinished() : [];
     if (previous) await previous.close();
-    const fresh = await RedisStreamDelivery.open<StoredMeta>({
-      connection: settings.redis.connection,
-      name: settings.redis.name,
-      maxEvents: settings.maxEvents,
-      maxBytes: settings.maxBytes,
-      streamMaxEvents: settings.redis.streamMaxEvents,
-      streamMaxBytes: settings.redis.streamMaxBytes,
-      claimAfterMs: settings.redis.claimAfterMs,
-    });
+    const fresh = await RedisStreamDelivery.open<StoredMeta>(
+      {
+        connection: settings.redis.connection,
+        name: settings.redis.name,
+        maxEvents: settings.maxEvents,
+        maxBytes: settings.maxBytes,
+        streamMaxEvents: settings.redis.streamMaxEvents,
+        streamMaxBytes: settings.redis.streamMaxBytes,
+        claimAfterMs: settings.redis.claimAfterMs,
+      },
+      previous instanceof RedisStreamDelivery ? (previous as RedisStreamDelivery<StoredMeta>) : undefined,
+    );
     tracker = fresh.delivery;
     if (fresh.recovered.length > 0) node.log(t('delivery.recovered', { count: fresh.recovered.length }));
-    // Read back later (Redis was out of reach at the start): emitted once the flows are up.
-    fresh.delivery.onRecovered = () => {
-      due = true;
-      redeliverDue();
+    // Read back later (Redis was out of reach at the start): emitted once the flows are up. Only
+    // those: what this instance emitted itself meanwhile went into running flows.
+    const recoveredFrom = fresh.delivery;
+    recoveredFrom.onRecovered = (records) => {
+      if (flowsStarted) emitAgain(recoveredFrom, records);
+      else {
+        due = true;
+        redeliverDue();
+      }
     };
     await fresh.delivery.adopt(handOver);
   } else {

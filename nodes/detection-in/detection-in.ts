@@ -32,6 +32,10 @@ export = function register(RED: NodeAPI): void {
     discardRest(req);
   });
 
+  /** Resolves at the next `flows:started`: every deploy, and Node-RED's start, ends in one. */
+  const flowsStarted = (red: NodeAPI): Promise<void> =>
+    new Promise((resolve) => (red.events as unknown as { once(name: string, fn: () => void): void }).once('flows:started', () => resolve()));
+
   registerNode<DetectionInDef>(
     RED,
     'detection-in',
@@ -185,8 +189,12 @@ export = function register(RED: NodeAPI): void {
           .finally(() => active--);
       };
 
-      // Once stopped, what arrives is held, unread, for the next receiver on this path.
-      const route = routes.serve(key, node.id, handler, (serving) => mountReceiverRoute(RED, path, serving, door));
+      // Once stopped, what arrives is held, unread, for the next receiver on this path. This one
+      // serves once the flows have started (what it emits goes into running nodes, not into the
+      // redelivery of the deploy) and, in Redis mode, once its connection's first connect has
+      // ended: a connection a deploy has just made is no outage (bounded by the connect timeout).
+      const serveFrom = Promise.all([flowsStarted(RED), redis?.connection.settled()]);
+      const route = routes.serve(key, node.id, handler, (serving) => mountReceiverRoute(RED, path, serving, door), serveFrom);
       // A listener that cannot open its port: red under this receiver too (the listener logs why).
       const showDoor = (state: string): void => status.listener(state, door?.options.port);
       door?.on('state', showDoor);

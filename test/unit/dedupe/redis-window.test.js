@@ -267,6 +267,25 @@ describe('shared window through Redis', function () {
     }
   });
 
+  it('a check while a new connection makes its first connect (a deploy) waits for it; an unreachable Redis still fails it', async () => {
+    const fresh = new RedisConnection({ url: server.url, prefix: 'test:' }, 'fresh');
+    const down = new RedisConnection({ url: 'redis://127.0.0.1:1', prefix: 'test:', maxReconnectDelayMs: 200 }, 'down');
+    try {
+      fresh.open();
+      down.open();
+      assert.equal(fresh.state, 'connecting');
+      const w = new RedisSeenKeys(fresh, { name: 'first-connect', ttlMs: 60_000 });
+      const checks = await Promise.all([w.check('k', 1), w.check('k', 2)]);
+      assert.deepEqual(checks[0], { duplicate: false }, 'checked in Redis, not refused');
+      assert.equal(checks[1].duplicate, true);
+      await assert.rejects(new RedisSeenKeys(down, { name: 'x', ttlMs: 1000 }).check('k', 1), (err) => err instanceof RedisUnavailableError);
+      assert.equal(down.state, 'unreachable');
+    } finally {
+      await fresh.close();
+      await down.close();
+    }
+  });
+
   it('fails a check at once while Redis is unreachable, and works again when it is back', async function () {
     this.timeout(30_000);
     const own = await RedisServer.start();

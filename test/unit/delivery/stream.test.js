@@ -8,6 +8,7 @@ const assert = require('node:assert/strict');
 const { RedisStreamDelivery, STREAM_GROUP } = require('../../../dist/lib/delivery/stream');
 const { RedisConnection, RedisUnavailableError } = require('../../../dist/lib/redis/connection');
 const { RedisServer, redisAvailable } = require('../../support/redis-server');
+const { until } = require('../../support');
 
 function stateOf(connection, state) {
   if (connection.state === state) return Promise.resolve();
@@ -214,7 +215,11 @@ describe('lib/delivery RedisStreamDelivery (redis-server)', function () {
       assert.deepEqual(recovered, []);
       const readBack = new Promise((resolve) => (after.onRecovered = resolve));
       await own.resume();
-      await readBack;
+      assert.deepEqual(
+        (await readBack).map((r) => r.id),
+        [kept],
+        'handed the events read back, to emit those alone',
+      );
       assert.deepEqual(
         (await after.unfinished()).map((r) => [r.id, r.body.toString()]),
         [[kept, body(5).toString()]],
@@ -222,6 +227,47 @@ describe('lib/delivery RedisStreamDelivery (redis-server)', function () {
     } finally {
       await own.close();
     }
+  });
+
+  it('a deploy: what the old flow finishes after its instance closed is written by the next one, never emitted again', async () => {
+    const oldConnection = await connect('deployed');
+    const { delivery: before } = await delivery(oldConnection, { name: '/deploy' });
+    before.awaitCompletion = true;
+    const late = await before.take({ kind: 'lpr' }, body(1), {});
+    before.emitted(late);
+    const early = await before.take({ kind: 'lpr' }, body(2), {});
+    before.emitted(early);
+    // the deploy: the instance closes, then its configuration node's connection
+    await before.close();
+    await oldConnection.close();
+    assert.equal(before.complete(early), true, 'finished after close, before the next instance opened');
+
+    const fresh = new RedisConnection({ url: server.url, prefix: 'unit:', instance: 'deployed' }, 'deployed');
+    open.push(fresh);
+    fresh.open();
+    assert.equal(fresh.state, 'connecting');
+    const { delivery: after, recovered } = await RedisStreamDelivery.open(
+      {
+        connection: fresh,
+        name: '/deploy',
+        maxEvents: 1000,
+        maxBytes: 1 << 20,
+        streamMaxEvents: 1000,
+        streamMaxBytes: 1 << 20,
+        claimAfterMs: 60_000,
+        claimEveryMs: 3_600_000,
+      },
+      before,
+    );
+    open.push(after);
+    assert.deepEqual(recovered, []);
+    before.complete(late);
+    const readBack = [];
+    after.onRecovered = (records) => readBack.push(...records);
+    const client = await connect('observer');
+    await until(async () => (await client.client.xLen(after.key)) === 0, 5000, 'both completions written');
+    assert.deepEqual(await after.unfinished(), [], 'nothing held for redelivery');
+    assert.deepEqual(readBack, []);
   });
 
   it('refuses events at once while Redis is unreachable and writes completions it missed once it is back', async () => {

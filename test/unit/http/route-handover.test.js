@@ -106,6 +106,39 @@ describe('lib/http/route-handover', () => {
     assert.equal((await request(`${url}/gone`, { body: 'x' })).status, 404, 'the route is gone');
   });
 
+  it('a successor not ready yet (its Redis connecting): requests stay held until it is, then it answers them', async () => {
+    routes.claim('/a', 'n1');
+    routes.serve('/a', 'n1', receiver('first'), mountOn('/a')).stop(false);
+    routes.claim('/a', 'n2');
+    let ready;
+    routes.serve('/a', 'n2', receiver('second'), mountOn('/a'), new Promise((resolve) => (ready = resolve)));
+    const during = request(`${url}/a`, { body: 'xy' });
+    await until(() => routes.heldCount('/a') === 1, 5000, 'the request held');
+    // the flows start meanwhile: the path has its receiver, the standby route is kept
+    flowsStarted();
+    const later = request(`${url}/a`, { body: 'xyz' });
+    await until(() => routes.heldCount('/a') === 2, 5000, 'the second request held too');
+    ready();
+    assert.deepEqual(
+      (await Promise.all([during, later])).map((a) => a.text),
+      ['second got 2', 'second got 3'],
+    );
+    assert.equal((await request(`${url}/a`, { body: 'x' })).text, 'second got 1');
+  });
+
+  it('a first receiver not ready yet holds on its own route; stopped before it is ready, it never serves', async () => {
+    routes.claim('/new', 'n1');
+    let ready;
+    const served = routes.serve('/new', 'n1', receiver('first'), mountOn('/new'), new Promise((resolve) => (ready = resolve)));
+    const during = request(`${url}/new`, { body: 'x' });
+    await until(() => routes.heldCount('/new') === 1, 5000, 'the request held');
+    served.stop(false);
+    ready();
+    routes.claim('/new', 'n2');
+    routes.serve('/new', 'n2', receiver('second'), mountOn('/new'));
+    assert.equal((await during).text, 'second got 1', 'handed to the receiver that came next');
+  });
+
   it('a receiver removed by the deploy takes its route away at once', async () => {
     routes.claim('/a', 'n1');
     routes.serve('/a', 'n1', receiver('first'), mountOn('/a')).stop(true);
