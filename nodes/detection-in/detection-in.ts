@@ -126,6 +126,8 @@ export = function register(RED: NodeAPI): void {
           return opened;
         },
         (err: Error) => {
+          // Closed meanwhile: the next instance opens its own store and says what it finds.
+          if (closing) return undefined;
           // No store for events (an I/O error opening the journal, say): red with the
           // reason, and every request answered 503 with Retry-After (enqueue below).
           status.failed = err.message;

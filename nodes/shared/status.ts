@@ -12,11 +12,18 @@ export const STATUS_INTERVAL_MS = 250;
 
 /**
  * A status redrawn at most every 250 ms from `render()`, always with the
- * latest state. Cancelled when the node closes.
+ * latest state. Cancelled when the node closes, and silent after.
  */
 export function throttledStatus(node: Node, render: () => NodeStatus): Throttled {
-  const show = throttle(() => node.status(render()), STATUS_INTERVAL_MS);
-  node.on('close', () => show.cancel());
+  // A closed node's status is its successor's: nothing late (a timer, an open that failed) redraws it.
+  let closed = false;
+  const show = throttle(() => {
+    if (!closed) node.status(render());
+  }, STATUS_INTERVAL_MS);
+  node.on('close', () => {
+    closed = true;
+    show.cancel();
+  });
   return show;
 }
 
