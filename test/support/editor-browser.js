@@ -225,9 +225,21 @@ class EditorBrowser {
     }
     await this.settled(treeLabel, name);
     const listed = await lib.locator('.red-ui-treeList-label-text').allInnerTexts();
-    await labelOf(name).click();
+    // Picking the example fetches its flow, then enables Import; a click lost while the
+    // tree redraws (or a slow fetch on a busy machine) leaves it disabled: pick it again.
+    const importButton = page.locator('#red-ui-clipboard-dialog-ok');
+    for (let attempt = 1; ; attempt++) {
+      await labelOf(name).click();
+      const enabled = await page
+        .waitForFunction(() => !document.querySelector('#red-ui-clipboard-dialog-ok')?.disabled, null, { timeout: 5000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (enabled || attempt === 3) break;
+    }
     await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
-    await page.locator('#red-ui-clipboard-dialog-ok').click();
+    await importButton.click();
     await page.waitForFunction(
       (ws) => RED.workspaces.active() !== ws && RED.nodes.filterNodes({ z: RED.workspaces.active() }).length > 0,
       workspaceBefore,
