@@ -75,7 +75,8 @@ export class RedisSeenKeys implements SeenKeys {
 
   async check(key: string, now: number, mark?: string): Promise<Sighting> {
     // A connection a deploy has just made is waited for (bounded): only an outage is "unreachable".
-    await this.connection.whenReady();
+    // Once ready, no await: commands issued in one tick still leave in one write.
+    if (!this.connection.ready) await this.connection.whenReady();
     const ttl = Math.max(1, Math.round(this.options.ttlMs));
     // a mark with a space or past 200 characters is not one detection-in makes: not kept
     const kept = mark !== undefined && mark.length <= 200 && !mark.includes(' ') ? mark : '';

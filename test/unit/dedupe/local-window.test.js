@@ -4,9 +4,6 @@ const crypto = require('node:crypto');
 const v8 = require('node:v8');
 const vm = require('node:vm');
 const { DedupeWindow, passes, takeOverWindow, keepWindow, dropWindow } = require('../../../dist/lib/dedupe/local-window');
-const { choiceKey, KEY_CHOICES } = require('../../../dist/lib/dedupe/key');
-const { eventHash } = require('../../../dist/lib/events/event-hash');
-const ev = require('../../fixtures/events');
 
 describe('lib/dedupe DedupeWindow', () => {
   it('passes the first sighting and drops repeats inside the window', () => {
@@ -266,89 +263,5 @@ describe('lib/dedupe: windows kept across deploys', () => {
     keepWindow('n1', w, settings());
     dropWindow('n1');
     assert.equal(takeOverWindow('n1', settings()).window.size, 0);
-  });
-});
-
-describe('lib/dedupe-key: keys picked by name', () => {
-  const lpr = () => {
-    const e = ev.fullLpr();
-    e.payload.lprPlateInfo.plate = 'XYZ987';
-    e.payload.detectionInfo.detectorName = 'Gate 2';
-    e.payload.messageId = 'm-1';
-    return e;
-  };
-  const face = () => {
-    const e = ev.fullFace();
-    e.payload.personInfo.faceId = 'face-7';
-    e.payload.detectionInfo.detectorName = 'Entrance Cam 3';
-    return e;
-  };
-
-  it('makes the keys the list offers, from a plate event and from a face event', () => {
-    assert.deepEqual(KEY_CHOICES, ['plateAtCamera', 'plate', 'person', 'camera', 'messageId']);
-    assert.deepEqual(
-      KEY_CHOICES.map((c) => choiceKey(c, lpr())),
-      ['XYZ987 @ Gate 2', 'XYZ987', undefined, 'Gate 2', 'm-1'],
-    );
-    assert.deepEqual(
-      KEY_CHOICES.map((c) => choiceKey(c, face())),
-      ['face-7 @ Entrance Cam 3', undefined, 'face-7', 'Entrance Cam 3', face().payload.messageId],
-    );
-  });
-
-  it('makes the keys the old default cooldown expression made (saved windows keep matching)', () => {
-    const jsonata = require('jsonata');
-    const old = jsonata(
-      '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)',
-    );
-    return Promise.all([lpr(), face()].map(async (e) => assert.equal(choiceKey('plateAtCamera', e), await old.evaluate({ payload: e }))));
-  });
-
-  it('has no key where the event lacks what the choice needs', () => {
-    const e = lpr();
-    delete e.payload.detectionInfo.detectorName;
-    assert.equal(choiceKey('plateAtCamera', e), undefined);
-    assert.equal(choiceKey('plate', e), 'XYZ987');
-    for (const c of KEY_CHOICES) {
-      assert.equal(choiceKey(c, undefined), undefined, c);
-      assert.equal(choiceKey(c, 'text'), undefined, c);
-      assert.equal(choiceKey(c, { payload: { lprPlateInfo: { plate: '' }, messageId: null } }), undefined, c);
-    }
-  });
-});
-
-describe('lib/event-hash', () => {
-  it('is stable across key order and ignores resentEvent', () => {
-    const a = ev.fullLpr();
-    delete a.payload.messageId;
-    const b = JSON.parse(JSON.stringify(a));
-    b.payload.resentEvent = true;
-    const reordered = Object.fromEntries(Object.entries(b).reverse());
-    reordered.payload = Object.fromEntries(Object.entries(b.payload).reverse());
-    assert.equal(eventHash(a), eventHash(reordered));
-  });
-
-  it('changes with any other content', () => {
-    const a = ev.fullLpr();
-    const base = eventHash(a);
-    const plate = ev.fullLpr();
-    plate.payload.lprPlateInfo.plate = 'XYZ988';
-    const image = ev.fullLpr();
-    image.payload.detectionImages[0].image += 'A';
-    const typed = ev.fullLpr();
-    typed.payload.lprPlateInfo.fields[1].boolValue = 'true';
-    const moved = ev.fullLpr();
-    moved.sourceName = 'eConnect Site 1 LP';
-    moved.externalId = 'R98765';
-    for (const other of [plate, image, typed, moved]) assert.notEqual(eventHash(other), base);
-    assert.notEqual(eventHash({ a: 'bc' }), eventHash({ ab: 'c' }), 'unambiguous encoding');
-    assert.notEqual(eventHash({ a: [1, 2] }), eventHash({ a: ['1', '2'] }));
-    assert.notEqual(eventHash(null), eventHash({}));
-  });
-
-  it('hashes a 1 MB event', () => {
-    const big = ev.bigLpr(1024 * 1024);
-    assert.equal(eventHash(big), eventHash(JSON.parse(JSON.stringify(big))));
-    assert.match(eventHash(big), /^[A-Za-z0-9_-]{43}$/);
   });
 });
