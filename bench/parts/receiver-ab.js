@@ -18,6 +18,8 @@ const { body } = require('../support/bodies');
 const { NodeRed, httpJson, delay } = require('../support/nodered');
 const { flows, READY, MONITOR_PATH } = require('../support/flows');
 const { roundOrder, roundRatios, spread } = require('../support/ab');
+const { cpuSecondsOf, machineBusySeconds } = require('../support/proc');
+const os = require('node:os');
 
 const MONITOR_TOKEN = 'bench-monitor-token';
 
@@ -87,6 +89,14 @@ async function runReceiverAb(ctx) {
   const acknowledged = Object.fromEntries(variants.map((v) => [v.name, 0]));
   const names = variants.map((v) => v.name);
   const kinds = [];
+  // What else ran on the machine meanwhile: CPUs busy in all against ours
+  // (the Node-REDs and this process, the load generator), over the rounds.
+  const ourCpu = () =>
+    variants.reduce((sum, v) => sum + (cpuSecondsOf(nrs[v.name].pid) || 0), 0) + process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
+  const t0 = performance.now();
+  const busy0 = machineBusySeconds();
+  const ours0 = ourCpu();
+  const loadBefore = os.loadavg()[0];
 
   try {
     for (const spec of config.kinds) {
@@ -171,6 +181,18 @@ async function runReceiverAb(ctx) {
   } finally {
     if (scraper) await scraper.stop();
   }
+  const wall = (performance.now() - t0) / 1000;
+  const busy1 = machineBusySeconds();
+  const ours = (ourCpu() - ours0) / wall;
+  const all = busy0 === null || busy1 === null ? null : (busy1 - busy0) / wall;
+  const machine = {
+    cpus: os.cpus().length,
+    cpusBusyOurs: +ours.toFixed(2),
+    cpusBusyAll: all === null ? null : +all.toFixed(2),
+    cpusBusyOthers: all === null ? null : +Math.max(0, all - ours).toFixed(2),
+    loadAverage1mBefore: +loadBefore.toFixed(2),
+    loadAverage1mAfter: +os.loadavg()[0].toFixed(2),
+  };
 
   // Every 200 of each build became a message at the end of its flow.
   for (const v of variants) {
@@ -196,7 +218,7 @@ async function runReceiverAb(ctx) {
     if (ok > 0 && !s.lastText.includes('/bench/detections'))
       problems.push(`metrics: the last scrape does not mention the receiver's path /bench/detections`);
   }
-  return { variants: variants.map(({ name, label, monitor }) => ({ name, label, monitor: Boolean(monitor) })), kinds, scrape, problems };
+  return { variants: variants.map(({ name, label, monitor }) => ({ name, label, monitor: Boolean(monitor) })), kinds, scrape, machine, problems };
 }
 
 async function waitFor200(url, token, timeoutMs) {

@@ -280,6 +280,13 @@ function renderReceiverAb(ab, mode) {
     'Each build: detection-in (Bearer, schema check) → dedupe → switch → count → detection-done, in a Node-RED of its own; the same load generator,\n' +
       'connections and bodies. Ratio rows: median of the per-round ratios (min–max) for req/s and for p99; round order A B, B A, … (rotated).',
   );
+  if (ab.machine) {
+    const m = ab.machine;
+    parts.push(
+      `Machine during the rounds: CPUs busy ${num(m.cpusBusyAll, 2)} of ${m.cpus} (ours ${num(m.cpusBusyOurs, 2)}, other processes ${num(m.cpusBusyOthers, 2)}); ` +
+        `1-minute load average ${num(m.loadAverage1mBefore, 2)} before, ${num(m.loadAverage1mAfter, 2)} after. Other processes' load is the noise in the ratios.`,
+    );
+  }
   if (ab.scrape)
     parts.push(
       `Operator's view: GET ${ab.scrape.path} every ${ab.scrape.everyMs / 1000} s during the whole run: ${num(ab.scrape.scrapes)} scrapes (${Object.entries(
