@@ -102,10 +102,14 @@ async function runReceiverAb(ctx) {
     for (const spec of config.kinds) {
       const template = body(spec.kind, spec.bytes);
       const stats = Object.fromEntries(
-        names.map((n) => [n, { requests: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, roundsRps: [], roundsP99: [] }]),
+        names.map((n) => [
+          n,
+          { requests: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, roundsRps: [], roundsP99: [], roundsCpuMs: [], cpuSeconds: 0 },
+        ]),
       );
       const once = async (name, seconds, record) => {
         sampler.mark(record ? `ab:${spec.kind}:${name}` : null);
+        const cpu0 = cpuSecondsOf(nrs[name].pid);
         const r = await runLoad({
           url: `${nrs[name].url}/bench/detections`,
           headers: { authorization: `Bearer ${token}` },
@@ -115,6 +119,7 @@ async function runReceiverAb(ctx) {
           idPrefix: `${spec.kind[0]}${name[0]}`,
         });
         sampler.mark(null);
+        const cpu1 = cpuSecondsOf(nrs[name].pid);
         acknowledged[name] += r.ok;
         const s = stats[name];
         for (const [k, n] of Object.entries(r.statuses)) s.statuses[k] = (s.statuses[k] || 0) + n;
@@ -130,6 +135,11 @@ async function runReceiverAb(ctx) {
         s.latencies.merge(r.latencies);
         s.roundsRps.push(+((r.requests / r.durationMs) * 1000).toFixed(1));
         s.roundsP99.push(r.latencies.count ? +r.latencies.percentile(99).toFixed(2) : null);
+        // The Node-RED's own CPU time per request: what the build costs per event,
+        // much less moved than req/s by other processes taking the CPUs.
+        const cpu = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
+        if (cpu !== null) s.cpuSeconds += cpu;
+        s.roundsCpuMs.push(cpu !== null && r.requests > 0 ? +((cpu * 1000) / r.requests).toFixed(3) : null);
       };
       if (spec.warmupSeconds > 0) for (const name of names) await once(name, spec.warmupSeconds, false);
       const orders = [];
@@ -148,6 +158,8 @@ async function runReceiverAb(ctx) {
           rps: s.ms > 0 ? +((s.requests / s.ms) * 1000).toFixed(1) : 0,
           roundsRps: s.roundsRps,
           roundsP99Ms: s.roundsP99,
+          cpuMsPerRequest: s.requests > 0 ? +((s.cpuSeconds * 1000) / s.requests).toFixed(3) : null,
+          roundsCpuMs: s.roundsCpuMs,
           p50Ms: s.latencies.count ? +s.latencies.percentile(50).toFixed(2) : null,
           p99Ms: s.latencies.count ? +s.latencies.percentile(99).toFixed(2) : null,
           peakRssBytes: sampler.peak(`ab:${spec.kind}:${v.name}`, v.name),
@@ -163,7 +175,13 @@ async function runReceiverAb(ctx) {
           const [name, base] = [names[j], names[i]];
           const rps = roundRatios(stats[name].roundsRps, stats[base].roundsRps).map(round3);
           const p99 = roundRatios(stats[name].roundsP99, stats[base].roundsP99).map(round3);
-          ratios[`${name}To${cap(base)}`] = { rps: { rounds: rps, ...rounded(spread(rps)) }, p99: { rounds: p99, ...rounded(spread(p99)) } };
+          // Inverted (base's CPU per event ÷ this one's) to read like req/s: below 1 costs more.
+          const cpu = roundRatios(stats[base].roundsCpuMs, stats[name].roundsCpuMs).map(round3);
+          ratios[`${name}To${cap(base)}`] = {
+            rps: { rounds: rps, ...rounded(spread(rps)) },
+            p99: { rounds: p99, ...rounded(spread(p99)) },
+            cpu: { rounds: cpu, ...rounded(spread(cpu)) },
+          };
         }
       }
       kinds.push({

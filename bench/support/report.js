@@ -228,7 +228,13 @@ function twoPercentLine(ab, mode) {
       ? ', every round on the same side'
       : `; the rounds straddle ${TWO_PERCENT_LINE}: not to be trusted yet (more --rounds, or a quieter machine)`;
   }
-  return { text: `2% line (issue 27): plate req/s, ${what} = ${figure}: ${outcome}`, verdict: v };
+  let text = `2% line (issue 27): plate req/s, ${what} = ${figure}: ${outcome}`;
+  const c = ratio.cpu && ratio.cpu.median !== null ? ratio.cpu : null;
+  if (c)
+    text +=
+      `\n  the same by the receiver's CPU time per event (baseline's ÷ this one's; little moved by other processes): ` +
+      `${r3(c.median)} (min ${r3(c.min)}, max ${r3(c.max)})`;
+  return { text, verdict: v, cpu: c };
 }
 
 const RATIO_LABELS = {
@@ -252,13 +258,14 @@ function renderReceiverAb(ab, mode) {
         num(t.p50Ms, 1),
         num(t.p99Ms, 1),
         mb(t.peakRssBytes),
+        num(t.cpuMsPerRequest, 2),
         t.roundsRps.map((n) => num(n, 0)).join(' '),
       ]);
       first = false;
     }
     for (const [key, r] of Object.entries(k.ratios)) {
       const label = RATIO_LABELS[key] || key;
-      rows.push(['', label, spreadText(r.rps), '', spreadText(r.p99), '', r.rps.rounds.map(r3).join(' ')]);
+      rows.push(['', label, spreadText(r.rps), '', spreadText(r.p99), '', spreadText(r.cpu), r.rps.rounds.map(r3).join(' ')]);
     }
   }
   const k0 = ab.kinds[0];
@@ -266,9 +273,10 @@ function renderReceiverAb(ab, mode) {
     `\nReceiver A/B against baseline ${base}: ${k0 ? k0.connections : '?'} connections, one Node-RED per build, the builds taking turns (${ab.kinds
       .map((k) => `${k.label} ${k.rounds} × ${k.secondsPerRound} s`)
       .join(', ')})\n` +
-      table(['body', 'build', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'req/s per round (ratio rows: per round)'], rows, [
+      table(['body', 'build', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/event', 'req/s per round (ratio rows: per round)'], rows, [
         'l',
         'l',
+        'r',
         'r',
         'r',
         'r',
@@ -278,7 +286,8 @@ function renderReceiverAb(ab, mode) {
   );
   parts.push(
     'Each build: detection-in (Bearer, schema check) → dedupe → switch → count → detection-done, in a Node-RED of its own; the same load generator,\n' +
-      'connections and bodies. Ratio rows: median of the per-round ratios (min–max) for req/s and for p99; round order A B, B A, … (rotated).',
+      'connections and bodies. Ratio rows: median of the per-round ratios (min–max) of req/s, p99 and CPU ms/event (that one inverted: baseline ÷ build,\n' +
+      "to read like req/s); round order A B, B A, … (rotated). CPU ms/event: the Node-RED process's CPU time (all threads) per request answered.",
   );
   if (ab.machine) {
     const m = ab.machine;
