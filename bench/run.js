@@ -38,6 +38,10 @@
  *                   with a detection-monitor deployed and its metrics scraped
  *                   once a second (skipped, with a note, when this build has
  *                   no detection-monitor node)
+ *   --together      with --baseline: the builds loaded at the same time in each
+ *                   round (each with its own connections) instead of in
+ *                   turns: they share the CPUs and whatever else runs on the
+ *                   machine alike (for a machine others are using)
  *   --bodies a,b    receiver bodies to run: lpr (plate), face, small (default all)
  *   --rounds N      rounds per body of the receiver part (default 6 plate, 4 others with --baseline)
  *   --seconds S     seconds per target and round of the receiver part
@@ -147,6 +151,7 @@ function parseArgs(argv) {
     if (a === '--quick') args.quick = true;
     else if (a === '--profile') args.profile = true;
     else if (a === '--monitor') args.monitor = true;
+    else if (a === '--together') args.together = true;
     else if (is('--baseline')) {
       [args.baseline, i] = value(a, i);
       if (!args.baseline) usage('--baseline needs a git ref (a commit, branch or tag)');
@@ -183,6 +188,7 @@ function parseArgs(argv) {
   }
   if (args.baseline && !args.only.includes('receiver')) usage('--baseline is an A/B run of the receiver part: add receiver to --only');
   if (args.monitor && !args.baseline) usage('--monitor is a variant of the A/B run: give --baseline too');
+  if (args.together && !args.baseline) usage('--together is a way of running the A/B: give --baseline too');
   return args;
 }
 
@@ -257,7 +263,7 @@ async function main() {
   const mode = args.quick ? 'quick' : 'full';
   const config = { ...CONFIG[mode] };
   config.receiver = receiverConfig(config.receiver, args);
-  config.receiverAb = receiverConfig(config.receiverAb, args);
+  config.receiverAb = { ...receiverConfig(config.receiverAb, args), together: Boolean(args.together) };
   const t0 = performance.now();
   ensureBuilt();
   let baseline;
@@ -365,6 +371,7 @@ async function main() {
           notes: baseline.notes,
         };
         results.receiverAb.monitorRequested = args.monitor;
+        results.receiverAb.together = Boolean(args.together);
         if (monitorNote) results.receiverAb.monitorNote = monitorNote;
         results.problems.push(...results.receiverAb.problems);
       } catch (err) {

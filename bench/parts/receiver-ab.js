@@ -9,6 +9,10 @@
  * detection-monitor deployed (the operator's view on), its metrics scraped
  * once a second for the whole run as Prometheus would.
  *
+ * With `config.together` (--together) the builds are loaded at the same time
+ * instead, each by `connections` of its own: they share the CPUs, and
+ * whatever else runs on the machine at that moment, alike.
+ *
  * Per round, each build's requests/s and p99; the ratios current ÷ baseline
  * are taken round by round (the builds measured side by side under the same
  * load on the machine) and summarised as median and min–max.
@@ -30,7 +34,7 @@ const MONITOR_TOKEN = 'bench-monitor-token';
 function startScraper(url, token, everyMs = 1000) {
   const state = { scrapes: 0, statuses: {}, errors: {}, lastBytes: 0, lastText: '' };
   let busy = false;
-  const timer = setInterval(async () => {
+  const scrape = async () => {
     if (busy) return;
     busy = true;
     try {
@@ -46,7 +50,9 @@ function startScraper(url, token, everyMs = 1000) {
     } finally {
       busy = false;
     }
-  }, everyMs);
+  };
+  scrape();
+  const timer = setInterval(scrape, everyMs);
   return {
     state,
     stop: async () => {
@@ -107,8 +113,10 @@ async function runReceiverAb(ctx) {
           { requests: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, roundsRps: [], roundsP99: [], roundsCpuMs: [], cpuSeconds: 0 },
         ]),
       );
+      // Together, the builds share one RSS label (the sampler keeps a peak per process anyway).
+      const rssLabel = (name) => `ab:${spec.kind}:${config.together ? 'together' : name}`;
       const once = async (name, seconds, record) => {
-        sampler.mark(record ? `ab:${spec.kind}:${name}` : null);
+        if (!config.together) sampler.mark(record ? rssLabel(name) : null);
         const cpu0 = cpuSecondsOf(nrs[name].pid);
         const r = await runLoad({
           url: `${nrs[name].url}/bench/detections`,
@@ -118,7 +126,7 @@ async function runReceiverAb(ctx) {
           durationMs: seconds * 1000,
           idPrefix: `${spec.kind[0]}${name[0]}`,
         });
-        sampler.mark(null);
+        if (!config.together) sampler.mark(null);
         const cpu1 = cpuSecondsOf(nrs[name].pid);
         acknowledged[name] += r.ok;
         const s = stats[name];
@@ -145,8 +153,12 @@ async function runReceiverAb(ctx) {
       const orders = [];
       for (let round = 0; round < spec.rounds; round++) {
         const order = roundOrder(names, round);
-        orders.push(order.join(' '));
-        for (const name of order) await once(name, spec.seconds, true);
+        orders.push(config.together ? 'together' : order.join(' '));
+        if (config.together) {
+          sampler.mark(rssLabel());
+          await Promise.all(order.map((name) => once(name, spec.seconds, true)));
+          sampler.mark(null);
+        } else for (const name of order) await once(name, spec.seconds, true);
         log(`  ${spec.label} A/B: round ${round + 1}/${spec.rounds} (${order.join(', ')}) done`);
       }
       const targets = {};
@@ -162,7 +174,7 @@ async function runReceiverAb(ctx) {
           roundsCpuMs: s.roundsCpuMs,
           p50Ms: s.latencies.count ? +s.latencies.percentile(50).toFixed(2) : null,
           p99Ms: s.latencies.count ? +s.latencies.percentile(99).toFixed(2) : null,
-          peakRssBytes: sampler.peak(`ab:${spec.kind}:${v.name}`, v.name),
+          peakRssBytes: sampler.peak(rssLabel(v.name), v.name),
           statuses: s.statuses,
           errors: s.errors,
         };

@@ -270,7 +270,7 @@ function renderReceiverAb(ab, mode) {
   }
   const k0 = ab.kinds[0];
   parts.push(
-    `\nReceiver A/B against baseline ${base}: ${k0 ? k0.connections : '?'} connections, one Node-RED per build, the builds taking turns (${ab.kinds
+    `\nReceiver A/B against baseline ${base}: ${k0 ? k0.connections : '?'} connections, one Node-RED per build, ${ab.together ? 'the builds loaded at the same time, each with its own connections' : 'the builds taking turns'} (${ab.kinds
       .map((k) => `${k.label} ${k.rounds} × ${k.secondsPerRound} s`)
       .join(', ')})\n` +
       table(['body', 'build', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/event', 'req/s per round (ratio rows: per round)'], rows, [
