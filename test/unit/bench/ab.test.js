@@ -52,3 +52,26 @@ describe('bench/support/ab (the arithmetic of an A/B run)', () => {
     assert.deepEqual(verdict([], 0.98), { median: null, min: null, max: null, n: 0, atLeast: 0.98, met: null, clear: false });
   });
 });
+
+describe('bench/support/report: the 2% line of issue 27', () => {
+  const { twoPercentLine } = require('../../../bench/support/report');
+  const ratio = (rounds) => ({ rps: { rounds }, p99: { rounds: [] }, cpu: { rounds: [], median: null } });
+  const ab = (ratios, extra = {}) => ({ baseline: { short: '5ad0c38' }, kinds: [{ kind: 'lpr', ratios }], ...extra });
+
+  it('judges plate throughput with the operator’s view on against the baseline, on the median of the rounds', () => {
+    const line = twoPercentLine(ab({ currentToBaseline: ratio([1.5, 1.5, 1.5]), monitorToBaseline: ratio([0.97, 0.96, 0.99]) }), 'full');
+    assert.equal(line.verdict.median, 0.97, 'the monitor variant, not current alone');
+    assert.equal(line.verdict.met, false);
+    assert.match(line.text, /current with the operator's view on ÷ baseline 5ad0c38 = 0\.970, median of 3 rounds \(min 0\.960, max 0\.990\): MISSED/);
+    assert.match(line.text, /straddle 0\.98/);
+  });
+
+  it('says when the operator’s view was not in the run, and never judges a quick run', () => {
+    const without = twoPercentLine(ab({ currentToBaseline: ratio([1.0, 0.99, 1.01]) }, { monitorNote: 'no detection-monitor' }), 'full');
+    assert.match(without.text, /WITHOUT the operator's view: no detection-monitor in this build/);
+    assert.match(without.text, /MET, costs at most 2% \(≥ 0\.98\), every round on the same side/);
+    const quick = twoPercentLine(ab({ currentToBaseline: ratio([1.0]) }), 'quick');
+    assert.match(quick.text, /not judged: a quick run/);
+    assert.match(twoPercentLine({ kinds: [{ kind: 'face', ratios: {} }] }, 'full').text, /not judged: no plate bodies/);
+  });
+});
