@@ -117,12 +117,22 @@ function dedupeNode(id, extra = {}) {
 const MONITOR_PATH = '/detection-bridge/metrics';
 
 /**
- * The operator's view (issue 27): metrics of every receiver on httpNode,
- * Bearer token `token`. Only options the bench relies on are set; the node's
- * own defaults give the rest.
+ * The operator's view (issue 27): Prometheus metrics of every receiver on
+ * httpNode at MONITOR_PATH, Bearer token `token`; its health answers off (a
+ * scraper does not ask them). The node's own defaults give the rest.
  */
 function monitorNode({ token }) {
-  return { id: 'benchmon', type: 'detection-monitor', z: TAB, name: '', path: MONITOR_PATH, auth: 'bearer', credentials: { token }, wires: [] };
+  return {
+    id: 'benchmon',
+    type: 'detection-monitor',
+    z: TAB,
+    name: '',
+    metrics: true,
+    metricsPath: MONITOR_PATH,
+    health: false,
+    credentials: { token },
+    wires: [],
+  };
 }
 
 function flows({ token, coreUrl, redis, monitor }) {
