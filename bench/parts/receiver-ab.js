@@ -78,8 +78,7 @@ async function runReceiverAb(ctx) {
     const nr = await NodeRed.create({ execArgv, packageRoot: v.root });
     started.push(nr);
     await nr.start();
-    const ready = { ...READY };
-    await nr.deploy(flows({ token, coreUrl, monitor: v.monitor ? { token: MONITOR_TOKEN } : undefined }), ready);
+    await nr.deploy(flows({ token, coreUrl, monitor: v.monitor ? { token: MONITOR_TOKEN } : undefined }), READY);
     sampler.watch(v.name, nr.pid);
     nrs[v.name] = nr;
     log(`bench: Node-RED (${v.label}) at ${nr.url}, pid ${nr.pid}`);
