@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.demo/', '.ci/cache/', 'test-artifacts/'] },
+  { ignores: ['dist/', 'node_modules/', '.demo/', '.ci/cache/', 'test-artifacts/', 'bench/.baselines/'] },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],

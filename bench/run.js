@@ -28,6 +28,23 @@
  *   --quick         smoke mode: every part with tiny sizes and durations (a
  *                   few seconds); results are not written unless --out is given
  *   --only a,b      run only these parts (receiver, burst, dedupe, push, redis, openapi)
+ *   --baseline REF  the receiver part as an A/B run instead: the same receiver
+ *                   scenario on a build of git commit REF (built once, cached
+ *                   in bench/.baselines/) and on this tree's build, taking
+ *                   turns round by round; prints current ÷ baseline per round
+ *                   (median, min–max) and the 2% line of issue 27; results
+ *                   are not written unless --out is given
+ *   --monitor       with --baseline: a third build in the turns, this tree's
+ *                   with a detection-monitor deployed and its metrics scraped
+ *                   once a second (skipped, with a note, when this build has
+ *                   no detection-monitor node)
+ *   --together      with --baseline: the builds loaded at the same time in each
+ *                   round (each with its own connections) instead of in
+ *                   turns: they share the CPUs and whatever else runs on the
+ *                   machine alike (for a machine others are using)
+ *   --bodies a,b    receiver bodies to run: lpr (plate), face, small (default all)
+ *   --rounds N      rounds per body of the receiver part (default 6 plate, 4 others with --baseline)
+ *   --seconds S     seconds per target and round of the receiver part
  *   --out FILE      where to write the results (default bench/results.json,
  *                   where the parts not run keep their last figures; none in
  *                   --quick mode)
@@ -53,6 +70,8 @@ const { runDedupe } = require('./parts/dedupe');
 const { runPush } = require('./parts/push');
 const { runRedis } = require('./parts/redis');
 const { runOpenapi } = require('./parts/openapi');
+const { runReceiverAb } = require('./parts/receiver-ab');
+const { baselineBuild, hasNodeType } = require('./support/baseline');
 
 const PARTS = ['receiver', 'burst', 'dedupe', 'push', 'redis', 'openapi'];
 const TOKEN = 'bench-bearer-token';
@@ -66,6 +85,16 @@ const CONFIG = {
         { kind: 'lpr', label: 'LPR', bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
         { kind: 'face', label: 'face', bytes: 370 * KiB, rounds: 3, seconds: 2, warmupSeconds: 0.5 },
         { kind: 'small', label: 'small', bytes: 0, rounds: 3, seconds: 2, warmupSeconds: 0.5 },
+      ],
+    },
+    // Two or three builds taking turns: more rounds than the receiver part's, the
+    // verdict being a median of per-round ratios.
+    receiverAb: {
+      connections: 8,
+      kinds: [
+        { kind: 'lpr', label: 'LPR', bytes: 880 * 1000, rounds: 6, seconds: 3, warmupSeconds: 1 },
+        { kind: 'face', label: 'face', bytes: 370 * KiB, rounds: 4, seconds: 2, warmupSeconds: 0.5 },
+        { kind: 'small', label: 'small', bytes: 0, rounds: 4, seconds: 2, warmupSeconds: 0.5 },
       ],
     },
     burst: { connections: 64, bytes: 1024 * KiB, seconds: 10 },
@@ -88,6 +117,14 @@ const CONFIG = {
         { kind: 'small', label: 'small', bytes: 0, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
       ],
     },
+    receiverAb: {
+      connections: 4,
+      kinds: [
+        { kind: 'lpr', label: 'LPR', bytes: 96 * KiB, rounds: 2, seconds: 0.15, warmupSeconds: 0 },
+        { kind: 'face', label: 'face', bytes: 70 * KiB, rounds: 2, seconds: 0.15, warmupSeconds: 0 },
+        { kind: 'small', label: 'small', bytes: 0, rounds: 2, seconds: 0.15, warmupSeconds: 0 },
+      ],
+    },
     burst: { connections: 8, bytes: 128 * KiB, seconds: 0.5 },
     dedupe: { keys: [1_000, 10_000], checks: 20_000, timeoutMs: 60_000 },
     push: { transactions: 300, warmup: 50, window: 16, timeoutMs: 60_000 },
@@ -101,12 +138,41 @@ const CONFIG = {
 };
 
 function parseArgs(argv) {
-  const args = { quick: false, only: PARTS, out: undefined, profile: false };
+  const args = { quick: false, only: PARTS, out: undefined, profile: false, baseline: undefined, monitor: false };
+  const value = (a, i) => (a.includes('=') ? [a.slice(a.indexOf('=') + 1), i] : [argv[i + 1], i + 1]);
+  const positive = (name, text, integer) => {
+    const n = Number(text);
+    if (!(n > 0) || (integer && !Number.isInteger(n))) usage(`${name} needs a${integer ? ' whole' : ''} number above 0`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    const is = (name) => a === name || a.startsWith(`${name}=`);
     if (a === '--quick') args.quick = true;
     else if (a === '--profile') args.profile = true;
-    else if (a === '--only' || a.startsWith('--only=')) {
+    else if (a === '--monitor') args.monitor = true;
+    else if (a === '--together') args.together = true;
+    else if (is('--baseline')) {
+      [args.baseline, i] = value(a, i);
+      if (!args.baseline) usage('--baseline needs a git ref (a commit, branch or tag)');
+    } else if (is('--rounds')) {
+      let v;
+      [v, i] = value(a, i);
+      args.rounds = positive('--rounds', v, true);
+    } else if (is('--seconds')) {
+      let v;
+      [v, i] = value(a, i);
+      args.seconds = positive('--seconds', v, false);
+    } else if (is('--bodies')) {
+      let v;
+      [v, i] = value(a, i);
+      args.bodies = String(v || '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const unknown = args.bodies.filter((b) => !['lpr', 'face', 'small'].includes(b));
+      if (unknown.length || args.bodies.length === 0) usage(`unknown bodies ${unknown.join(', ') || '(none)'}; bodies: lpr, face, small`);
+    } else if (a === '--only' || a.startsWith('--only=')) {
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
       args.only = String(value || '')
         .split(',')
@@ -120,7 +186,18 @@ function parseArgs(argv) {
     } else if (a === '--help' || a === '-h') usage();
     else usage(`unknown option ${a}`);
   }
+  if (args.baseline && !args.only.includes('receiver')) usage('--baseline is an A/B run of the receiver part: add receiver to --only');
+  if (args.monitor && !args.baseline) usage('--monitor is a variant of the A/B run: give --baseline too');
+  if (args.together && !args.baseline) usage('--together is a way of running the A/B: give --baseline too');
   return args;
+}
+
+/** The receiver settings with --bodies, --rounds and --seconds applied. */
+function receiverConfig(base, args) {
+  const kinds = base.kinds
+    .filter((k) => !args.bodies || args.bodies.includes(k.kind))
+    .map((k) => ({ ...k, rounds: args.rounds || k.rounds, seconds: args.seconds || k.seconds }));
+  return { ...base, kinds };
 }
 
 function usage(problem) {
@@ -184,9 +261,19 @@ function machine() {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const mode = args.quick ? 'quick' : 'full';
-  const config = CONFIG[mode];
+  const config = { ...CONFIG[mode] };
+  config.receiver = receiverConfig(config.receiver, args);
+  config.receiverAb = { ...receiverConfig(config.receiverAb, args), together: Boolean(args.together) };
   const t0 = performance.now();
   ensureBuilt();
+  let baseline;
+  const buildStart = performance.now();
+  try {
+    baseline = args.baseline ? baselineBuild(args.baseline, log) : undefined;
+  } catch (err) {
+    console.error(`bench: ${err.message}`);
+    return 2;
+  }
   const { startMockCore } = require(path.join(ROOT, 'dist', 'sim'));
 
   const profileDir = args.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-bench-profiles-')) : undefined;
@@ -195,7 +282,7 @@ async function main() {
   const sampler = new RssSampler(20);
   const started = { nrs: [], floor: undefined, core: undefined };
   const run = (part) => args.only.includes(part);
-  const timings = {};
+  const timings = baseline ? { baselineBuild: +((performance.now() - buildStart) / 1000).toFixed(1) } : {};
   let lap = performance.now();
   const seconds = () => {
     const now = performance.now();
@@ -249,7 +336,51 @@ async function main() {
     // A quick run shares one Node-RED between the parts; a full run gives the
     // burst a fresh one, so its RSS is not what the receiver rounds left.
     let shared;
-    if (run('receiver')) {
+    if (run('receiver') && baseline) {
+      log(`bench: receiver A/B, baseline ${baseline.short} against this tree`);
+      for (const note of baseline.notes) log(`bench: note: ${note}`);
+      const variants = [
+        { name: 'baseline', label: `baseline ${baseline.short}`, root: baseline.root },
+        { name: 'current', label: 'current', root: ROOT },
+      ];
+      let monitorNote;
+      if (args.monitor) {
+        if (hasNodeType(ROOT, 'detection-monitor')) variants.push({ name: 'monitor', label: 'current + monitor', root: ROOT, monitor: true });
+        else {
+          monitorNote = "no detection-monitor node in this tree's build: the operator's view variant is skipped";
+          log(`bench: note: ${monitorNote}`);
+        }
+      }
+      const nrs = [];
+      try {
+        results.receiverAb = await runReceiverAb({
+          variants,
+          token: TOKEN,
+          coreUrl: started.core.url,
+          sampler,
+          config: config.receiverAb,
+          log,
+          execArgv,
+          started: nrs,
+        });
+        results.receiverAb.baseline = {
+          ref: args.baseline,
+          sha: baseline.sha,
+          short: baseline.short,
+          subject: baseline.subject,
+          notes: baseline.notes,
+        };
+        results.receiverAb.monitorRequested = args.monitor;
+        results.receiverAb.together = Boolean(args.together);
+        if (monitorNote) results.receiverAb.monitorNote = monitorNote;
+        results.problems.push(...results.receiverAb.problems);
+      } catch (err) {
+        fail('receiver A/B', err);
+      } finally {
+        for (const nr of nrs) await nr.dispose().catch(() => {});
+      }
+      timings.receiverAb = seconds();
+    } else if (run('receiver')) {
       log('bench: receiver');
       let nr;
       try {
@@ -340,8 +471,9 @@ async function main() {
       .join(', ')})`,
   );
   if (profileDir) console.log(`bench: CPU profiles in ${profileDir}`);
-  const out = args.out || (args.quick ? undefined : path.join(__dirname, 'results.json'));
-  if (out && !args.quick) keepOtherParts(results, out);
+  const out = args.out || (args.quick || args.baseline ? undefined : path.join(__dirname, 'results.json'));
+  // An A/B run is a comparison of builds, not where this tree stands: nothing else is kept with it.
+  if (out && !args.quick && !args.baseline) keepOtherParts(results, out);
   const json = `${JSON.stringify(results, null, 2)}\n`;
   if (out) {
     fs.writeFileSync(out, json);

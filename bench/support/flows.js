@@ -21,6 +21,9 @@
  *           while Redis is unreachable, so a fault shows as a lost message);
  *           POST /bench/redis-held: a stream receiver whose events go nowhere,
  *           so they stay pending in the stream (to measure its memory)
+ * monitor   (only with `monitor` given, for an A/B run's "operator's view on"
+ *           variant) a detection-monitor serving the receivers' metrics on
+ *           httpNode at MONITOR_PATH, behind a Bearer token
  * stats     GET /bench/stats: the count; POST /bench/stats/reset
  * push      POST /bench/push/start {mode, n, token, window}: makes n POS
  *           transactions (one per message) into platform-push (batched) or a
@@ -110,7 +113,29 @@ function dedupeNode(id, extra = {}) {
   };
 }
 
-function flows({ token, coreUrl, redis }) {
+/** Where the bench's detection-monitor serves metrics (the node's default path). */
+const MONITOR_PATH = '/detection-bridge/metrics';
+
+/**
+ * The operator's view (issue 27): Prometheus metrics of every receiver on
+ * httpNode at MONITOR_PATH, Bearer token `token`; its health answers off (a
+ * scraper does not ask them). The node's own defaults give the rest.
+ */
+function monitorNode({ token }) {
+  return {
+    id: 'benchmon',
+    type: 'detection-monitor',
+    z: TAB,
+    name: '',
+    metrics: true,
+    metricsPath: MONITOR_PATH,
+    health: false,
+    credentials: { token },
+    wires: [],
+  };
+}
+
+function flows({ token, coreUrl, redis, monitor }) {
   const receiver = [
     {
       id: 'benchdin',
@@ -321,6 +346,7 @@ return null;`;
     ...stats,
     ...push,
     ...(redis ? redisFlows({ token, redis }) : []),
+    ...(monitor ? [monitorNode(monitor)] : []),
   ];
 }
 
@@ -329,4 +355,4 @@ const READY = { '/bench/stats': 200, '/bench/push/state': 200, '/bench/detection
 /** The same with the Redis flows (their receivers answer 503 until connected: see parts/redis.js). */
 const REDIS_READY = { ...READY, '/bench/redis': 405, '/bench/shared': 405, '/bench/redis-held': 405 };
 
-module.exports = { flows, POS_ID, READY, REDIS_READY };
+module.exports = { flows, POS_ID, READY, REDIS_READY, MONITOR_PATH };

@@ -42,16 +42,17 @@ async function httpJson(url, { method = 'GET', body, headers = {}, timeoutMs = 1
 }
 
 class NodeRed extends NodeRedChild {
-  /** `execArgv`: extra Node.js flags for the Node-RED process (e.g. --cpu-prof). */
-  static async create({ execArgv = [], settings = {} } = {}) {
+  /** `execArgv`: extra Node.js flags for the Node-RED process (e.g. --cpu-prof);
+   *  `packageRoot`: the built package to load (default this tree; a baseline build for an A/B run). */
+  static async create({ execArgv = [], settings = {}, packageRoot = ROOT } = {}) {
     const base = await fsp.mkdtemp(path.join(os.tmpdir(), 'detection-bridge-bench-'));
     const nr = new NodeRed(base, { execArgv });
     await fsp.mkdir(path.join(nr.userDir, 'node_modules'), { recursive: true });
     await fsp.writeFile(
       path.join(nr.userDir, 'package.json'),
-      JSON.stringify({ name: 'node-red-bench', version: '0.0.1', private: true, dependencies: { [MODULE]: `file:${ROOT}` } }, null, 2),
+      JSON.stringify({ name: 'node-red-bench', version: '0.0.1', private: true, dependencies: { [MODULE]: `file:${packageRoot}` } }, null, 2),
     );
-    await fsp.symlink(ROOT, path.join(nr.userDir, 'node_modules', MODULE), 'dir');
+    await fsp.symlink(packageRoot, path.join(nr.userDir, 'node_modules', MODULE), 'dir');
     await nr.writeSettings(settings, 'warn');
     return nr;
   }

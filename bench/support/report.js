@@ -1,5 +1,6 @@
 'use strict';
 /** Plain-text tables of the bench results, and the targets of issue 6. */
+const { verdict } = require('./ab');
 
 const MB = 1024 * 1024;
 
@@ -101,6 +102,8 @@ function render(results) {
     );
   }
 
+  if (results.receiverAb) parts.push(renderReceiverAb(results.receiverAb, results.mode));
+
   if (results.burst) {
     const b = results.burst;
     parts.push(
@@ -194,6 +197,119 @@ function wrap(text, width) {
   return lines.join('\n');
 }
 
+/** The issue 27 line: plate throughput with the operator's view on ÷ the baseline, median of the rounds, at least this. */
+const TWO_PERCENT_LINE = 0.98;
+
+const r3 = (n) => (typeof n === 'number' ? n.toFixed(3) : '–');
+const spreadText = (s) => (s && s.median !== null ? `${r3(s.median)} (${r3(s.min)}–${r3(s.max)})` : null);
+
+/**
+ * The 2% line of issue 27 on an A/B run: {text, verdict}. Judged on plate
+ * bodies, current with the monitor on ÷ baseline, median of the rounds; never
+ * an exit code (timings are not assertions).
+ */
+function twoPercentLine(ab, mode) {
+  const lpr = ab.kinds.find((k) => k.kind === 'lpr');
+  const base = `baseline ${ab.baseline ? ab.baseline.short : ''}`.trim();
+  if (!lpr) return { text: '2% line (issue 27): not judged: no plate bodies in this run (--bodies lpr)', verdict: null };
+  const withMonitor = lpr.ratios.monitorToBaseline;
+  const ratio = withMonitor || lpr.ratios.currentToBaseline;
+  const v = verdict(ratio.rps.rounds, TWO_PERCENT_LINE);
+  const what = withMonitor
+    ? `current with the operator's view on ÷ ${base}`
+    : `current ÷ ${base} (WITHOUT the operator's view: ${ab.monitorNote ? 'no detection-monitor in this build' : 'run with --monitor'})`;
+  const figure = `${r3(v.median)}, median of ${v.n} rounds (min ${r3(v.min)}, max ${r3(v.max)})`;
+  let outcome;
+  if (v.median === null) outcome = 'not judged: no round measured';
+  else if (mode === 'quick') outcome = 'not judged: a quick run is too small and short to mean anything';
+  else {
+    outcome = v.met ? `MET, costs at most 2% (≥ ${TWO_PERCENT_LINE})` : `MISSED, costs more than 2% (< ${TWO_PERCENT_LINE})`;
+    outcome += v.clear
+      ? ', every round on the same side'
+      : `; the rounds straddle ${TWO_PERCENT_LINE}: not to be trusted yet (more --rounds, or a quieter machine)`;
+  }
+  let text = `2% line (issue 27): plate req/s, ${what} = ${figure}: ${outcome}`;
+  const c = ratio.cpu && ratio.cpu.median !== null ? ratio.cpu : null;
+  if (c)
+    text +=
+      `\n  the same by the receiver's CPU time per event (baseline's ÷ this one's; little moved by other processes): ` +
+      `${r3(c.median)} (min ${r3(c.min)}, max ${r3(c.max)})`;
+  return { text, verdict: v, cpu: c };
+}
+
+const RATIO_LABELS = {
+  currentToBaseline: 'current ÷ baseline',
+  monitorToBaseline: 'current + monitor ÷ baseline',
+  monitorToCurrent: 'current + monitor ÷ current',
+};
+
+function renderReceiverAb(ab, mode) {
+  const parts = [];
+  const subject = ab.baseline && ab.baseline.subject.length > 60 ? `${ab.baseline.subject.slice(0, 59)}…` : ab.baseline && ab.baseline.subject;
+  const base = ab.baseline ? `${ab.baseline.short} (${subject})` : '';
+  const rows = [];
+  for (const k of ab.kinds) {
+    let first = true;
+    for (const t of Object.values(k.targets)) {
+      rows.push([
+        first ? `${k.label} (${sizeLabel(k.bodyBytes)})` : '',
+        t.label,
+        num(t.rps, 1),
+        num(t.p50Ms, 1),
+        num(t.p99Ms, 1),
+        mb(t.peakRssBytes),
+        num(t.cpuMsPerRequest, 2),
+        t.roundsRps.map((n) => num(n, 0)).join(' '),
+      ]);
+      first = false;
+    }
+    for (const [key, r] of Object.entries(k.ratios)) {
+      const label = RATIO_LABELS[key] || key;
+      rows.push(['', label, spreadText(r.rps), '', spreadText(r.p99), '', spreadText(r.cpu), r.rps.rounds.map(r3).join(' ')]);
+    }
+  }
+  const k0 = ab.kinds[0];
+  parts.push(
+    `\nReceiver A/B against baseline ${base}: ${k0 ? k0.connections : '?'} connections, one Node-RED per build, ${ab.together ? 'the builds loaded at the same time, each with its own connections' : 'the builds taking turns'} (${ab.kinds
+      .map((k) => `${k.label} ${k.rounds} × ${k.secondsPerRound} s`)
+      .join(', ')})\n` +
+      table(['body', 'build', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/event', 'req/s per round (ratio rows: per round)'], rows, [
+        'l',
+        'l',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+        'l',
+      ]),
+  );
+  parts.push(
+    'Each build: detection-in (Bearer, schema check) → dedupe → switch → count → detection-done, in a Node-RED of its own; the same load generator,\n' +
+      'connections and bodies. Ratio rows: median of the per-round ratios (min–max) of req/s, p99 and CPU ms/event (that one inverted: baseline ÷ build,\n' +
+      "to read like req/s); round order A B, B A, … (rotated). CPU ms/event: the Node-RED process's CPU time (all threads) per request answered.",
+  );
+  if (ab.machine) {
+    const m = ab.machine;
+    parts.push(
+      `Machine during the rounds: CPUs busy ${num(m.cpusBusyAll, 2)} of ${m.cpus} (ours ${num(m.cpusBusyOurs, 2)}, other processes ${num(m.cpusBusyOthers, 2)}); ` +
+        `1-minute load average ${num(m.loadAverage1mBefore, 2)} before, ${num(m.loadAverage1mAfter, 2)} after. Other processes' load is the noise in the ratios.`,
+    );
+  }
+  if (ab.scrape)
+    parts.push(
+      `Operator's view: GET ${ab.scrape.path} every ${ab.scrape.everyMs / 1000} s during the whole run: ${num(ab.scrape.scrapes)} scrapes (${Object.entries(
+        { ...ab.scrape.statuses, ...ab.scrape.errors },
+      )
+        .map(([k, n]) => `${n} × ${k}`)
+        .join(', ')}), last ${kb(ab.scrape.lastBytes)}`,
+    );
+  if (ab.monitorNote) parts.push(`Note: ${ab.monitorNote}`);
+  if (ab.baseline) for (const note of ab.baseline.notes) parts.push(`Note: ${note}`);
+  parts.push(`\n${twoPercentLine(ab, mode).text}`);
+  return parts.join('\n');
+}
+
 const kb = (bytes) => (typeof bytes === 'number' ? `${num(bytes / 1000, 1)} KB` : null);
 
 function renderRedis(r) {
@@ -283,4 +399,4 @@ function renderRedis(r) {
   return parts.join('\n');
 }
 
-module.exports = { render, targets, table };
+module.exports = { render, targets, table, twoPercentLine, TWO_PERCENT_LINE };
