@@ -16,7 +16,7 @@ import { nodeText, translator } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { mountReceiverRoute, receiverRouteKey, receiverRoutes } from '../shared/routes';
 import { serveAddresses } from './addresses';
-import { openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
+import { journalPath, openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { deliverySettings, listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
 import { receiverStatus, showPathInUse } from './status';
 
@@ -122,6 +122,12 @@ export = function register(RED: NodeAPI): void {
           delivery = opened;
           status.delivery = opened;
           opened.tracker.onComplete = showStatus;
+          // A full disk: said once when it starts refusing and once when it takes events again.
+          opened.tracker.onOutOfSpace = (full) => {
+            if (full) node.warn(t('warnings.disk-full', { path: journalPath(RED, node.id) }));
+            else node.log(t('delivery.disk-room'));
+            showStatus();
+          };
           status.replanned();
           return opened;
         },
