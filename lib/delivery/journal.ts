@@ -163,11 +163,14 @@ export class Journal {
       await this.log.append(buffers, placed);
     } catch (err) {
       if (!isOutOfSpace(err) || this.closed) throw err;
-      this.outOfRoom(true);
       // Finished records may be what fills the disk: freed now, the event goes in after all.
+      this.healNeeded = true;
       this.heal();
       while (this.healing) await this.healing;
-      if (this.healNeeded || this.closed) throw err;
+      if (this.healNeeded || this.closed) {
+        this.outOfRoom(true);
+        throw err;
+      }
       try {
         await this.log.append(buffers, placed);
       } catch (again) {
