@@ -311,6 +311,7 @@ describe('lib/core/append-log', () => {
       });
     }
   });
+
   describe('on a full disk (a small tmpfs: root)', () => {
     let disk;
     let full;

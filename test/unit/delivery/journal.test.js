@@ -247,6 +247,7 @@ describe('lib/delivery/journal', () => {
     await journal.close();
     assert.ok(fs.statSync(file).size < 50 * 100, 'it did compact');
   });
+
   describe('on a full disk (a small tmpfs: root)', () => {
     let disk;
     let full;

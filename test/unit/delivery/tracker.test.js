@@ -86,6 +86,7 @@ describe('lib/delivery/tracker', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
   it('disk mode on a full disk: refuses with BusyError (503 + Retry-After) while it is full, says so, and takes events again once they finish', async () => {
     const disk = mountTmpfs('128k');
     try {
