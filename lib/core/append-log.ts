@@ -207,10 +207,12 @@ export class AppendLog {
    * which a full disk does not have. Crash-safe because nothing in the file
    * is wanted any more; the cut is synced before anything is appended after
    * it, so no old record can reappear behind a new one. Appends still queued
-   * go to the emptied file. False when the log is closed or `nothingLive`
-   * says no.
+   * go to the emptied file. `start`: what the emptied file begins with (a
+   * record that keeps the caller's numbering going across a restart, say),
+   * written and synced with the cut; left out if it does not fit. False when
+   * the log is closed or `nothingLive` says no.
    */
-  async clear(nothingLive: () => boolean): Promise<boolean> {
+  async clear(nothingLive: () => boolean, start?: readonly Buffer[]): Promise<boolean> {
     while (this.writing) await this.writing;
     const fh = this.fh;
     if (!fh || this.closed || !nothingLive()) return false;
@@ -218,9 +220,19 @@ export class AppendLog {
     this.writing = new Promise((resolve) => (release = resolve));
     try {
       await fh.truncate(0);
-      await fh.datasync();
       this.written = 0;
       this.cutPending = false;
+      if (start) {
+        let bytes = 0;
+        for (const b of start) bytes += b.length;
+        try {
+          await writeAll(fh, start, bytes, 0);
+          this.written = bytes;
+        } catch {
+          await fh.truncate(0);
+        }
+      }
+      await fh.datasync();
       this.syncs++;
       return true;
     } finally {

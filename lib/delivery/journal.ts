@@ -223,10 +223,20 @@ export class Journal {
   private async reclaim(): Promise<boolean> {
     while (this.compacting) await this.compacting;
     if (this.closed || this.log.size <= this.liveBytes) return false;
-    if (this.nothingLive()) return this.log.clear(() => this.nothingLive());
+    if (this.nothingLive()) return this.log.clear(() => this.nothingLive(), this.seqFloor());
     if (!(await roomFor(dirname(this.path), this.liveBytes))) return false;
     await this.compact();
     return true;
+  }
+
+  /**
+   * What an emptied journal starts with: a `done` record of the last seq given
+   * out, so the numbering goes on after a restart (a finished event's seq is
+   * never given to a new one: a delivery mark kept elsewhere, the dedupe's,
+   * names one event).
+   */
+  private seqFloor(): Buffer[] | undefined {
+    return this.nextSeq > 1 ? frame(TYPE_DONE, [seqBuffer(this.nextSeq - 1)]) : undefined;
   }
 
   /** Nothing in the file is wanted any more: every event in it is finished. */
@@ -295,7 +305,7 @@ export class Journal {
 
   private async compact(): Promise<void> {
     // Nothing to keep: emptied in place, nothing copied.
-    if (this.nothingLive() && (await this.log.clear(() => this.nothingLive()))) return;
+    if (this.nothingLive() && (await this.log.clear(() => this.nothingLive(), this.seqFloor()))) return;
     const moved = new Map<number, Live>();
     await this.log.rewrite(
       async (out, old) => {

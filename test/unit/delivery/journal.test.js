@@ -289,6 +289,8 @@ describe('lib/delivery/journal', () => {
       const again = await Journal.open(full, { maxBytes: 1e9 });
       assert.deepEqual(again.entries, []);
       assert.deepEqual(again.problems, []);
+      // The numbering goes on: no finished event's seq is given to a new one.
+      assert.equal(await again.journal.append({}, body(10)), 101);
       await again.journal.close();
     });
 
