@@ -89,7 +89,7 @@ export class Journal {
   private healNeeded = false;
   private healAgain = false;
   private healing: Promise<void> | undefined;
-  /** Called when the journal finds its disk full (true), and when an event is written again (false). */
+  /** Called when the journal finds its disk full (true), and when it has room again: finished records freed, or an event written (false). */
   onOutOfSpace: ((full: boolean) => void) | undefined;
 
   private constructor(
@@ -132,7 +132,7 @@ export class Journal {
     return this.live.size;
   }
 
-  /** The last event could not be written for lack of room on the disk, and none has been since. */
+  /** The last event could not be written for lack of room on the disk, and no room has been freed or found since. */
   get outOfSpace(): boolean {
     return this.noSpace;
   }
@@ -178,11 +178,15 @@ export class Journal {
         throw again;
       }
     }
-    if (this.noSpace) {
-      this.noSpace = false;
-      this.onOutOfSpace?.(false);
-    }
+    this.roomAgain();
     return seq;
+  }
+
+  /** An event was written, or finished records freed: no longer refusing (said once). */
+  private roomAgain(): void {
+    if (!this.noSpace) return;
+    this.noSpace = false;
+    this.onOutOfSpace?.(false);
   }
 
   /** An append found the disk full: refusing (said once per episode), and healing needed. */
@@ -203,7 +207,10 @@ export class Journal {
     this.healing = (async () => {
       while (this.healAgain && this.healNeeded && !this.closed) {
         this.healAgain = false;
-        if (await this.reclaim()) this.healNeeded = false;
+        if (await this.reclaim()) {
+          this.healNeeded = false;
+          this.roomAgain();
+        }
       }
     })()
       .catch((err: Error) => {

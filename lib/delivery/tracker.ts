@@ -91,12 +91,12 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     return this.journal?.bytes ?? 0;
   }
 
-  /** Disk mode: the journal's disk is full and the receiver refuses events (until one is written again). */
+  /** Disk mode: the journal's disk is full and the receiver refuses events (until room is freed or an event written). */
   get outOfSpace(): boolean {
     return this.journal?.outOfSpace ?? false;
   }
 
-  /** Called when the journal's disk is found full (true) and when an event is written again (false); set by the owner. */
+  /** Called when the journal's disk is found full (true) and when it has room again (false); set by the owner. */
   onOutOfSpace: ((full: boolean) => void) | undefined;
 
   /** Throws BusyError when an event of `bytes` would not fit now (see InFlightBudget.check). */
