@@ -12,6 +12,7 @@
  */
 import { join } from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
+import { isOutOfSpace } from '../../lib/core/append-log';
 import { KeyLog } from '../../lib/dedupe/key-log';
 import { dropWindow, keepWindow, takeOverWindow } from '../../lib/dedupe/local-window';
 import { RedisSeenKeys } from '../../lib/dedupe/redis-window';
@@ -75,14 +76,20 @@ export function openWindow(
   let keyLog: KeyLog | undefined;
   let saveTimer: NodeJS.Timeout | undefined;
   let closed = false;
+  const saveKeyLog = async (): Promise<void> => {
+    try {
+      // Keys missing from the log (a full disk): the whole window again, and again in 2 s while there is no room.
+      if (seen.unsaved) {
+        if (!(await seen.resave())) scheduleSave();
+      } else await keyLog?.compact(window.snapshot());
+    } catch (err) {
+      // A compaction that finds no room keeps the old file whole: nothing lost, tried again later.
+      if (!isOutOfSpace(err)) persistError(err as Error);
+    }
+  };
   const saveNow = (): Promise<void> =>
     save?.keyLog
-      ? seen.unsaved
-        ? // Keys missing from the log (a full disk): the whole window again, and again in 2 s while there is no room.
-          seen.resave().then((saved) => {
-            if (!saved) scheduleSave();
-          }, persistError)
-        : Promise.resolve(keyLog?.compact(window.snapshot())).then(() => undefined, persistError)
+      ? saveKeyLog()
       : new Promise((resolve) => {
           context.set(CONTEXT_KEY, { v: 1, ttlMs: settings.window.ttlMs, entries: window.snapshot() }, save?.store as string, (err?: Error) => {
             if (err) persistError(err);
