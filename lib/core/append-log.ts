@@ -6,6 +6,12 @@
  *   `fdatasync`; an append resolves once the sync that covers it is done,
  *   never waiting for one of its own. A failed write is cut off again and
  *   every append of its batch rejects.
+ * - A full disk (ENOSPC, EDQUOT: `isOutOfSpace`): the batch rejects, and what
+ *   part of it reached the file is cut off and the cut synced before anything
+ *   else is written (a cut that fails is tried again before the next write),
+ *   so a torn or rejected record never stays between whole ones. The file
+ *   can be emptied in place (`clear`, when the caller has nothing live in it):
+ *   that needs no room, unlike a rewrite.
  * - Opening replays the file through the caller's reader, which says where
  *   the last whole record ends: a torn tail past it (a crash mid-write) is
  *   cut off and synced before anything is appended.
@@ -42,6 +48,12 @@ export interface Replayed<R> {
   value: R;
 }
 
+/** An error of a write that found no room: the file system is full, or the user's quota. */
+export function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
 interface Pending {
   buffers: readonly Buffer[];
   bytes: number;
@@ -57,6 +69,8 @@ export class AppendLog {
   private queued = 0;
   private writing: Promise<void> | undefined;
   private closed = false;
+  /** A failed write may have left bytes past `written` that are not cut off yet (the cut failed). */
+  private cutPending = false;
   /** fdatasyncs done (appends and rewrites): fewer than appends under load. */
   syncs = 0;
 
@@ -147,14 +161,18 @@ export class AppendLog {
         this.queued -= bytes;
         const start = this.written;
         try {
+          // A cut that failed last time first: nothing is written after a torn record.
+          if (this.cutPending) await this.cutBack();
           const buffers = batch.length === 1 ? batch[0].buffers : batch.flatMap((p) => p.buffers);
           await writeAll(this.fh, buffers, bytes, start);
           await this.fh.datasync();
           this.syncs++;
           this.written = start + bytes;
         } catch (err) {
-          // Whatever part reached the file is not trusted: cut it off (or the next replay does).
-          await this.fh.truncate(start).catch(() => undefined);
+          // Whatever part reached the file is not trusted (a full disk takes part of a
+          // write): cut it off now, or before the next write, or the next replay does.
+          this.cutPending = true;
+          await this.cutBack().catch(() => undefined);
           for (const p of batch) p.reject(err as Error);
           continue;
         }
@@ -167,6 +185,60 @@ export class AppendLog {
       }
     } finally {
       this.writing = undefined;
+    }
+  }
+
+  /**
+   * Cuts the file back to what is on disk (`written`) after a failed write,
+   * and syncs the cut: a crash after it cannot bring the rejected records
+   * back. Shrinking a file needs no room on a full disk.
+   */
+  private async cutBack(): Promise<void> {
+    if (!this.fh) return;
+    await this.fh.truncate(this.written);
+    await this.fh.datasync();
+    this.cutPending = false;
+  }
+
+  /**
+   * Empties the file in place when `nothingLive` still says so once what is
+   * being written is on disk (the caller's index is then up to date): the
+   * space of finished records comes back without the room a rewrite needs,
+   * which a full disk does not have. Crash-safe because nothing in the file
+   * is wanted any more; the cut is synced before anything is appended after
+   * it, so no old record can reappear behind a new one. Appends still queued
+   * go to the emptied file. `start`: what the emptied file begins with (a
+   * record that keeps the caller's numbering going across a restart, say),
+   * written and synced with the cut; left out if it does not fit. False when
+   * the log is closed or `nothingLive` says no.
+   */
+  async clear(nothingLive: () => boolean, start?: readonly Buffer[]): Promise<boolean> {
+    while (this.writing) await this.writing;
+    const fh = this.fh;
+    if (!fh || this.closed || !nothingLive()) return false;
+    let release!: () => void;
+    this.writing = new Promise((resolve) => (release = resolve));
+    try {
+      await fh.truncate(0);
+      this.written = 0;
+      this.cutPending = false;
+      if (start) {
+        let bytes = 0;
+        for (const b of start) bytes += b.length;
+        try {
+          await writeAll(fh, start, bytes, 0);
+          this.written = bytes;
+        } catch {
+          await fh.truncate(0);
+        }
+      }
+      await fh.datasync();
+      this.syncs++;
+      return true;
+    } finally {
+      this.writing = undefined;
+      release();
+      if (this.queue.length > 0 && !this.writing) this.writing = this.flush();
     }
   }
 
@@ -210,6 +282,7 @@ export class AppendLog {
       this.fh = await open(this.path, fsConstants.O_RDWR);
       await old.close();
       this.written = size;
+      this.cutPending = false;
       this.syncs++;
       swapped?.();
       return true;

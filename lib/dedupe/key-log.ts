@@ -8,6 +8,8 @@
  * the window; a torn last line is cut off on open, a damaged one between
  * whole ones skipped. The file is rewritten
  * from the window (compaction) once it holds many more lines than keys.
+ * On a full disk a key's write rejects and is cut off (nothing torn stays);
+ * what the window does then is lib/dedupe/seen-keys.ts's (LocalSeenKeys).
  */
 import { AppendLog, type LogReader } from '../core/append-log';
 import type { WindowSnapshot } from './local-window';
@@ -69,13 +71,20 @@ export class KeyLog {
     return this.rewrite(snapshot);
   }
 
-  /** Rewrites the file with `snapshot` whatever its size (the window came from elsewhere). */
-  async rewrite(snapshot: WindowSnapshot): Promise<boolean> {
-    const data = Buffer.from(snapshot.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+  /**
+   * Rewrites the file with `snapshot` whatever its size (the window came from
+   * elsewhere, or keys are missing from the log). A function is asked once
+   * nothing else is being written: every key appended after that goes to the
+   * new file, so none falls between the two.
+   */
+  async rewrite(snapshot: WindowSnapshot | (() => WindowSnapshot)): Promise<boolean> {
+    let lines = 0;
     const swapped = await this.log.rewrite(async (out) => {
-      await out.write([data]);
+      const entries = typeof snapshot === 'function' ? snapshot() : snapshot;
+      lines = entries.length;
+      await out.write([Buffer.from(entries.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8')]);
     });
-    if (swapped) this.lines = snapshot.length;
+    if (swapped) this.lines = lines;
     return swapped;
   }
 

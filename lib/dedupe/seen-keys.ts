@@ -5,6 +5,7 @@
  * (RedisSeenKeys, redis-window.ts). A dedupe node asks it the same way in
  * either case.
  */
+import { isOutOfSpace } from '../core/append-log';
 import { DedupeWindow, type DedupeWindowOptions, type Sighting } from './local-window';
 import type { KeyLog } from './key-log';
 
@@ -29,12 +30,26 @@ export interface LocalPersistence {
   log?: KeyLog;
   /** Called after every change (to save the whole window later, in a context store). */
   changed?: () => void;
+  /** Called when the key log finds its disk full (the error) and when the window is saved whole again (undefined). */
+  unsaved?: (err: Error | undefined) => void;
 }
 
-/** The local window behind the same interface as the shared one. */
+/**
+ * The local window behind the same interface as the shared one.
+ *
+ * A full disk under its key log (ENOSPC, EDQUOT): the window in memory stays
+ * authoritative — a key is still checked and kept there, so no repeat passes
+ * while the process lives — and the check resolves though its key is not on
+ * disk (`unsaved`, said once through `persistence.unsaved`). Keys go on being
+ * appended (they land once there is room); `resave` writes the whole window
+ * again, after which the log is complete. Until then a crash forgets the keys
+ * the log missed. Any other write error still fails the check.
+ */
 export class LocalSeenKeys implements SeenKeys {
   readonly shared = false;
   readonly window: DedupeWindow;
+  /** Why the key log lacks keys the window holds (its disk was full), until `resave` succeeds. */
+  unsaved: Error | undefined;
 
   /** A window of its own (`options`), or `window` as it is (one taken over from a previous instance). */
   constructor(
@@ -56,12 +71,45 @@ export class LocalSeenKeys implements SeenKeys {
     const log = this.persistence.log;
     // A key that passes is news for the log; so is a repeat that restarted its window (with the first message's mark).
     if (!log || (sighting.duplicate && !this.window.refreshOnRepeat)) return Promise.resolve(sighting);
-    return log.record(key, now, sighting.duplicate ? sighting.by : mark).then(() => sighting);
+    return log.record(key, now, sighting.duplicate ? sighting.by : mark).then(
+      () => sighting,
+      (err: Error) => {
+        this.notSaved(err);
+        return sighting;
+      },
+    );
   }
 
   clear(): Promise<void> {
     this.window.clear();
     this.persistence.changed?.();
-    return this.persistence.log?.reset() ?? Promise.resolve();
+    return this.persistence.log?.reset().catch((err: Error) => this.notSaved(err)) ?? Promise.resolve();
+  }
+
+  /** A write the key log could not take: out of room, kept in memory (said once); anything else, the caller's error. */
+  private notSaved(err: Error): void {
+    if (!isOutOfSpace(err)) throw err;
+    if (this.unsaved) return;
+    this.unsaved = err;
+    this.persistence.unsaved?.(err);
+  }
+
+  /**
+   * While keys are unsaved: rewrites the key log with the whole window. True
+   * once the log holds every key (or nothing was unsaved); false while the
+   * disk is still full. Keys checked meanwhile are appended after it.
+   */
+  async resave(): Promise<boolean> {
+    const log = this.persistence.log;
+    if (!this.unsaved || !log) return true;
+    try {
+      if (!(await log.rewrite(() => this.window.snapshot()))) return false;
+    } catch (err) {
+      if (isOutOfSpace(err)) return false;
+      throw err;
+    }
+    this.unsaved = undefined;
+    this.persistence.unsaved?.(undefined);
+    return true;
   }
 }

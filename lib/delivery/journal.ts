@@ -16,8 +16,17 @@
  * tail (a crash mid-write) is cut off with one warning; a damaged record
  * between whole ones is reported and skipped. The journal is rewritten with only the unfinished events
  * (compaction) once most of it is finished, and never grows past its cap.
+ *
+ * A full disk (ENOSPC): the append rejects (the receiver answers 503 with
+ * Retry-After, the event stays with the bridge) and the journal heals by
+ * itself: right away, and again each time an event finishes, it frees the
+ * room of finished records — emptying the file in place when nothing in it
+ * is live (no room needed, nothing to lose), else rewriting it with the live
+ * records once they fit in the room left — until an append goes through.
  */
-import { AppendLog, FRAME_HEADER_BYTES, frame, readFrames, type LogReader } from '../core/append-log';
+import { statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { AppendLog, FRAME_HEADER_BYTES, frame, isOutOfSpace, readFrames, type LogReader } from '../core/append-log';
 
 const TYPE_EVENT = 1;
 const TYPE_DONE = 2;
@@ -74,6 +83,14 @@ export class Journal {
   /** The last error of a background compaction, if any. */
   lastError: Error | undefined;
   private compacting: Promise<void> | undefined;
+  /** An append found no room on the disk, and none has gone through since (the receiver refuses). */
+  private noSpace = false;
+  /** Out of room and not freed yet: finished records are reclaimed as events finish. */
+  private healNeeded = false;
+  private healAgain = false;
+  private healing: Promise<void> | undefined;
+  /** Called when the journal finds its disk full (true), and when it has room again: finished records freed, or an event written (false). */
+  onOutOfSpace: ((full: boolean) => void) | undefined;
 
   private constructor(
     private readonly log: AppendLog,
@@ -115,6 +132,11 @@ export class Journal {
     return this.live.size;
   }
 
+  /** The last event could not be written for lack of room on the disk, and no room has been freed or found since. */
+  get outOfSpace(): boolean {
+    return this.noSpace;
+  }
+
   /**
    * Writes an event and resolves once it is on disk. Rejects with
    * JournalFullError when it would take the journal past its cap.
@@ -133,11 +155,100 @@ export class Journal {
       if (this.bytes + bytes > this.options.maxBytes) throw new JournalFullError(this.bytes, this.options.maxBytes);
     }
     // Where the record sits is known once it is written, before anything can compact it away.
-    await this.log.append(buffers, (offset) => {
+    const placed = (offset: number): void => {
       this.live.set(seq, { offset, length: bytes });
       this.liveBytes += bytes;
-    });
+    };
+    try {
+      await this.log.append(buffers, placed);
+    } catch (err) {
+      if (!isOutOfSpace(err) || this.closed) throw err;
+      // Finished records may be what fills the disk: freed now, the event goes in after all.
+      this.healNeeded = true;
+      this.heal();
+      while (this.healing) await this.healing;
+      if (this.healNeeded || this.closed) {
+        this.outOfRoom(true);
+        throw err;
+      }
+      try {
+        await this.log.append(buffers, placed);
+      } catch (again) {
+        if (isOutOfSpace(again)) this.outOfRoom(true);
+        throw again;
+      }
+    }
+    this.roomAgain();
     return seq;
+  }
+
+  /** An event was written, or finished records freed: no longer refusing (said once). */
+  private roomAgain(): void {
+    if (!this.noSpace) return;
+    this.noSpace = false;
+    this.onOutOfSpace?.(false);
+  }
+
+  /** An append found the disk full: refusing (said once per episode), and healing needed. */
+  private outOfRoom(event: boolean): void {
+    this.healNeeded = true;
+    if (!event || this.noSpace) return;
+    this.noSpace = true;
+    this.onOutOfSpace?.(true);
+  }
+
+  /**
+   * Frees the room of finished records while the disk is full: one attempt at
+   * a time, another after it when an event finished meanwhile.
+   */
+  private heal(): void {
+    this.healAgain = true;
+    if (this.healing || this.closed) return;
+    this.healing = (async () => {
+      while (this.healAgain && this.healNeeded && !this.closed) {
+        this.healAgain = false;
+        if (await this.reclaim()) {
+          this.healNeeded = false;
+          this.roomAgain();
+        }
+      }
+    })()
+      .catch((err: Error) => {
+        // Still full: the next completion tries again.
+        this.lastError = err;
+      })
+      .finally(() => {
+        this.healing = undefined;
+      });
+  }
+
+  /**
+   * Frees the room of finished records: empties the file in place when nothing
+   * in it is live (no room needed), else rewrites it with the live records if
+   * they fit in the room left on the disk. True once room was freed.
+   */
+  private async reclaim(): Promise<boolean> {
+    while (this.compacting) await this.compacting;
+    if (this.closed || this.log.size <= this.liveBytes) return false;
+    if (this.nothingLive()) return this.log.clear(() => this.nothingLive(), this.seqFloor());
+    if (!(await roomFor(dirname(this.path), this.liveBytes))) return false;
+    await this.compact();
+    return true;
+  }
+
+  /**
+   * What an emptied journal starts with: a `done` record of the last seq given
+   * out, so the numbering goes on after a restart (a finished event's seq is
+   * never given to a new one: a delivery mark kept elsewhere, the dedupe's,
+   * names one event).
+   */
+  private seqFloor(): Buffer[] | undefined {
+    return this.nextSeq > 1 ? frame(TYPE_DONE, [seqBuffer(this.nextSeq - 1)]) : undefined;
+  }
+
+  /** Nothing in the file is wanted any more: every event in it is finished. */
+  private nothingLive(): boolean {
+    return this.live.size === 0;
   }
 
   /** Marks an event finished. Not waited for: it is synced with the next batch. */
@@ -146,8 +257,12 @@ export class Journal {
     if (!live || this.closed) return;
     this.live.delete(seq);
     this.liveBytes -= live.length;
-    this.log.append(frame(TYPE_DONE, [seqBuffer(seq)])).catch(() => undefined);
-    void this.compactIfWorthIt(false);
+    this.log.append(frame(TYPE_DONE, [seqBuffer(seq)])).catch((err: unknown) => {
+      // Lost with a full disk: the event is delivered again only if a crash comes first.
+      if (isOutOfSpace(err)) this.outOfRoom(false);
+    });
+    if (this.healNeeded) this.heal();
+    else void this.compactIfWorthIt(false);
   }
 
   /**
@@ -196,6 +311,8 @@ export class Journal {
   }
 
   private async compact(): Promise<void> {
+    // Nothing to keep: emptied in place, nothing copied.
+    if (this.nothingLive() && (await this.log.clear(() => this.nothingLive(), this.seqFloor()))) return;
     const moved = new Map<number, Live>();
     await this.log.rewrite(
       async (out, old) => {
@@ -215,9 +332,21 @@ export class Journal {
   /** Writes what is queued, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.compacting) await this.compacting;
+    while (this.compacting || this.healing) await (this.compacting ?? this.healing);
     this.closed = true;
     await this.log.close();
+  }
+}
+
+/** Whether the file system of `dir` has room for `bytes` more (yes when it cannot tell). */
+async function roomFor(dir: string, bytes: number): Promise<boolean> {
+  try {
+    const fs = await statfs(dir);
+    // root may write into the blocks a file system keeps back for it (ext4: 5 %).
+    const blocks = process.getuid?.() === 0 ? fs.bfree : fs.bavail;
+    return blocks * fs.bsize > bytes;
+  } catch {
+    return true;
   }
 }
 

@@ -11,6 +11,7 @@
  * when one marks it; any other, as soon as it is emitted. Nothing here
  * imports Node-RED.
  */
+import { isOutOfSpace } from '../core/append-log';
 import { systemClock, type Clock } from '../core/clock';
 import { Journal, type JournalProblem } from './journal';
 import { BusyError, InFlightBudget } from './budget';
@@ -68,6 +69,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     if (!options.journalPath) throw new Error('disk mode needs a journal path');
     const { journal, entries, problems } = await Journal.open(options.journalPath, { maxBytes: options.journalMaxBytes ?? 256 * 1024 * 1024 });
     tracker.journal = journal;
+    journal.onOutOfSpace = (full) => tracker.onOutOfSpace?.(full);
     const recovered: DeliveryRecord<M>[] = [];
     for (const entry of entries) {
       // Emitted before the crash or stop, as far as anyone can tell: due for redelivery.
@@ -88,6 +90,14 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   get journalBytes(): number {
     return this.journal?.bytes ?? 0;
   }
+
+  /** Disk mode: the journal's disk is full and the receiver refuses events (until room is freed or an event written). */
+  get outOfSpace(): boolean {
+    return this.journal?.outOfSpace ?? false;
+  }
+
+  /** Called when the journal's disk is found full (true) and when it has room again (false); set by the owner. */
+  onOutOfSpace: ((full: boolean) => void) | undefined;
 
   /** Throws BusyError when an event of `bytes` would not fit now (see InFlightBudget.check). */
   checkRoom(bytes = 0): void {
@@ -118,6 +128,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
           else id = this.nextId++;
         } catch (err) {
           if ((err as { code?: string }).code === 'ERR_JOURNAL_FULL') throw new BusyError('journal', (err as Error).message);
+          if (isOutOfSpace(err)) throw new BusyError('journal', `no room left on the disk of the journal: ${(err as Error).message}`);
           throw err;
         }
         this.inFlight.set(id, { bytes, meta, event: journal ? undefined : event });

@@ -42,6 +42,11 @@ export interface EventDelivery<M> {
   readonly pending: { events: number; bytes: number };
   /** Size of the journal file (disk mode), else 0. */
   readonly journalBytes: number;
+  /** Disk mode: the journal's disk is full and events are refused, until room is freed or an event written. */
+  readonly outOfSpace?: boolean;
+  /** Called when the journal's disk is found full (true) and when it has room again (false);
+   *  set by the owner. Modes without a journal never call it. */
+  onOutOfSpace?: ((full: boolean) => void) | undefined;
   checkRoom(bytes?: number): void;
   stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M>;
   take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId>;

@@ -41,7 +41,10 @@ export = function register(RED: NodeAPI): void {
 
     const showStatus = throttledStatus(node, () => {
       if (connection) return withRedisState(RED, connection, t('status.shared', counts));
-      return { fill: 'green', shape: 'dot', text: t('status.counts', { ...counts, keys: t('status.keys', { count: seen.size ?? 0 }) }) };
+      const text = t('status.counts', { ...counts, keys: t('status.keys', { count: seen.size ?? 0 }) });
+      // Its key log's disk is full: keys kept in memory only until they are saved again.
+      if (opened.window.unsaved()) return { fill: 'yellow', shape: 'dot', text: text + t('status.unsaved') };
+      return { fill: 'green', shape: 'dot', text };
     });
     if (!connection)
       node.status({

@@ -5,9 +5,14 @@
  * to the key log (each key on disk before its message goes on) or to a
  * context store (the window saved whole, every 2 s at most, and on close).
  * Either way the node asks it through lib's SeenKeys.
+ *
+ * A key log on a full disk: the window in memory decides (no repeat passes
+ * while Node-RED runs), the node warns once, and the whole window is written
+ * again every 2 s until there is room (lib/dedupe/seen-keys.ts).
  */
 import { join } from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
+import { isOutOfSpace } from '../../lib/core/append-log';
 import { KeyLog } from '../../lib/dedupe/key-log';
 import { dropWindow, keepWindow, takeOverWindow } from '../../lib/dedupe/local-window';
 import { RedisSeenKeys } from '../../lib/dedupe/redis-window';
@@ -20,6 +25,8 @@ import type { DedupeSettings } from './settings';
 /** Context key under which a persisted window is kept. */
 const CONTEXT_KEY = 'detection-dedupe-window';
 const SAVE_DELAY_MS = 2000;
+/** Nodes whose key log still lacked keys when their last instance closed (a full disk): the next one saves them. */
+const unsavedAtClose = new Map<string, Error>();
 
 export interface OpenedWindow {
   seen: SeenKeys;
@@ -29,6 +36,8 @@ export interface OpenedWindow {
   ready: Promise<void>;
   /** Keeps a local window for the node's next instance (unless it was removed), saves it and closes its log. */
   close(removed: boolean): Promise<void>;
+  /** Keys the key log lacks (its disk was full) until the window is saved whole again. */
+  unsaved(): boolean;
 }
 
 function keyLogPath(RED: NodeAPI, nodeId: string): string {
@@ -42,7 +51,7 @@ export function openWindow(
   node: Node,
   settings: DedupeSettings,
   t: (key: string, vars?: Vars) => string,
-  /** Called once a saved window is loaded (a status to redraw). */
+  /** Called once a saved window is loaded, and when its key log runs out of room or has all keys again (a status to redraw). */
   loaded: () => void,
 ): { ok: true; window: OpenedWindow } | { ok: false; problem: string } {
   if (settings.shared) {
@@ -55,7 +64,7 @@ export function openWindow(
       ttlMs: settings.window.ttlMs,
       refreshOnRepeat: settings.window.refreshOnRepeat,
     });
-    return { ok: true, window: { seen, connection, ready: Promise.resolve(), close: async () => dropWindow(node.id) } };
+    return { ok: true, window: { seen, connection, ready: Promise.resolve(), close: async () => dropWindow(node.id), unsaved: () => false } };
   }
 
   // A deploy restarts the node: its previous instance's keys carry over.
@@ -66,9 +75,21 @@ export function openWindow(
   const context = node.context();
   let keyLog: KeyLog | undefined;
   let saveTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const saveKeyLog = async (): Promise<void> => {
+    try {
+      // Keys missing from the log (a full disk): the whole window again, and again in 2 s while there is no room.
+      if (seen.unsaved) {
+        if (!(await seen.resave())) scheduleSave();
+      } else await keyLog?.compact(window.snapshot());
+    } catch (err) {
+      // A compaction that finds no room keeps the old file whole: nothing lost, tried again later.
+      if (!isOutOfSpace(err)) persistError(err as Error);
+    }
+  };
   const saveNow = (): Promise<void> =>
     save?.keyLog
-      ? Promise.resolve(keyLog?.compact(window.snapshot())).then(() => undefined, persistError)
+      ? saveKeyLog()
       : new Promise((resolve) => {
           context.set(CONTEXT_KEY, { v: 1, ttlMs: settings.window.ttlMs, entries: window.snapshot() }, save?.store as string, (err?: Error) => {
             if (err) persistError(err);
@@ -76,13 +97,20 @@ export function openWindow(
           });
         });
   const scheduleSave = (): void => {
-    if (!save || saveTimer) return;
+    if (!save || saveTimer || closed) return;
     saveTimer = setTimeout(() => {
       saveTimer = undefined;
       void saveNow();
     }, SAVE_DELAY_MS);
   };
-  const seen = new LocalSeenKeys(window, { changed: scheduleSave });
+  const seen = new LocalSeenKeys(window, {
+    changed: scheduleSave,
+    unsaved(err) {
+      if (err) node.warn(t('warn.key-log-full', { path: keyLogPath(RED, node.id), message: err.message }));
+      else node.log(t('warn.key-log-saved'));
+      loaded();
+    },
+  });
 
   // A window carried over from the previous instance (a deploy) is newer than any
   // store: it is used as it is, and written afresh where it was saved elsewhere.
@@ -92,8 +120,14 @@ export function openWindow(
     ready = KeyLog.open(keyLogPath(RED, node.id)).then(async (opened) => {
       keyLog = opened.log;
       seen.persistence.log = opened.log;
+      const missing = unsavedAtClose.get(node.id);
+      unsavedAtClose.delete(node.id);
       if (!takeOver.carried) window.restore(opened.entries);
-      else if (takeOver.persistenceChanged) await opened.log.rewrite(window.snapshot());
+      else if (missing) {
+        // The previous instance's keys did not all reach the log: saved whole as soon as there is room.
+        seen.unsaved = missing;
+        scheduleSave();
+      } else if (takeOver.persistenceChanged) await opened.log.rewrite(window.snapshot());
       if (opened.torn) node.warn(t('warn.key-log-torn'));
     }, persistError);
   else if (takeOver.carried)
@@ -119,14 +153,18 @@ export function openWindow(
         // the next instance (a deploy) takes the keys over; a removed node's are forgotten
         if (removed) dropWindow(node.id);
         else keepWindow(node.id, window, settings.window);
+        closed = true;
         if (saveTimer) clearTimeout(saveTimer);
         saveTimer = undefined;
         // Wait for a load still under way, or an empty window would overwrite the saved one.
         if (!save) return;
         await ready;
         await saveNow();
+        if (seen.unsaved && !removed) unsavedAtClose.set(node.id, seen.unsaved);
+        else unsavedAtClose.delete(node.id);
         await keyLog?.close();
       },
+      unsaved: () => seen.unsaved !== undefined,
     },
   };
 }

@@ -16,12 +16,14 @@ import { nodeText, translator } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { mountReceiverRoute, receiverRouteKey, receiverRoutes } from '../shared/routes';
 import { serveAddresses } from './addresses';
-import { openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
+import { journalPath, openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { deliverySettings, listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
 import { receiverStatus, showPathInUse } from './status';
 
 /** How long a closing receiver waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;
+/** A receiver whose disk is full warns at most this often. */
+const DISK_FULL_WARN_MS = 60_000;
 
 export = function register(RED: NodeAPI): void {
   serveAddresses(RED);
@@ -117,11 +119,26 @@ export = function register(RED: NodeAPI): void {
       };
 
       let active = 0;
+      let diskFullWarnedAt = -Infinity;
+      let diskFullSaid = false;
       const ready = openDelivery(RED, node, settings, emitEvent, t, () => status.replanned()).then(
         (opened) => {
           delivery = opened;
           status.delivery = opened;
           opened.tracker.onComplete = showStatus;
+          // A full disk: said when it starts refusing and when it has room again, at most once a
+          // minute (a disk that another program keeps full refuses again after each freed event).
+          opened.tracker.onOutOfSpace = (full) => {
+            if (full && Date.now() - diskFullWarnedAt > DISK_FULL_WARN_MS) {
+              diskFullWarnedAt = Date.now();
+              diskFullSaid = true;
+              node.warn(t('warnings.disk-full', { path: journalPath(RED, node.id) }));
+            } else if (!full && diskFullSaid) {
+              diskFullSaid = false;
+              node.log(t('delivery.disk-room'));
+            }
+            showStatus();
+          };
           status.replanned();
           return opened;
         },

@@ -3,7 +3,8 @@
  * to count, then what it received, warned about and rejected; what it keeps
  * until finished (pending events, the journal's size); in yellow, a receiver
  * waiting for a detection-done that none downstream will ever send; Redis's
- * state in redis mode; a listener that cannot open its port. And a path
+ * state in redis mode; a listener that cannot open its port; in red, a
+ * receiver refusing events because its journal's disk is full. And a path
  * another receiver already has, in the editor too.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
@@ -46,14 +47,17 @@ export function receiverStatus(
       if (status.failed !== undefined) return { fill: 'red', shape: 'ring', text: t('status.delivery-failed', { message: status.failed }) };
       const problems = counts.rejected + counts.invalid;
       const params = { path, received: counts.received, warned: counts.warned, rejected: problems };
-      let text = t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);
       const delivery = status.delivery;
       const tracker = delivery?.tracker;
+      // Every event answered 503 until the journal has room again (it heals as events finish): red, first.
+      const refusing = tracker?.outOfSpace === true;
+      let text = refusing ? t('status.disk-full', { path }) : t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);
       // Held for a detection-done that none downstream will ever send: say so, in yellow.
       const noDone = delivery?.completion.noDoneWired === true;
       if (noDone) text += t('status.no-done');
       if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
       if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
+      if (refusing) return { fill: 'red', shape: 'dot', text };
       if (redis) {
         const state = withRedisState(RED, redis, text);
         return noDone && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;

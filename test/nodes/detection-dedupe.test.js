@@ -190,6 +190,58 @@ describe('detection-dedupe node', () => {
     }
   });
 
+  it('with the key log on a full disk (a small tmpfs: root): passes no repeat, warns once, shows it in yellow, and saves every key once there is room', async () => {
+    const fs = require('node:fs');
+    const path = require('node:path');
+    const { mountTmpfs, fillUp } = require('../support/tmpfs');
+    const disk = mountTmpfs('256k');
+    helper.settings({ userDir: disk.dir });
+    try {
+      let { node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' });
+      const events = Array.from({ length: 30 }, (_, i) => {
+        const e = ev.fullLpr();
+        // long ids: none of them fits on the full disk
+        e.payload.messageId = `full-${i}-`.padEnd(3000, 'x');
+        return e;
+      });
+      node.receive(delivery(events[0]));
+      await finished();
+      const filler = fillUp(disk.dir, 0);
+      let passed = countInputs(first);
+      for (const e of events.slice(1)) node.receive(delivery(e));
+      for (const e of events) node.receive(delivery(resent(e)));
+      await finished();
+      assert.deepEqual(
+        passed.map((m) => m.messageId),
+        events.slice(1).map((e) => e.payload.messageId),
+        'every new key passes once, no resend passes',
+      );
+      const warned = node.warn.getCalls().filter((c) => c.args[0] === 'detection-dedupe.warn.key-log-full');
+      assert.equal(warned.length, 1, 'warned once, not once per key');
+      assert.equal(node.error.callCount, 0);
+      const shown = () => node.status.lastCall && node.status.lastCall.args[0];
+      await until(() => shown().fill === 'yellow' && /status\.unsaved/.test(shown().text), 2000, 'a yellow status: keys not saved');
+
+      // Room again: the window is written whole (retried every 2 s), and says so.
+      fs.unlinkSync(filler);
+      await until(() => node.log.getCalls().some((c) => c.args[0] === 'detection-dedupe.warn.key-log-saved'), 5000, 'the window saved again');
+      await until(() => shown().fill === 'green', 2000, 'the status green again');
+      await helper.unload();
+      // As after a restart: the next instance reads the key log, no window carried over in memory.
+      dropWindow('dd');
+      ({ node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' }));
+      passed = countInputs(first);
+      for (const e of events) node.receive(delivery(resent(e)));
+      await finished();
+      assert.deepEqual(passed, [], 'after a restart, every key is known: no resend passes');
+      assert.ok(fs.existsSync(path.join(disk.dir, 'detection-bridge', 'dedupe-dd.keys')));
+    } finally {
+      await helper.unload();
+      helper.settings({});
+      disk.unmount();
+    }
+  });
+
   it('finds the id inside the event when msg.messageId is missing', async () => {
     const { node, first, finished } = await start();
     const passed = countInputs(first);

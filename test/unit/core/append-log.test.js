@@ -4,7 +4,8 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { AppendLog, frame, readFrames, FRAME_HEADER_BYTES } = require('../../../dist/lib/core/append-log');
+const { AppendLog, frame, readFrames, isOutOfSpace, FRAME_HEADER_BYTES } = require('../../../dist/lib/core/append-log');
+const { mountTmpfs, fillUp } = require('../../support/tmpfs');
 
 /** Replays a log of type-1 frames: their payloads as text, and what was skipped. */
 async function texts(file) {
@@ -309,5 +310,78 @@ describe('lib/core/append-log', () => {
         await opensTo(['one', 'two'], { cut: 0, problems: ['checksum'] });
       });
     }
+  });
+
+  describe('on a full disk (a small tmpfs: root)', () => {
+    let disk;
+    let full;
+    beforeEach(() => {
+      disk = mountTmpfs('256k');
+      full = path.join(disk.dir, 'log', 'full.log');
+    });
+    afterEach(() => disk.unmount());
+
+    /** Appends 8 KiB records until one finds no room; answers the offsets of those that went in. */
+    async function appendUntilFull(log) {
+      const offsets = [];
+      for (let i = 0; ; i++) {
+        try {
+          offsets.push(await log.append(record(`${i}:`.padEnd(8192, 'x'))));
+        } catch (err) {
+          return { offsets, err };
+        }
+      }
+    }
+
+    it('rejects a write that finds no room, keeps no part of it, and appends again once there is room', async () => {
+      const { log } = await AppendLog.open(full, texts);
+      const filler = fillUp(disk.dir, 40 * 1024);
+      const { offsets, err } = await appendUntilFull(log);
+      assert.ok(isOutOfSpace(err), `${err.code}: ${err.message}`);
+      assert.ok(offsets.length > 0);
+      // Part of the last write reached the file before the disk was full: it is cut off.
+      const sizeBefore = log.size;
+      assert.equal(fs.statSync(full).size, sizeBefore);
+      await assert.rejects(log.append(record('still no room'.padEnd(8192, 'y'))), (e) => isOutOfSpace(e));
+      assert.equal(fs.statSync(full).size, sizeBefore);
+
+      // Another program frees space: the log goes on right after its last whole record.
+      fs.unlinkSync(filler);
+      assert.equal(await log.append(record('after')), sizeBefore);
+      await log.close();
+      const again = await AppendLog.open(full, texts);
+      assert.equal(again.cut, 0);
+      assert.deepEqual(again.value.problems, []);
+      assert.equal(again.value.found.length, offsets.length + 1);
+      assert.equal(again.value.found.at(-1).text, 'after');
+      await again.log.close();
+    });
+
+    it('empties its file in place when nothing in it is live (no room needed), and appends go to the emptied file', async () => {
+      const { log } = await AppendLog.open(full, texts);
+      fillUp(disk.dir, 40 * 1024);
+      const { err } = await appendUntilFull(log);
+      assert.ok(isOutOfSpace(err));
+      // A rewrite needs room for its new file; there is none.
+      await assert.rejects(
+        log.rewrite(async (out) => void (await out.write(record('x'.repeat(64 * 1024))))),
+        (e) => isOutOfSpace(e),
+      );
+      assert.equal(await log.clear(() => false), false, 'something live: kept');
+      assert.ok(log.size > 0);
+      // Queued while the file is being emptied: written to the emptied file, at its start.
+      const cleared = log.clear(() => true);
+      const next = log.append(record('next'));
+      assert.equal(await cleared, true);
+      assert.equal(await next, 0);
+      assert.equal(fs.statSync(full).size, recordBytes('next'));
+      await log.close();
+      const again = await AppendLog.open(full, texts);
+      assert.deepEqual(
+        again.value.found.map((f) => f.text),
+        ['next'],
+      );
+      await again.log.close();
+    });
   });
 });

@@ -6,6 +6,7 @@ const path = require('node:path');
 const { LocalSeenKeys } = require('../../../dist/lib/dedupe/seen-keys');
 const { DedupeWindow } = require('../../../dist/lib/dedupe/local-window');
 const { KeyLog } = require('../../../dist/lib/dedupe/key-log');
+const { mountTmpfs, fillUp } = require('../../support/tmpfs');
 
 /** The keys on disk in `file`, as another opener finds them. */
 async function onDisk(file) {
@@ -78,5 +79,39 @@ describe('lib/dedupe/seen-keys: the local window behind SeenKeys', () => {
     await log.close();
     const seen = new LocalSeenKeys({ ttlMs: 60_000, maxKeys: 10 }, { log });
     await assert.rejects(seen.check('a', 1), /closed/);
+  });
+
+  it('on a full disk (a small tmpfs: root): keeps deciding in memory, passes no repeat, says so once, and saves every key once there is room', async () => {
+    const disk = mountTmpfs('128k');
+    let log;
+    try {
+      const full = path.join(disk.dir, 'dedupe.keys');
+      ({ log } = await KeyLog.open(full));
+      const now = Date.now(); // the window's snapshot keeps the keys still inside it by the clock
+      const said = [];
+      const seen = new LocalSeenKeys({ ttlMs: 600_000, maxKeys: 10_000 }, { log, unsaved: (err) => said.push(err?.code) });
+      assert.deepEqual(await seen.check('before', now, 'in1/1'), { duplicate: false });
+      const filler = fillUp(disk.dir, 0);
+      // Long keys: the disk has no room left for any of them.
+      const keys = Array.from({ length: 50 }, (_, i) => `plate-${i}-`.padEnd(2000, 'k'));
+      for (const key of keys) assert.deepEqual(await seen.check(key, now + 1), { duplicate: false });
+      assert.deepEqual(said, ['ENOSPC'], 'said once, not once per key');
+      assert.ok(seen.unsaved);
+      // Repeats are still caught: the window in memory decides.
+      for (const key of [...keys, 'before']) assert.equal((await seen.check(key, now + 2)).duplicate, true);
+      assert.equal(await seen.resave(), false, 'still no room');
+
+      fs.unlinkSync(filler);
+      assert.equal(await seen.resave(), true);
+      assert.deepEqual(said, ['ENOSPC', undefined]);
+      assert.equal(seen.unsaved, undefined);
+      assert.deepEqual(await seen.check('after', now + 3), { duplicate: false });
+      await log.close();
+      const saved = (await onDisk(full)).map((e) => e[0]);
+      assert.deepEqual(saved.sort(), ['after', 'before', ...keys].sort());
+    } finally {
+      await log?.close();
+      disk.unmount();
+    }
   });
 });

@@ -5,6 +5,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Journal, JournalFullError } = require('../../../dist/lib/delivery/journal');
+const { isOutOfSpace } = require('../../../dist/lib/core/append-log');
+const { mountTmpfs, fillUp } = require('../../support/tmpfs');
 
 const body = (n, fill = 0x41) => Buffer.alloc(n, fill);
 
@@ -244,5 +246,99 @@ describe('lib/delivery/journal', () => {
     for (const e of read) assert.ok(e.body.equals(body(100, e.meta.i)));
     await journal.close();
     assert.ok(fs.statSync(file).size < 50 * 100, 'it did compact');
+  });
+
+  describe('on a full disk (a small tmpfs: root)', () => {
+    let disk;
+    let full;
+    beforeEach(() => {
+      disk = mountTmpfs('256k');
+      full = path.join(disk.dir, 'detection-bridge', 'journal-x.log');
+    });
+    afterEach(() => disk.unmount());
+
+    /** Opens a journal that reports running out of space into `said`. */
+    async function openJournal(said) {
+      const { journal } = await Journal.open(full, { maxBytes: 1e9 });
+      journal.onOutOfSpace = (isFull) => said.push(isFull);
+      return journal;
+    }
+
+    /** Appends held 8 KiB events until one is refused; answers their seqs and the refusal. */
+    async function holdUntilFull(journal) {
+      const held = [];
+      for (let i = 0; ; i++) {
+        try {
+          held.push(await journal.append({ i }, body(8192, i % 256)));
+        } catch (err) {
+          return { held, err };
+        }
+      }
+    }
+
+    it('never refuses an event for finished ones filling the disk: the file is emptied in place', async () => {
+      const said = [];
+      const journal = await openJournal(said);
+      // 800 KiB of events through a 256 KiB disk, each finished before the next; the journal's
+      // own compaction (16 MiB at least) never comes into it.
+      for (let i = 0; i < 100; i++) journal.complete(await journal.append({ i }, body(8192)));
+      assert.deepEqual(said, []);
+      assert.equal(journal.outOfSpace, false);
+      await journal.close();
+      assert.ok(fs.statSync(full).size < 256 * 1024);
+      const again = await Journal.open(full, { maxBytes: 1e9 });
+      assert.deepEqual(again.entries, []);
+      assert.deepEqual(again.problems, []);
+      // The numbering goes on: no finished event's seq is given to a new one.
+      assert.equal(await again.journal.append({}, body(10)), 101);
+      await again.journal.close();
+    });
+
+    it('refuses while held events fill the disk, and takes events again once they finish, without a restart, losing none', async () => {
+      const said = [];
+      const journal = await openJournal(said);
+      const { held, err } = await holdUntilFull(journal);
+      assert.ok(isOutOfSpace(err), `${err.code}: ${err.message}`);
+      assert.ok(held.length > 5);
+      assert.equal(journal.outOfSpace, true);
+      await assert.rejects(journal.append({ late: true }, body(8192)), (e) => isOutOfSpace(e));
+      assert.deepEqual(said, [true], 'said once per episode');
+      // Every held event is whole and readable while the disk is full.
+      for (const [i, seq] of held.entries()) assert.ok((await journal.read(seq)).body.equals(body(8192, i % 256)));
+
+      for (const seq of held) journal.complete(seq);
+      const next = await journal.append({ next: true }, body(8192));
+      assert.equal(journal.outOfSpace, false);
+      assert.deepEqual(said, [true, false]);
+      await journal.close();
+      const again = await Journal.open(full, { maxBytes: 1e9 });
+      assert.deepEqual(
+        again.entries.map((e) => [e.seq, e.meta]),
+        [[next, { next: true }]],
+      );
+      await again.journal.close();
+    });
+
+    it('rewrites the file with the events still unfinished once they fit in the room left', async () => {
+      const said = [];
+      const journal = await openJournal(said);
+      const filler = fillUp(disk.dir, 120 * 1024);
+      const { held, err } = await holdUntilFull(journal);
+      assert.ok(isOutOfSpace(err));
+      // Another program frees some room; two events stay unfinished, the rest finish.
+      fs.unlinkSync(filler);
+      const kept = held.slice(-2);
+      for (const seq of held.slice(0, -2)) journal.complete(seq);
+      await journal.close();
+      const again = await Journal.open(full, { maxBytes: 1e9 });
+      assert.deepEqual(
+        again.entries.map((e) => e.seq),
+        kept,
+      );
+      // Compacted: nothing but the two unfinished events' records is left.
+      const recordBytes = fs.statSync(full).size / 2;
+      assert.ok(recordBytes > 8192 && recordBytes < 8192 + 100, `${fs.statSync(full).size} bytes for two events`);
+      await again.journal.close();
+    });
   });
 });

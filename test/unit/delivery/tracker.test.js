@@ -5,6 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { DeliveryTracker, BusyError } = require('../../../dist/lib/delivery/tracker');
 const { FakeClock } = require('../../support/fake-clock');
+const { mountTmpfs } = require('../../support/tmpfs');
 
 const body = (n, fill = 0x41) => Buffer.alloc(n, fill);
 
@@ -83,6 +84,43 @@ describe('lib/delivery/tracker', () => {
       await again.tracker.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('disk mode on a full disk: refuses with BusyError (503 + Retry-After) while it is full, says so, and takes events again once they finish', async () => {
+    const disk = mountTmpfs('128k');
+    try {
+      const { tracker } = await DeliveryTracker.open({
+        mode: 'disk',
+        journalPath: path.join(disk.dir, 'journal.log'),
+        maxEvents: 1000,
+        maxBytes: 1e9,
+      });
+      tracker.awaitCompletion = true;
+      const said = [];
+      tracker.onOutOfSpace = (full) => said.push(full);
+      const held = [];
+      let refusal;
+      while (!refusal) {
+        await tracker.take({ n: held.length }, Buffer.alloc(8192, 7), undefined).then(
+          (id) => held.push(id),
+          (err) => (refusal = err),
+        );
+      }
+      assert.ok(refusal instanceof BusyError, String(refusal));
+      assert.equal(refusal.reason, 'journal');
+      assert.equal(tracker.outOfSpace, true);
+      assert.deepEqual(tracker.pending, { events: held.length, bytes: held.length * 8192 });
+      for (const id of held) {
+        tracker.emitted(id);
+        tracker.complete(id);
+      }
+      await tracker.take({ again: true }, Buffer.alloc(8192, 8), undefined);
+      assert.equal(tracker.outOfSpace, false);
+      assert.deepEqual(said, [true, false]);
+      await tracker.close();
+    } finally {
+      disk.unmount();
     }
   });
 });
