@@ -412,7 +412,12 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const connection = this.options.connection;
     try {
       connection.assertReady();
-      await runScript<number>(connection.client, DONE, [this.streamKey, this.bytesKey, this.idsKey], [STREAM_GROUP, id, String(size), messageId ?? '']);
+      await runScript<number>(
+        connection.client,
+        DONE,
+        [this.streamKey, this.bytesKey, this.idsKey],
+        [STREAM_GROUP, id, String(size), messageId ?? ''],
+      );
       this.unacked.delete(id);
     } catch {
       // Until written, the entry stays pending: claimed and emitted again if Redis loses this retry too.

@@ -54,7 +54,9 @@ describe('lib/delivery/resend', () => {
       'indented, messageId first': Buffer.from(JSON.stringify({ payload: { messageId: 'm-1', plate: 'A' }, publishType: 'x' }, null, 2)),
       'a byte-order mark and spaces': Buffer.from('\uFEFF  { "payload" : { "messageId" : "m-bom" } }  '),
       'messageId elsewhere, not in payload': Buffer.from('{"messageId":"outer","fields":[{"messageId":"f"}],"payload":{"x":{"messageId":"deep"}}}'),
-      'an escaped quote and backslashes before the key': Buffer.from('{"a":"he said \\"payload\\": {\\\\","payload":{"b":"\\\\","messageId":"m-esc"}}'),
+      'an escaped quote and backslashes before the key': Buffer.from(
+        '{"a":"he said \\"payload\\": {\\\\","payload":{"b":"\\\\","messageId":"m-esc"}}',
+      ),
       'escapes in the value': Buffer.from('{"payload":{"messageId":"m\\u002d\\"2\\"\\n"}}'),
       'an escaped key': Buffer.from('{"pay\\u006coad":{"message\\u0049d":"m-key"}}'),
       'repeated keys: the last wins': Buffer.from('{"payload":{"messageId":"first","messageId":"last"}}'),
@@ -63,7 +65,9 @@ describe('lib/delivery/resend', () => {
       'a null messageId after a string one': Buffer.from('{"payload":{"messageId":"m","messageId":null}}'),
       'an empty messageId': Buffer.from('{"payload":{"messageId":""}}'),
       'payload not an object': Buffer.from('{"payload":["messageId","x"]}'),
-      'numbers, literals, nested arrays': Buffer.from('{"n":-1.5e3,"t":true,"z":null,"a":[[1,{"b":[]}],"]"],"payload":{"k":false,"messageId":"m-mixed"}}'),
+      'numbers, literals, nested arrays': Buffer.from(
+        '{"n":-1.5e3,"t":true,"z":null,"a":[[1,{"b":[]}],"]"],"payload":{"k":false,"messageId":"m-mixed"}}',
+      ),
       'non-ASCII': Buffer.from('{"payload":{"note":"Grüße 日本","messageId":"m-ü-日"}}'),
       'no messageId': bodyOf(undefined),
       'an array': Buffer.from('[{"payload":{"messageId":"m"}}]'),
