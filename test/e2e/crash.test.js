@@ -14,9 +14,11 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { nodeRedVersion, until } = require('../support');
+const { randomUUID } = require('node:crypto');
+const { nodeRedVersion, postJson, until } = require('../support');
 const { NodeRedProcess, functionNode, fileNode, runSimulator } = require('../support/nodered-process');
 const { exactlyOnceProblems, probeRecord, readProbe } = require('../support/exactly-once');
+const ev = require('../fixtures/events');
 
 const TAB = 'e2ecrashtab00001';
 const N = 2000;
@@ -63,6 +65,52 @@ function crashFlow(probeFile) {
     fileNode('c-file', TAB, probeFile, 'c-event'),
     functionNode('c-event', TAB, 'return msg._delivery ? msg : null;', 'c-done'),
     { id: 'c-done', type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] },
+  ];
+}
+
+/** Two receivers (disk, memory) into a flow that holds each event 2 s (a slow mail server, say), probed as they are emitted and at the end. */
+function heldFlow(probeFile) {
+  const receiver = (id, urlPath, ackMode) => ({
+    id,
+    type: 'detection-in',
+    z: TAB,
+    name: '',
+    path: urlPath,
+    auth: 'none',
+    headerName: '',
+    maxBodyMiB: 16,
+    validation: 'lenient',
+    ackMode,
+    wires: [['h-seen'], []],
+  });
+  return [
+    { id: TAB, type: 'tab', label: 'held' },
+    receiver('h-disk', '/h/disk', 'disk'),
+    receiver('h-mem', '/h/mem', 'memory'),
+    { ...functionNode('h-seen', TAB, `return [{ payload: ${probeRecord('in')} }, msg];`), outputs: 2, wires: [['h-file'], ['h-hold']] },
+    {
+      id: 'h-hold',
+      type: 'delay',
+      z: TAB,
+      name: '',
+      pauseType: 'delay',
+      timeout: '2',
+      timeoutUnits: 'seconds',
+      rate: '1',
+      nbRateUnits: '1',
+      rateUnits: 'second',
+      randomFirst: '1',
+      randomLast: '5',
+      randomUnits: 'seconds',
+      drop: false,
+      allowrate: false,
+      outputs: 1,
+      wires: [['h-line']],
+    },
+    functionNode('h-line', TAB, `msg.payload = ${probeRecord('end')}; return msg;`, 'h-file'),
+    fileNode('h-file', TAB, probeFile, 'h-event'),
+    functionNode('h-event', TAB, 'return msg._delivery ? msg : null;', 'h-done'),
+    { id: 'h-done', type: 'detection-done', z: TAB, name: '', passOn: false, outputs: 0, wires: [] },
   ];
 }
 
@@ -144,6 +192,50 @@ describe(`e2e: 2,000 events through two SIGKILLs, Node-RED ${nodeRedVersion()}`,
       `      crash: ${N} events, 2 SIGKILLs, ${summary.retried} retries by the simulator, ${fromJournal} first emitted from the journal after a kill, ` +
         `${documented} documented repeats at the end`,
     );
+    assert.deepEqual(nr.errorLines(), []);
+  });
+
+  it("the bridge's resend of an event held unfinished is answered 200 and not emitted: disk after a SIGKILL, memory after a deploy", async () => {
+    const probeFile = path.join(nr.userDir, 'held.jsonl');
+    const ready = { '/h/disk': 405, '/h/mem': 405 };
+    await nr.deploy(heldFlow(probeFile), ready);
+    const post = async (urlPath, messageId) => {
+      const event = ev.fullLpr();
+      event.payload.messageId = messageId;
+      const res = await postJson(`${nr.url}${urlPath}`, event);
+      assert.equal(res.status, 200, res.text);
+    };
+    const of = (messageId) => readProbe(probeFile).filter((r) => r.messageId === messageId);
+    const seen = (messageId, at, redelivered) =>
+      until(
+        () => of(messageId).some((r) => r.at === at && r.redelivered === redelivered),
+        20000,
+        `${messageId} ${at}${redelivered ? ', redelivered' : ''}`,
+      );
+
+    /** Sent, emitted, then emitted again by `restart` (still held); its resend now must not come out. */
+    const resendWhileHeld = async (urlPath, restart) => {
+      const messageId = randomUUID();
+      await post(urlPath, messageId);
+      await seen(messageId, 'in', false);
+      await restart();
+      await seen(messageId, 'in', true);
+      await post(urlPath, messageId); // as if its 200 had been lost: the bridge sends it again
+      await seen(messageId, 'end', true);
+      const records = of(messageId);
+      assert.equal(new Set(records.map((r) => r.delivery)).size, 1, `one delivery: ${JSON.stringify(records)}`);
+      assert.deepEqual(
+        records.map((r) => `${r.at}${r.redelivered ? ' again' : ''}`),
+        ['in', 'in again', 'end again'],
+      );
+    };
+    // disk: the journal's copy (written, its answer lost in the crash) and the resend
+    await resendWhileHeld('/h/disk', async () => {
+      await nr.stop('SIGKILL');
+      await nr.start();
+    });
+    // memory: the copy kept across a deploy and the resend
+    await resendWhileHeld('/h/mem', () => nr.deploy(heldFlow(probeFile), ready));
     assert.deepEqual(nr.errorLines(), []);
   });
 });
