@@ -7,6 +7,9 @@
  *   so it is in the group's pending list from the first moment; past the
  *   stream's cap (entries or bytes) nothing is added and the receiver answers
  *   503 with Retry-After. Only then is the event answered 200.
+ * - A resend (the same messageId) while an entry of it is pending at any
+ *   instance is not added: the same script looks its messageId up in a hash
+ *   beside the stream (`<stream>:ids`) and answers the pending entry instead.
  * - Finishing it (detection-done, or at once when the flows have none): XACK
  *   and XDEL in one script, and the byte count goes down.
  * - Entries pending longer than `claimAfterMs` (their instance died, or its

@@ -4,7 +4,8 @@
  * written to the journal), bounds how many may be in flight (past the bound
  * the receiver answers 503 with Retry-After and the bridge keeps the event),
  * and knows which events to emit again, flagged as redelivered: after a
- * restart (from the journal), after a deploy, and after a time limit.
+ * restart (from the journal), after a deploy, and after a time limit. A
+ * resend of an event it holds (same messageId) is absorbed (resend.ts).
  *
  * Completion: a receiver that waits for a `detection-done` node (one is
  * downstream of it, or it is set to wait: downstream.ts) finishes an event
