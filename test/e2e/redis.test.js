@@ -501,9 +501,10 @@ describe(`e2e: several Node-RED instances sharing one Redis, Node-RED ${nodeRedV
     const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
     assert.equal(summary.acknowledged, N);
     assert.ok(summary.statusCodes['503'] > 0, `the run spanned the outage: ${JSON.stringify(summary.statusCodes)}`);
-    // The shared window works again: a repeat is caught.
+    // The shared window works again: a repeat is caught. (Through the other receiver: a receiver that
+    // still holds the first copy takes a repeat for the bridge's resend of it and does not emit it.)
     const again = randomUUID();
-    for (let i = 0; i < 2; i++) assert.equal((await postEvent(`${nr.url}/o/mem`, again)).status, 200);
+    for (const receiverPath of ['/o/mem', '/o/stream']) assert.equal((await postEvent(`${nr.url}${receiverPath}`, again)).status, 200);
     const copies = () => all().filter((r) => r.messageId === again);
     await until(() => copies().length >= 2, 10000, 'both copies of a repeat out of the shared dedupe');
     assert.deepEqual(
