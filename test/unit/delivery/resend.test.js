@@ -284,6 +284,21 @@ describe('lib/delivery/resend', () => {
       await waitFor(async () => (await client.exists(`${survivor.key}:ids`)) === 0);
     });
 
+    it('a completion by an instance that does not hold the entry (written late, after a deploy) reads the messageId from the entry', async () => {
+      const name = `/r${streams++}`;
+      const a = await stream(await connect('a'), name);
+      const bConnection = await connect('b');
+      const b = await stream(bConnection, name);
+      const client = bConnection.client;
+      const first = await send(a, 'm-late');
+      const other = await send(a, 'm-other'); // keeps the stream from emptying
+      assert.equal(b.complete(first.id), false, 'not held by b');
+      await waitFor(async () => (await client.hGet(`${b.key}:ids`, 'm-late')) === null);
+      assert.deepEqual(await client.hGetAll(`${b.key}:ids`), { 'm-other': other.id });
+      a.complete(other.id);
+      await waitFor(async () => (await client.exists(`${b.key}:ids`)) === 0);
+    });
+
     it('an index line whose entry is no longer pending (finished, its line left) does not absorb', async () => {
       const name = `/r${streams++}`;
       const connection = await connect('a');
