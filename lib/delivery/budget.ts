@@ -63,19 +63,30 @@ export class InFlightBudget {
   /**
    * Stages an event of `bytes` (BusyError when it does not fit): `commit`
    * runs `write`, which keeps the event and answers its id (the bytes given
-   * back if it fails); `abandon` gives them back and runs `onAbandon`.
+   * back if it fails), or `{ absorbed }` with the id of the copy held already
+   * (a resend: the bytes given back, `absorbed` set); `abandon` gives them
+   * back and runs `onAbandon`.
    */
-  stage<M>(bytes: number, write: (meta: M, event: unknown) => Promise<DeliveryId>, onAbandon?: () => void): StagedDelivery<M> {
+  stage<M>(
+    bytes: number,
+    write: (meta: M, event: unknown) => Promise<DeliveryId | { absorbed: DeliveryId }>,
+    onAbandon?: () => void,
+  ): StagedDelivery<M> {
     this.check(bytes);
     this.held += bytes;
     this.staged++;
     let settled = false;
-    return {
+    const staged: StagedDelivery<M> & { absorbed: boolean } = {
+      absorbed: false,
       commit: async (meta, event) => {
         if (settled) throw new Error('already settled');
         settled = true;
         try {
-          return await write(meta, event);
+          const written = await write(meta, event);
+          if (typeof written !== 'object') return written;
+          this.held -= bytes;
+          staged.absorbed = true;
+          return written.absorbed;
         } catch (err) {
           this.held -= bytes;
           throw err;
@@ -92,5 +103,6 @@ export class InFlightBudget {
         onAbandon?.();
       },
     };
+    return staged;
   }
 }

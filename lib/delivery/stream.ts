@@ -7,6 +7,9 @@
  *   so it is in the group's pending list from the first moment; past the
  *   stream's cap (entries or bytes) nothing is added and the receiver answers
  *   503 with Retry-After. Only then is the event answered 200.
+ * - A resend (the same messageId) while an entry of it is pending at any
+ *   instance is not added: the same script looks its messageId up in a hash
+ *   beside the stream (`<stream>:ids`) and answers the pending entry instead.
  * - Finishing it (detection-done, or at once when the flows have none): XACK
  *   and XDEL in one script, and the byte count goes down.
  * - Entries pending longer than `claimAfterMs` (their instance died, or its
@@ -22,6 +25,7 @@
 import { systemClock, type Clock } from '../core/clock';
 import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
 import { BusyError, InFlightBudget } from './budget';
+import { messageIdOf } from './resend';
 import type { DeliveryId, DeliveryRecord, EventDelivery, StagedDelivery } from './types';
 
 export interface StreamDeliveryOptions {
@@ -50,10 +54,20 @@ const READ_COUNT = 50;
 /** Completions kept for a retry while Redis is unreachable, at most. */
 const MAX_UNACKED = 100_000;
 
+/** KEYS[3]: messageId → entry id of the entries added with one; ARGV[7]: the messageId, or ''. A resend of
+ *  one still pending (taken by an instance, not finished) is not added: {'held', its entry id}. */
 const ADD = luaScript(`
 local len = redis.call('XLEN', KEYS[1])
 local held = tonumber(redis.call('GET', KEYS[2]) or '0')
 if len == 0 then held = 0 end
+local mid = ARGV[7]
+if mid ~= '' and len > 0 then
+  local copy = redis.call('HGET', KEYS[3], mid)
+  if copy then
+    local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], copy, copy, 1)
+    if type(pending) == 'table' and not pending.err and #pending > 0 then return {'held', copy} end
+  end
+end
 local size = string.len(ARGV[5])
 if len >= tonumber(ARGV[3]) then return {'events', len} end
 if len > 0 and held + size > tonumber(ARGV[4]) then return {'bytes', held} end
@@ -64,13 +78,17 @@ if type(claimed) == 'table' and claimed.err then
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
 end
 redis.call('SET', KEYS[2], held + size)
+if len == 0 then redis.call('DEL', KEYS[3]) end
+if mid ~= '' then redis.call('HSET', KEYS[3], mid, id) end
 return id
 `);
 
-/** ARGV[3]: the body's size, or -1 when this instance does not know it (read from the entry). */
+/** ARGV[3]: the body's size, or -1 when this instance does not know it (read from the entry, and so is
+ *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in ADD: its entry is dropped if it is this one). */
 const DONE = luaScript(`
 redis.pcall('XACK', KEYS[1], ARGV[1], ARGV[2])
 local size = tonumber(ARGV[3])
+local mid = ARGV[4]
 if size < 0 then
   size = 0
   local entry = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2])
@@ -78,11 +96,19 @@ if size < 0 then
   local fields = entry[1][2]
   for i = 1, #fields, 2 do
     if fields[i] == 'body' then size = string.len(fields[i + 1]) end
+    if fields[i] == 'meta' and mid == '' then
+      local ok, meta = pcall(cjson.decode, fields[i + 1])
+      if ok and type(meta) == 'table' and type(meta.messageId) == 'string' then mid = meta.messageId end
+    end
   end
 end
 if redis.call('XDEL', KEYS[1], ARGV[2]) == 0 then return 0 end
+if mid ~= '' and redis.call('HGET', KEYS[3], mid) == ARGV[2] then redis.call('HDEL', KEYS[3], mid) end
 local held = tonumber(redis.call('GET', KEYS[2]) or '0') - size
-if held < 0 or redis.call('XLEN', KEYS[1]) == 0 then held = 0 end
+if held < 0 or redis.call('XLEN', KEYS[1]) == 0 then
+  held = 0
+  redis.call('DEL', KEYS[3])
+end
 redis.call('SET', KEYS[2], held)
 return 1
 `);
@@ -110,11 +136,15 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   onRecovered: ((records: DeliveryRecord<M>[]) => void) | undefined;
   /** Entries claimed from the pending list so far (from any instance). */
   claimed = 0;
+  /** Resends absorbed since this store opened: their messageId was pending in the stream already. */
+  absorbed = 0;
 
   private readonly held = new Map<string, Held<M>>();
   private readonly budget: InFlightBudget;
   private readonly streamKey: string;
   private readonly bytesKey: string;
+  /** messageId → entry id of the entries in the stream (resend.ts). */
+  private readonly idsKey: string;
   private readonly clock: Clock;
   private timer: unknown;
   private closed = false;
@@ -131,6 +161,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private constructor(private readonly options: StreamDeliveryOptions) {
     this.streamKey = options.connection.key('stream', options.name);
     this.bytesKey = `${this.streamKey}:bytes`;
+    this.idsKey = `${this.streamKey}:ids`;
     this.clock = options.clock ?? systemClock;
     this.budget = new InFlightBudget(options.maxEvents, options.maxBytes, () => this.held.size);
     this.stopWatching = options.connection.use((state) => {
@@ -196,9 +227,14 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   stage(_journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
     this.options.connection.assertReady();
     return this.budget.stage<M>(body?.length ?? 0, async (meta, event) => {
-      const id = await this.add(body ?? Buffer.from(JSON.stringify(event)), meta);
-      this.held.set(id, { bytes: body?.length ?? 0, meta, event });
-      return id;
+      const added = await this.add(body ?? Buffer.from(JSON.stringify(event)), meta);
+      if (typeof added === 'object') {
+        // A resend of an entry pending here or at another instance: that one is emitted (again) and finished.
+        this.absorbed++;
+        return added;
+      }
+      this.held.set(added, { bytes: body?.length ?? 0, meta, event });
+      return added;
     });
   }
 
@@ -208,8 +244,15 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
 
   async adopt(records: DeliveryRecord<M>[]): Promise<void> {
     for (const record of records) {
-      const id = await this.take(record.meta, record.body, record.event).catch(() => undefined);
-      const entry = id === undefined ? undefined : this.held.get(String(id));
+      let staged: StagedDelivery<M>;
+      try {
+        staged = this.stage(record.meta, record.body);
+      } catch {
+        continue;
+      }
+      const id = await staged.commit(record.meta, record.event).catch(() => undefined);
+      // A copy of an entry pending already: that one stands for it.
+      const entry = id === undefined || staged.absorbed ? undefined : this.held.get(String(id));
       if (entry) entry.emittedAt = 0;
     }
   }
@@ -243,7 +286,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       this.held.delete(key);
       this.budget.remove(entry.bytes);
     }
-    void this.remove(key, entry ? entry.bytes : -1);
+    void this.remove(key, entry ? entry.bytes : -1, messageIdOf(entry?.meta));
     this.onComplete?.();
     return entry !== undefined;
   }
@@ -340,27 +383,44 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     this.stopWatching();
   }
 
-  /** Adds an entry and makes this instance its consumer; BusyError past the stream's cap. */
-  private async add(body: Buffer, meta: M): Promise<string> {
+  /** Adds an entry and makes this instance its consumer; BusyError past the stream's cap; `{ absorbed }`
+   *  with the pending entry of the same messageId instead of adding a resend of it. */
+  private async add(body: Buffer, meta: M): Promise<string | { absorbed: string }> {
     const connection = this.options.connection;
     connection.assertReady();
-    const reply = await runScript<string | [string, number]>(
+    const reply = await runScript<string | [string, number | string]>(
       connection.client,
       ADD,
-      [this.streamKey, this.bytesKey],
-      [STREAM_GROUP, connection.instance, String(this.options.streamMaxEvents), String(this.options.streamMaxBytes), body, JSON.stringify(meta)],
+      [this.streamKey, this.bytesKey, this.idsKey],
+      [
+        STREAM_GROUP,
+        connection.instance,
+        String(this.options.streamMaxEvents),
+        String(this.options.streamMaxBytes),
+        body,
+        JSON.stringify(meta),
+        messageIdOf(meta) ?? '',
+      ],
     );
     if (typeof reply === 'string') return reply;
     const [reason, value] = reply;
+    if (reason === 'held') return { absorbed: String(value) };
     if (reason === 'events') throw new BusyError('stream', `the Redis stream holds ${value} events, its limit`);
     throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
   }
 
-  private async remove(id: string, size: number): Promise<void> {
+  /** Finishes entry `id` in Redis. Without its messageId (a completion written late) the entry's index
+   *  line stays until the stream is next empty; ADD checks that an indexed entry is still pending. */
+  private async remove(id: string, size: number, messageId?: string): Promise<void> {
     const connection = this.options.connection;
     try {
       connection.assertReady();
-      await runScript<number>(connection.client, DONE, [this.streamKey, this.bytesKey], [STREAM_GROUP, id, String(size)]);
+      await runScript<number>(
+        connection.client,
+        DONE,
+        [this.streamKey, this.bytesKey, this.idsKey],
+        [STREAM_GROUP, id, String(size), messageId ?? ''],
+      );
       this.unacked.delete(id);
     } catch {
       // Until written, the entry stays pending: claimed and emitted again if Redis loses this retry too.

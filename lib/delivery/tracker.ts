@@ -4,7 +4,8 @@
  * written to the journal), bounds how many may be in flight (past the bound
  * the receiver answers 503 with Retry-After and the bridge keeps the event),
  * and knows which events to emit again, flagged as redelivered: after a
- * restart (from the journal), after a deploy, and after a time limit.
+ * restart (from the journal), after a deploy, and after a time limit. A
+ * resend of an event it holds (same messageId) is absorbed (resend.ts).
  *
  * Completion: a receiver that waits for a `detection-done` node (one is
  * downstream of it, or it is set to wait: downstream.ts) finishes an event
@@ -15,6 +16,7 @@ import { isOutOfSpace } from '../core/append-log';
 import { systemClock, type Clock } from '../core/clock';
 import { Journal, type JournalProblem } from './journal';
 import { BusyError, InFlightBudget } from './budget';
+import { eventMessageId, messageIdOf } from './resend';
 import type { AckMode, DeliveryId, DeliveryRecord, EventDelivery, StagedDelivery } from './types';
 
 export interface TrackerOptions {
@@ -39,12 +41,18 @@ interface InFlight<M> {
   bytes: number;
   meta: M;
   event?: unknown;
+  /** The event's messageId, under which it is indexed (heldIds). */
+  messageId?: string;
   /** When it was last emitted; undefined until it is. */
   emittedAt?: number;
 }
 
 export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   private readonly inFlight = new Map<number, InFlight<M>>();
+  /** Events in flight by messageId: a resend of one is absorbed (resend.ts). */
+  private readonly heldIds = new Map<string, number>();
+  /** Resends absorbed since this tracker opened. */
+  absorbed = 0;
   private readonly budget: InFlightBudget;
   private nextId = 1;
   private journal: Journal | undefined;
@@ -72,13 +80,33 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     journal.onOutOfSpace = (full) => tracker.onOutOfSpace?.(full);
     const recovered: DeliveryRecord<M>[] = [];
     for (const entry of entries) {
-      // Emitted before the crash or stop, as far as anyone can tell: due for redelivery.
-      tracker.inFlight.set(entry.seq, { bytes: entry.body.length, meta: entry.meta as M, emittedAt: 0 });
-      tracker.budget.add(entry.body.length);
       tracker.nextId = Math.max(tracker.nextId, entry.seq + 1);
+      // The journal's meta is the request's (written before the body was parsed): the messageId is read from the body.
+      const messageId = messageIdOf(entry.meta) ?? eventMessageId(entry.body);
+      if (messageId !== undefined) {
+        // A resend absorbed before the crash whose mark had not reached the disk: the first copy stands for it.
+        if (tracker.heldIds.has(messageId)) {
+          journal.complete(entry.seq);
+          tracker.absorbed++;
+          continue;
+        }
+        tracker.heldIds.set(messageId, entry.seq);
+      }
+      // Emitted before the crash or stop, as far as anyone can tell: due for redelivery.
+      tracker.inFlight.set(entry.seq, { bytes: entry.body.length, meta: entry.meta as M, messageId, emittedAt: 0 });
+      tracker.budget.add(entry.body.length);
       recovered.push({ id: entry.seq, meta: entry.meta as M, body: entry.body });
     }
     return { tracker, recovered, problems };
+  }
+
+  /** Indexes an event held under its messageId. */
+  private index(messageId: string, id: number): void {
+    this.heldIds.set(messageId, id);
+    // Bounded whatever removes events from flight: past twice what is held, rebuilt from what is.
+    if (this.heldIds.size > 2 * this.inFlight.size + 1024) {
+      for (const [key, held] of this.heldIds) if (!this.inFlight.has(held)) this.heldIds.delete(key);
+    }
   }
 
   /** Events in flight, and their bytes. */
@@ -131,7 +159,16 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
           if (isOutOfSpace(err)) throw new BusyError('journal', `no room left on the disk of the journal: ${(err as Error).message}`);
           throw err;
         }
-        this.inFlight.set(id, { bytes, meta, event: journal ? undefined : event });
+        const messageId = messageIdOf(meta);
+        const held = messageId === undefined ? undefined : this.heldIds.get(messageId);
+        if (held !== undefined && this.inFlight.has(held)) {
+          // A resend of an event held unfinished: the held copy is emitted (again) and finished in its place.
+          journal?.complete(id);
+          this.absorbed++;
+          return { absorbed: held };
+        }
+        this.inFlight.set(id, { bytes, meta, messageId, event: journal ? undefined : event });
+        if (messageId !== undefined) this.index(messageId, id);
         return id;
       },
       () =>
@@ -150,9 +187,15 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   /** Hands over what another tracker (a previous instance, another mode) left unfinished. */
   async adopt(records: DeliveryRecord<M>[]): Promise<void> {
     for (const record of records) {
-      const body = record.body;
-      const id = await this.take(record.meta, body, record.event).catch(() => undefined);
-      if (id === undefined) continue;
+      let staged: StagedDelivery<M>;
+      try {
+        staged = this.stage(record.meta, record.body);
+      } catch {
+        continue;
+      }
+      const id = await staged.commit(record.meta, record.event).catch(() => undefined);
+      // A copy of an event held here already: that one stands for it.
+      if (id === undefined || staged.absorbed) continue;
       const entry = this.inFlight.get(id as number);
       if (entry) entry.emittedAt = 0;
     }
@@ -183,6 +226,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     const entry = this.inFlight.get(id);
     if (!entry) return false;
     this.inFlight.delete(id);
+    if (entry.messageId !== undefined && this.heldIds.get(entry.messageId) === id) this.heldIds.delete(entry.messageId);
     this.budget.remove(entry.bytes);
     this.journal?.complete(id);
     this.onComplete?.();

@@ -31,6 +31,9 @@ export interface DeliveryRecord<M> {
 export interface StagedDelivery<M> {
   commit(meta: M, event: unknown): Promise<DeliveryId>;
   abandon(): void;
+  /** Set by `commit` when the meta's messageId was held unfinished already (a resend): the event was
+   *  not kept, commit answered the held copy's id, and the caller answers 200 without emitting it. */
+  readonly absorbed?: boolean;
 }
 
 /** What a receiver needs of the store of its events in flight, whatever the mode. */
@@ -47,6 +50,8 @@ export interface EventDelivery<M> {
   /** Called when the journal's disk is found full (true) and when it has room again (false);
    *  set by the owner. Modes without a journal never call it. */
   onOutOfSpace?: ((full: boolean) => void) | undefined;
+  /** Resends absorbed since this store opened: commits whose messageId was held unfinished already. */
+  readonly absorbed: number;
   checkRoom(bytes?: number): void;
   stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M>;
   take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId>;

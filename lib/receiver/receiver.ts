@@ -76,6 +76,9 @@ export interface AcceptedDelivery {
   meta: DeliveryMeta;
   /** Set by the enqueue hook: the id under which the event is kept until finished. */
   deliveryId?: number | string;
+  /** Set by the enqueue hook: a resend of an event held unfinished already (its messageId). It is
+   *  answered 200 and not emitted: the held copy is emitted (again) and finished in its place. */
+  absorbed?: boolean;
 }
 
 export interface InvalidDelivery {
@@ -283,6 +286,6 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     const ack: Record<string, unknown> = { status: 'accepted', messageId: delivery.event.payload.messageId ?? null };
     if (delivery.warnings.length > 0) ack.warnings = delivery.warnings;
     sendJson(res, 200, ack);
-    hooks.emit(delivery);
+    if (!delivery.absorbed) hooks.emit(delivery);
   };
 }

@@ -25,7 +25,12 @@ import { validateEvent } from '../../lib/receiver/validation';
 export interface StoredMeta extends DeliveryMeta {
   kind?: EventKind;
   warnings?: SchemaError[];
+  /** The event's payload.messageId: a resend of an event held unfinished is absorbed (lib/delivery/resend.ts). */
+  messageId?: string;
 }
+
+/** What a message is built from: the stored meta with kind and warnings worked out. */
+export type EmitMeta = StoredMeta & { kind: EventKind; warnings: SchemaError[] };
 
 export interface DeliverySettings {
   mode: AckMode;
@@ -45,7 +50,7 @@ export interface DeliverySettings {
   };
 }
 
-type Emit = (event: unknown, meta: Required<StoredMeta>, id: DeliveryId, redelivered: boolean) => void;
+type Emit = (event: unknown, meta: EmitMeta, id: DeliveryId, redelivered: boolean) => void;
 
 interface FlowsEvent {
   type?: string;
@@ -60,7 +65,7 @@ export function journalPath(RED: NodeAPI, nodeId: string): string {
 
 /** Event and message metadata of a stored record: by reference in memory mode,
  *  parsed (and checked again for kind and warnings) from the journal's bytes on disk. */
-function restore(record: DeliveryRecord<StoredMeta>): { event: unknown; meta: Required<StoredMeta> } | undefined {
+function restore(record: DeliveryRecord<StoredMeta>): { event: unknown; meta: EmitMeta } | undefined {
   let event = record.event;
   if (event === undefined) {
     const parsed = parseJsonBody(record.body ?? Buffer.alloc(0));

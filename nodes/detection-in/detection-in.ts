@@ -5,7 +5,7 @@
  * path and its hand-over across deploys ../shared/routes.ts.
  */
 import type { NodeAPI, NodeMessage } from 'node-red';
-import { createReceiver, type DeliveryMeta } from '../../lib/receiver/receiver';
+import { createReceiver, type AcceptedDelivery, type DeliveryMeta } from '../../lib/receiver/receiver';
 import { createWarningGate } from '../../lib/receiver/warning-gate';
 import { eventMessage, invalidEventMessage, type EventMessage, type Receipt } from '../../lib/events/message';
 import { problem, sendProblem } from '../../lib/http/problem';
@@ -16,7 +16,7 @@ import { nodeText, translator } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { mountReceiverRoute, receiverRouteKey, receiverRoutes } from '../shared/routes';
 import { serveAddresses } from './addresses';
-import { journalPath, openDelivery, type ReceiverDelivery, type StoredMeta } from './delivery';
+import { journalPath, openDelivery, type EmitMeta, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { deliverySettings, listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
 import { receiverStatus, showPathInUse } from './status';
 
@@ -84,13 +84,18 @@ export = function register(RED: NodeAPI): void {
       const warningGate = createWarningGate();
       status.listener('listening');
 
+      /** The meta kept with an accepted event; its messageId lets a resend of it be absorbed. */
+      const storedMeta = (accepted: AcceptedDelivery): StoredMeta => {
+        const messageId = accepted.event.payload.messageId;
+        return { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings, ...(messageId ? { messageId } : {}) };
+      };
       const receipt = (meta: DeliveryMeta): Receipt => ({ receivedAt: meta.receivedAt, req: { ip: meta.ip, headers: meta.headers } });
 
       let closing = false;
       /** Set once the store of events in flight is closed: nothing more can be taken. */
       let deliveryClosed = false;
       /** Sends an event on output 1 (again, when `redelivered`), tracked until finished. */
-      const emitEvent = (eventValue: unknown, stored: Required<StoredMeta>, id: number | string | undefined, redelivered: boolean): void => {
+      const emitEvent = (eventValue: unknown, stored: EmitMeta, id: number | string | undefined, redelivered: boolean): void => {
         const tracker = delivery?.tracker;
         if (closing) {
           // The flow is being stopped: the next instance emits it.
@@ -169,7 +174,9 @@ export = function register(RED: NodeAPI): void {
             const staged = delivery.tracker.stage(meta, body);
             return {
               async commit(accepted) {
-                accepted.deliveryId = await staged.commit({ ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings }, accepted.event);
+                accepted.deliveryId = await staged.commit(storedMeta(accepted), accepted.event);
+                // A resend of an event held unfinished: answered 200, not emitted (the held copy is).
+                accepted.absorbed = staged.absorbed === true;
               },
               abandon: staged.abandon,
             };
@@ -178,8 +185,10 @@ export = function register(RED: NodeAPI): void {
             const opened = delivery ?? (await ready);
             if (!opened && status.failed !== undefined) throw new Error(t('errors.delivery', { message: status.failed }));
             if (!opened || deliveryClosed) throw new Error(t('errors.not-ready'));
-            const stored: StoredMeta = { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings };
-            accepted.deliveryId = await opened.tracker.take(stored, accepted.body, accepted.event);
+            const stored = storedMeta(accepted);
+            const staged = opened.tracker.stage(stored, accepted.body);
+            accepted.deliveryId = await staged.commit(stored, accepted.event);
+            accepted.absorbed = staged.absorbed === true;
           },
           emit({ event, kind, warnings, meta, deliveryId }) {
             emitEvent(event, { ...meta, kind, warnings }, deliveryId, false);

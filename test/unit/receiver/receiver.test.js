@@ -101,6 +101,20 @@ describe('lib/receiver/receiver over node:http', () => {
     assert.equal(r.calls.emitted.length, 1);
   });
 
+  it('answers 200 to a resend the enqueue hook absorbed (its messageId held unfinished), and does not emit it', async () => {
+    r = await startReceiver({}, { enqueue: (d) => void (d.absorbed = d.event.payload.messageId === 'msg-lpr-0001') });
+    const res = await postJson(r.url, ev.fullLpr());
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json, { status: 'accepted', messageId: 'msg-lpr-0001' });
+    // The emit hook runs right after the answer is written: none came.
+    assert.equal(r.calls.emitted.length, 0);
+    assert.equal((await postJson(r.url, ev.fullLpr({ payload: { ...ev.fullLpr().payload, messageId: 'other' } }))).status, 200);
+    assert.deepEqual(
+      r.calls.emitted.map((d) => d.event.payload.messageId),
+      ['other'],
+    );
+  });
+
   it('refuses a declared Content-Length over the limit without reading the body', async () => {
     r = await startReceiver({ maxBodyBytes: 1000 });
     // Declare 5 GB but send one byte: the answer must come from the header alone.
