@@ -13,6 +13,10 @@ export interface Completion {
   /** Marks the message's event finished at its receiver. False when the message carries no
    *  delivery; true otherwise, even when another copy of it (two wires) finished it already. */
   finish(msg: object): boolean;
+  /** Marks the message's attempt failed at its receiver, with `error` (tried again after a pause,
+   *  or dead-lettered). False when the message carries no delivery, or its event is not in flight
+   *  there (finished, failed already, or its receiver finishes events once handed to the flow). */
+  fail(msg: object, error: string): boolean;
   /** Whether detection-in emitted the message's event again (after a restart, a deploy or its time limit). */
   isRedelivered(msg: object): boolean;
   /** Names the message's delivery (`receiver/id`, stable across restarts in the disk and Redis
@@ -34,6 +38,11 @@ export const completion: Completion = {
     if (!token) return false;
     trackerOf(token.receiver)?.complete(token.id);
     return true;
+  },
+  fail(msg, error) {
+    const token = tokenOf(msg);
+    if (!token) return false;
+    return trackerOf(token.receiver)?.fail(token.id, error) ?? false;
   },
   isRedelivered(msg) {
     return (msg as { redelivered?: unknown }).redelivered === true;

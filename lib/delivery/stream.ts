@@ -22,7 +22,7 @@
 import { systemClock, type Clock } from '../core/clock';
 import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
 import { BusyError, InFlightBudget } from './budget';
-import type { DeliveryId, DeliveryRecord, EventDelivery, StagedDelivery } from './types';
+import type { DeadLetter, DeliveryId, DeliveryRecord, DeliveryStats, EventDelivery, FailureNotice, StagedDelivery } from './types';
 
 export interface StreamDeliveryOptions {
   connection: RedisConnection;
@@ -331,6 +331,24 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     if (this.held.has(id)) this.complete(id);
     else if (this.unacked.size < MAX_UNACKED) this.unacked.set(id, size);
     if (this.options.connection.ready) void this.flushUnacked();
+  }
+
+  // Attempts and dead letters in Redis are another change's (issue 27); until then none are kept here.
+  onFailure: ((notice: FailureNotice<M>) => void) | undefined;
+  fail(_id: DeliveryId, _error: string): boolean {
+    return false;
+  }
+  deadLetters(): Promise<DeadLetter[]> {
+    return Promise.resolve([]);
+  }
+  replay(_ids?: string[]): Promise<number> {
+    return Promise.resolve(0);
+  }
+  discard(_ids?: string[]): Promise<number> {
+    return Promise.resolve(0);
+  }
+  get stats(): DeliveryStats {
+    return { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0, deadLetters: 0, oldestUnfinishedAt: undefined };
   }
 
   async close(): Promise<void> {
