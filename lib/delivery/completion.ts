@@ -52,3 +52,14 @@ export const completion: Completion = {
     return token ? `${token.receiver}/${String(token.id)}` : undefined;
   },
 };
+
+/** The error a message carries, as a Catch node puts it (msg.error: message, source), in one line. */
+export function errorText(msg: object): string {
+  const error = (msg as { error?: unknown }).error;
+  if (error === undefined || error === null) return 'the flow marked the event failed';
+  if (typeof error !== 'object') return String(error).slice(0, 1000);
+  const { message, source } = error as { message?: unknown; source?: { type?: unknown; name?: unknown; id?: unknown } };
+  const text = typeof message === 'string' && message !== '' ? message : 'the flow marked the event failed';
+  const from = source && (source.name || source.type || source.id);
+  return (from ? `${text} (${String(from)})` : text).slice(0, 1000);
+}
