@@ -90,6 +90,26 @@ interface Dead<M> {
   lastError: string;
   receivedAt: number;
   deadAt: number;
+  /** The event's payload.payload.messageId, for the operator's list. */
+  messageId?: string;
+}
+
+/** The messageId of an event (payload.payload.messageId): from its meta when the receiver put it there, else from
+ *  the event itself (memory) or its body (disk; read only for a dead letter, never on the happy path). */
+function messageIdOf(meta: unknown, event: unknown, body?: Buffer): string | undefined {
+  const fromMeta = (meta as { messageId?: unknown } | undefined)?.messageId;
+  if (typeof fromMeta === 'string') return fromMeta;
+  let value = event;
+  if (value === undefined && body) {
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+  const inner = (value as { payload?: { messageId?: unknown } } | null | undefined)?.payload;
+  const id = inner && typeof inner === 'object' ? inner.messageId : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** When a message's meta says it was received (an ISO time), else `fallback`. */
@@ -151,6 +171,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
           lastError: entry.lastError ?? '',
           receivedAt: receivedAtOf(entry.meta, entry.deadAt),
           deadAt: entry.deadAt,
+          messageId: messageIdOf(entry.meta, undefined, entry.body),
         });
         continue;
       }
@@ -415,6 +436,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       lastError: error,
       receivedAt: receivedAtOf(entry.meta, entry.takenAt ?? now),
       deadAt: now,
+      messageId: messageIdOf(entry.meta, entry.event),
     };
     this.dead.set(id, dead);
     this.counters.deadLettered++;
@@ -427,14 +449,16 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     this.notify('dead-letter', id, dead, error);
     // A slot is free: a status to redraw, like a finished event.
     this.onComplete?.();
-    if (this.dead.has(id)) await this.journal?.dead(id, dead.attempts, error, now);
+    if (!this.dead.has(id) || !this.journal) return;
+    await this.journal.dead(id, dead.attempts, error, now);
+    if (dead.messageId === undefined) dead.messageId = messageIdOf(undefined, undefined, (await this.journal.read(id))?.body);
   }
 
   /** Dead letters kept, oldest first, without their bodies. */
   deadLetters(): Promise<DeadLetter[]> {
     return Promise.resolve(
       [...this.dead.values()].map((d) => {
-        const meta = d.meta as { messageId?: unknown; kind?: unknown } | undefined;
+        const meta = d.meta as { kind?: unknown } | undefined;
         const letter: DeadLetter = {
           id: String(d.id),
           attempts: d.attempts,
@@ -443,7 +467,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
           deadAt: d.deadAt,
           bytes: d.bytes,
         };
-        if (typeof meta?.messageId === 'string') letter.messageId = meta.messageId;
+        if (d.messageId !== undefined) letter.messageId = d.messageId;
         if (typeof meta?.kind === 'string') letter.kind = meta.kind;
         return letter;
       }),
