@@ -14,7 +14,7 @@ export type DeadLetterAction = 'list' | 'replay' | 'discard';
 export type DeadLetterAnswer =
   | { status: 200; body: { count: number; items: DeadLetter[] } }
   | { status: 200; body: { replayed: number } | { discarded: number } }
-  | { status: 400 | 404; body: Problem };
+  | { status: 400 | 404 | 503; body: Problem };
 
 /** The ids a replay or discard names: `{ids: [...]}` (strings or numbers); none or no body: all. */
 export function requestedIds(body: unknown): string[] | undefined | Problem {
@@ -43,12 +43,18 @@ export async function deadLetterAction(
       ),
     };
   }
-  if (action === 'list') {
-    const items = await store.deadLetters();
-    return { status: 200, body: { count: items.length, items } };
+  try {
+    if (action === 'list') {
+      const items = await store.deadLetters();
+      return { status: 200, body: { count: items.length, items } };
+    }
+    const ids = requestedIds(body);
+    if (ids !== undefined && !Array.isArray(ids)) return { status: 400, body: ids };
+    if (action === 'replay') return { status: 200, body: { replayed: await store.replay(ids) } };
+    return { status: 200, body: { discarded: await store.discard(ids) } };
+  } catch (err) {
+    // Between a deploy's stop and its successor's start: nothing was done, ask again.
+    if ((err as { code?: string }).code === 'ERR_DELIVERY_CLOSED') return { status: 503, body: problem('unavailable', (err as Error).message) };
+    throw err;
   }
-  const ids = requestedIds(body);
-  if (ids !== undefined && !Array.isArray(ids)) return { status: 400, body: ids };
-  if (action === 'replay') return { status: 200, body: { replayed: await store.replay(ids) } };
-  return { status: 200, body: { discarded: await store.discard(ids) } };
 }

@@ -18,6 +18,7 @@
  * imports Node-RED.
  */
 import { systemClock, type Clock } from '../core/clock';
+import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
 import { Journal, type JournalProblem } from './journal';
 import { BusyError, InFlightBudget } from './budget';
 import type {
@@ -60,6 +61,14 @@ export function retryPause(policy: RetryPolicy, attempt: number): number {
 }
 
 export { BusyError } from './budget';
+
+/** The store was closed (its receiver is being redeployed or removed): ask its successor. */
+export class DeliveryClosedError extends Error {
+  readonly code = 'ERR_DELIVERY_CLOSED';
+  constructor() {
+    super('the receiver is being deployed or stopped: try again in a moment');
+  }
+}
 export { ACK_MODES, type AckMode, type DeliveryId, type DeliveryRecord, type EventDelivery, type StagedDelivery } from './types';
 
 interface InFlight<M> {
@@ -90,26 +99,36 @@ interface Dead<M> {
   lastError: string;
   receivedAt: number;
   deadAt: number;
-  /** The event's payload.payload.messageId, for the operator's list. */
+  /** The event's payload.payload.messageId and kind, for the operator's list. */
   messageId?: string;
+  kind?: string;
 }
 
-/** The messageId of an event (payload.payload.messageId): from its meta when the receiver put it there, else from
- *  the event itself (memory) or its body (disk; read only for a dead letter, never on the happy path). */
-function messageIdOf(meta: unknown, event: unknown, body?: Buffer): string | undefined {
-  const fromMeta = (meta as { messageId?: unknown } | undefined)?.messageId;
-  if (typeof fromMeta === 'string') return fromMeta;
+/**
+ * What the operator's list shows of an event: its messageId (payload.payload.messageId) and kind, from its meta
+ * when the receiver put them there, else from the event itself (memory) or its body (disk: parsed only for a dead
+ * letter, never on the happy path).
+ */
+function describe(meta: unknown, event: unknown, body?: Buffer): { messageId?: string; kind?: string } {
+  const known = (meta ?? {}) as { messageId?: unknown; kind?: unknown };
+  const out: { messageId?: string; kind?: string } = {};
+  if (typeof known.messageId === 'string') out.messageId = known.messageId;
+  if (typeof known.kind === 'string') out.kind = known.kind;
+  if (out.messageId !== undefined && out.kind !== undefined) return out;
   let value = event;
   if (value === undefined && body) {
     try {
       value = JSON.parse(body.toString('utf8'));
     } catch {
-      return undefined;
+      return out;
     }
   }
-  const inner = (value as { payload?: { messageId?: unknown } } | null | undefined)?.payload;
-  const id = inner && typeof inner === 'object' ? inner.messageId : undefined;
-  return typeof id === 'string' ? id : undefined;
+  const parsed = (value ?? {}) as { publishType?: unknown; payload?: { messageId?: unknown } | null };
+  const id = parsed.payload && typeof parsed.payload === 'object' ? parsed.payload.messageId : undefined;
+  if (out.messageId === undefined && typeof id === 'string') out.messageId = id;
+  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_LPR) out.kind = 'lpr';
+  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_FACE) out.kind = 'face';
+  return out;
 }
 
 /** When a message's meta says it was received (an ISO time), else `fallback`. */
@@ -130,6 +149,8 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   /** Dead letters, oldest first (a Map keeps the order they were added in). */
   private readonly dead = new Map<number, Dead<M>>();
   private readonly counters = { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0 };
+  /** Closed: its dead letters are its successor's to list and act on. */
+  private closed = false;
   /** Whether completion waits for a detection-done node; false: finished once emitted. */
   awaitCompletion = false;
 
@@ -171,7 +192,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
           lastError: entry.lastError ?? '',
           receivedAt: receivedAtOf(entry.meta, entry.deadAt),
           deadAt: entry.deadAt,
-          messageId: messageIdOf(entry.meta, undefined, entry.body),
+          ...describe(entry.meta, undefined, entry.body),
         });
         continue;
       }
@@ -436,7 +457,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       lastError: error,
       receivedAt: receivedAtOf(entry.meta, entry.takenAt ?? now),
       deadAt: now,
-      messageId: messageIdOf(entry.meta, entry.event),
+      ...describe(entry.meta, entry.event),
     };
     this.dead.set(id, dead);
     this.counters.deadLettered++;
@@ -451,14 +472,15 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     this.onComplete?.();
     if (!this.dead.has(id) || !this.journal) return;
     await this.journal.dead(id, dead.attempts, error, now);
-    if (dead.messageId === undefined) dead.messageId = messageIdOf(undefined, undefined, (await this.journal.read(id))?.body);
+    if (dead.messageId === undefined || dead.kind === undefined)
+      Object.assign(dead, describe(dead.meta, undefined, (await this.journal.read(id))?.body));
   }
 
   /** Dead letters kept, oldest first, without their bodies. */
   deadLetters(): Promise<DeadLetter[]> {
+    if (this.closed) return Promise.reject(new DeliveryClosedError());
     return Promise.resolve(
       [...this.dead.values()].map((d) => {
-        const meta = d.meta as { kind?: unknown } | undefined;
         const letter: DeadLetter = {
           id: String(d.id),
           attempts: d.attempts,
@@ -468,7 +490,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
           bytes: d.bytes,
         };
         if (d.messageId !== undefined) letter.messageId = d.messageId;
-        if (typeof meta?.kind === 'string') letter.kind = meta.kind;
+        if (d.kind !== undefined) letter.kind = d.kind;
         return letter;
       }),
     );
@@ -483,6 +505,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
 
   /** Sends dead letters through the flow again: in flight with a fresh count of attempts, due at once. */
   async replay(ids?: string[]): Promise<number> {
+    if (this.closed) throw new DeliveryClosedError();
     const chosen = this.chosen(ids);
     const now = this.clock.now();
     for (const d of chosen) {
@@ -506,6 +529,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
 
   /** Drops dead letters for good. */
   discard(ids?: string[]): Promise<number> {
+    if (this.closed) return Promise.reject(new DeliveryClosedError());
     const chosen = this.chosen(ids);
     for (const d of chosen) {
       this.dead.delete(d.id);
@@ -565,6 +589,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);

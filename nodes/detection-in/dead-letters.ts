@@ -14,6 +14,7 @@ export function serveDeadLetters(RED: NodeAPI): void {
   const answer = (action: DeadLetterAction) => (req: Request, res: Response) => {
     deadLetterAction(String(req.params.id), action, req.body)
       .then((out) => {
+        if (out.status === 503) res.set('Retry-After', '1');
         res
           .status(out.status)
           .type(out.status === 200 ? 'application/json' : PROBLEM_CONTENT_TYPE)

@@ -47,6 +47,11 @@ describe('lib/delivery/dead-letters and completion.fail', () => {
     assert.equal((await deadLetterAction('dl1', 'replay', { ids: 7 })).status, 400);
     assert.deepEqual(await deadLetterAction('dl1', 'discard'), { status: 200, body: { discarded: 1 } });
     assert.equal(tracker.pending.events, 1, 'the replayed one is in flight');
+    await tracker.close();
+    for (const action of ['list', 'replay', 'discard']) {
+      const closed = await deadLetterAction('dl1', action);
+      assert.equal(closed.status, 503, `${action} on a closed receiver (a deploy under way): ask again`);
+    }
     const unknown = await deadLetterAction('nope', 'list');
     assert.equal(unknown.status, 404);
     assert.match(unknown.body.detail, /nope/);
