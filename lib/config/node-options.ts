@@ -40,6 +40,11 @@ export const NODE_OPTIONS = {
     streamMaxEvents: numberRule({ integer: true, min: 1, default: 10_000 }),
     streamMaxMiB: numberRule({ above: 0, default: 512 }),
     claimAfterSeconds: numberRule({ above: 0, default: 60 }),
+    // Attempts and dead letters: a poison event is tried a few times, then kept aside.
+    maxAttempts: numberRule({ integer: true, min: 1, max: 1000, default: 5 }),
+    firstPauseSeconds: numberRule({ min: 0, default: 10 }),
+    maxPauseSeconds: numberRule({ min: 0, default: 3600 }),
+    maxDeadLetters: numberRule({ integer: true, min: 1, max: 100_000, default: 100 }),
   },
   'detection-switch': {
     otherOutput: flagRule({ default: true }),
@@ -80,6 +85,8 @@ export const NODE_OPTIONS = {
   },
   'detection-done': {
     passOn: flagRule({ default: false }),
+    // finished: the event is done; failed: the attempt failed (tried again, or dead-lettered)
+    outcome: choiceRule(['finished', 'failed'], { default: 'finished' }),
   },
   'detection-redis': {
     database: numberRule({ integer: true, min: 0, max: 1000, default: '', optional: true }),

@@ -13,6 +13,10 @@ export interface Completion {
   /** Marks the message's event finished at its receiver. False when the message carries no
    *  delivery; true otherwise, even when another copy of it (two wires) finished it already. */
   finish(msg: object): boolean;
+  /** Marks the message's attempt failed at its receiver, with `error` (tried again after a pause,
+   *  or dead-lettered). False when the message carries no delivery, or its event is not in flight
+   *  there (finished, failed already, or its receiver finishes events once handed to the flow). */
+  fail(msg: object, error: string): boolean;
   /** Whether detection-in emitted the message's event again (after a restart, a deploy or its time limit). */
   isRedelivered(msg: object): boolean;
   /** Names the message's delivery (`receiver/id`, stable across restarts in the disk and Redis
@@ -35,6 +39,11 @@ export const completion: Completion = {
     trackerOf(token.receiver)?.complete(token.id);
     return true;
   },
+  fail(msg, error) {
+    const token = tokenOf(msg);
+    if (!token) return false;
+    return trackerOf(token.receiver)?.fail(token.id, error) ?? false;
+  },
   isRedelivered(msg) {
     return (msg as { redelivered?: unknown }).redelivered === true;
   },
@@ -43,3 +52,14 @@ export const completion: Completion = {
     return token ? `${token.receiver}/${String(token.id)}` : undefined;
   },
 };
+
+/** The error a message carries, as a Catch node puts it (msg.error: message, source), in one line. */
+export function errorText(msg: object): string {
+  const error = (msg as { error?: unknown }).error;
+  if (error === undefined || error === null) return 'the flow marked the event failed';
+  if (typeof error !== 'object') return String(error).slice(0, 1000);
+  const { message, source } = error as { message?: unknown; source?: { type?: unknown; name?: unknown; id?: unknown } };
+  const text = typeof message === 'string' && message !== '' ? message : 'the flow marked the event failed';
+  const from = source && (source.name || source.type || source.id);
+  return (from ? `${text} (${String(from)})` : text).slice(0, 1000);
+}

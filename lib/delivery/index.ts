@@ -7,3 +7,4 @@ export * from './downstream';
 export * from './stream';
 export * from './types';
 export * from './completion';
+export * from './dead-letters';

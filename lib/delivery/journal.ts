@@ -6,6 +6,15 @@
  *
  *   type 1, event: u64 LE seq, u32 LE meta length, meta (JSON), body (bytes as received)
  *   type 2, done:  u64 LE seq
+ *   type 3, attempt: u64 LE seq, u32 LE attempts, error (UTF-8): the event's emissions so far
+ *           (0: sent back from the dead letters, not emitted since) and its last error
+ *   type 4, dead:  u64 LE seq, u32 LE attempts, f64 LE deadAt, error (UTF-8): kept aside
+ *
+ * Attempt and dead records are written only when an event fails or is
+ * emitted again, never for an event finished at its first emission. An event
+ * without an attempt record was emitted once, as far as anyone can tell. A
+ * dead letter keeps its event record: compaction copies it, with its dead
+ * record, until it is replayed (an attempt record) or discarded (done).
  *
  * The append log writes them (appends issued together share one write and
  * one `fdatasync`), cuts a torn last record on open and swaps the file on
@@ -30,6 +39,8 @@ import { AppendLog, FRAME_HEADER_BYTES, frame, isOutOfSpace, readFrames, type Lo
 
 const TYPE_EVENT = 1;
 const TYPE_DONE = 2;
+const TYPE_ATTEMPT = 3;
+const TYPE_DEAD = 4;
 
 export interface JournalEntry {
   seq: number;
@@ -37,6 +48,33 @@ export interface JournalEntry {
   meta: unknown;
   /** The request body as received. */
   body: Buffer;
+  /** Emissions so far (from attempt and dead records; 1 when none was written). */
+  attempts: number;
+  lastError?: string;
+  /** Set for a dead letter: when it was kept aside (ms since the epoch). */
+  deadAt?: number;
+}
+
+/** What is known of an event beyond its record: its attempts, its last error, whether it is a dead letter. */
+interface Mark {
+  attempts: number;
+  error: string;
+  deadAt?: number;
+}
+
+function markFrame(seq: number, mark: Mark): Buffer[] {
+  const error = Buffer.from(mark.error, 'utf8');
+  if (mark.deadAt === undefined) {
+    const head = Buffer.allocUnsafe(12);
+    head.writeBigUInt64LE(BigInt(seq), 0);
+    head.writeUInt32LE(mark.attempts, 8);
+    return frame(TYPE_ATTEMPT, [head, error]);
+  }
+  const head = Buffer.allocUnsafe(20);
+  head.writeBigUInt64LE(BigInt(seq), 0);
+  head.writeUInt32LE(mark.attempts, 8);
+  head.writeDoubleLE(mark.deadAt, 12);
+  return frame(TYPE_DEAD, [head, error]);
 }
 
 export interface JournalProblem {
@@ -80,6 +118,9 @@ export class Journal {
   /** Unfinished events: where their records are. Bodies stay on disk. */
   private readonly live = new Map<number, Live>();
   private liveBytes = 0;
+  /** Attempts, last errors and dead letters of events in `live` (only those that failed or were emitted again). */
+  private readonly marks = new Map<number, Mark>();
+  private deadCount = 0;
   /** The last error of a background compaction, if any. */
   lastError: Error | undefined;
   private compacting: Promise<void> | undefined;
@@ -114,11 +155,23 @@ export class Journal {
     const { log, value } = await AppendLog.open(path, replay);
     const journal = new Journal(log, options);
     journal.nextSeq = value.maxSeq + 1;
+    const entries: JournalEntry[] = [];
     for (const entry of value.events.values()) {
       journal.live.set(entry.seq, { offset: entry.offset, length: entry.length });
       journal.liveBytes += entry.length;
+      const mark = value.marks.get(entry.seq);
+      if (mark) journal.marks.set(entry.seq, mark);
+      if (mark?.deadAt !== undefined) journal.deadCount++;
+      entries.push({
+        seq: entry.seq,
+        meta: entry.meta,
+        body: entry.body,
+        attempts: mark ? mark.attempts : 1,
+        ...(mark?.error ? { lastError: mark.error } : {}),
+        ...(mark?.deadAt !== undefined ? { deadAt: mark.deadAt } : {}),
+      });
     }
-    const entries = [...value.events.values()].map(({ seq, meta, body }) => ({ seq, meta, body }));
+    // `entries`: unfinished events and dead letters (deadAt set), in order.
     return { journal, entries, problems: value.problems };
   }
 
@@ -127,9 +180,38 @@ export class Journal {
     return this.log.bytes;
   }
 
-  /** Unfinished events in the journal. */
+  /** Unfinished events in the journal (dead letters aside). */
   get unfinished(): number {
-    return this.live.size;
+    return this.live.size - this.deadCount;
+  }
+
+  /** Dead letters in the journal. */
+  get deadLetters(): number {
+    return this.deadCount;
+  }
+
+  /**
+   * Records an event's emissions so far and its last error (0 attempts: sent
+   * back from the dead letters). Resolves once it is on disk, so a crash
+   * during the attempt it announces still counts it; never rejects (a lost
+   * count only means one more attempt).
+   */
+  async attempt(seq: number, attempts: number, error: string): Promise<void> {
+    await this.mark(seq, { attempts, error });
+  }
+
+  /** Keeps an event aside as a dead letter (its record stays until it is replayed or discarded). */
+  async dead(seq: number, attempts: number, error: string, deadAt: number): Promise<void> {
+    await this.mark(seq, { attempts, error, deadAt });
+  }
+
+  private async mark(seq: number, mark: Mark): Promise<void> {
+    if (!this.live.has(seq) || this.closed) return;
+    const was = this.marks.get(seq);
+    if (was?.deadAt !== undefined) this.deadCount--;
+    if (mark.deadAt !== undefined) this.deadCount++;
+    this.marks.set(seq, mark);
+    await this.log.append(markFrame(seq, mark)).catch(() => undefined);
   }
 
   /** The last event could not be written for lack of room on the disk, and no room has been freed or found since. */
@@ -246,7 +328,7 @@ export class Journal {
     return this.nextSeq > 1 ? frame(TYPE_DONE, [seqBuffer(this.nextSeq - 1)]) : undefined;
   }
 
-  /** Nothing in the file is wanted any more: every event in it is finished. */
+  /** Nothing in the file is wanted any more: every event in it is finished (a dead letter is still wanted). */
   private nothingLive(): boolean {
     return this.live.size === 0;
   }
@@ -257,6 +339,8 @@ export class Journal {
     if (!live || this.closed) return;
     this.live.delete(seq);
     this.liveBytes -= live.length;
+    if (this.marks.get(seq)?.deadAt !== undefined) this.deadCount--;
+    this.marks.delete(seq);
     this.log.append(frame(TYPE_DONE, [seqBuffer(seq)])).catch((err: unknown) => {
       // Lost with a full disk: the event is delivered again only if a crash comes first.
       if (isOutOfSpace(err)) this.outOfRoom(false);
@@ -284,7 +368,13 @@ export class Journal {
     const metaEnd = FRAME_HEADER_BYTES + 12 + metaLength;
     if (metaEnd > record.length) return undefined;
     try {
-      return { seq, meta: JSON.parse(record.toString('utf8', FRAME_HEADER_BYTES + 12, metaEnd)), body: record.subarray(metaEnd) };
+      const mark = this.marks.get(seq);
+      return {
+        seq,
+        meta: JSON.parse(record.toString('utf8', FRAME_HEADER_BYTES + 12, metaEnd)),
+        body: record.subarray(metaEnd),
+        attempts: mark ? mark.attempts : 1,
+      };
     } catch {
       return undefined;
     }
@@ -319,6 +409,9 @@ export class Journal {
         for (const [seq, live] of [...this.live.entries()].sort((a, b) => a[1].offset - b[1].offset)) {
           const offset = await out.write([await old.read(live.offset, live.length)]);
           moved.set(seq, { offset, length: live.length });
+          // Attempts and dead letters survive the rewrite: the last mark, right after its event.
+          const mark = this.marks.get(seq);
+          if (mark) await out.write(markFrame(seq, mark));
         }
       },
       // In step with the swap, before any read looks a record up: completions that
@@ -351,17 +444,33 @@ async function roomFor(dir: string, bytes: number): Promise<boolean> {
 }
 
 /** The journal's replay: the unfinished events with where their records are. */
-async function replay(
-  file: LogReader,
-): Promise<{ end: number; value: { events: Map<number, JournalEntry & Live>; problems: JournalProblem[]; maxSeq: number } }> {
-  const events = new Map<number, JournalEntry & Live>();
+async function replay(file: LogReader): Promise<{
+  end: number;
+  value: { events: Map<number, Omit<JournalEntry, 'attempts'> & Live>; marks: Map<number, Mark>; problems: JournalProblem[]; maxSeq: number };
+}> {
+  const events = new Map<number, Omit<JournalEntry, 'attempts'> & Live>();
+  const marks = new Map<number, Mark>();
   let maxSeq = 0;
-  const { end, problems } = await readFrames<'checksum' | 'unreadable-meta'>(file, [TYPE_EVENT, TYPE_DONE], ({ type, payload, offset, length }) => {
-    if (payload.length < (type === TYPE_EVENT ? 12 : 8)) return 'checksum';
+  const minLength = { [TYPE_EVENT]: 12, [TYPE_DONE]: 8, [TYPE_ATTEMPT]: 12, [TYPE_DEAD]: 20 } as Record<number, number>;
+  const types = [TYPE_EVENT, TYPE_DONE, TYPE_ATTEMPT, TYPE_DEAD];
+  const { end, problems } = await readFrames<'checksum' | 'unreadable-meta'>(file, types, ({ type, payload, offset, length }) => {
+    if (payload.length < minLength[type]) return 'checksum';
     const seq = Number(payload.readBigUInt64LE(0));
     maxSeq = Math.max(maxSeq, seq);
     if (type === TYPE_DONE) {
       events.delete(seq);
+      marks.delete(seq);
+      return undefined;
+    }
+    if (type === TYPE_ATTEMPT || type === TYPE_DEAD) {
+      // Of an event still in the file only (a mark after its done record is stale).
+      if (!events.has(seq)) return undefined;
+      const dead = type === TYPE_DEAD;
+      marks.set(seq, {
+        attempts: payload.readUInt32LE(8),
+        error: payload.toString('utf8', dead ? 20 : 12),
+        ...(dead ? { deadAt: payload.readDoubleLE(12) } : {}),
+      });
       return undefined;
     }
     const metaLength = payload.readUInt32LE(8);
@@ -375,5 +484,5 @@ async function replay(
     events.set(seq, { seq, meta, body: payload.subarray(12 + metaLength), offset, length });
     return undefined;
   });
-  return { end, value: { events, problems, maxSeq } };
+  return { end, value: { events, marks, problems, maxSeq } };
 }

@@ -7,6 +7,12 @@
  * restart (from the journal), after a deploy, and after a time limit. A
  * resend of an event it holds (same messageId) is absorbed (resend.ts).
  *
+ * Attempts: an event's first emission is attempt 1; each later one (time
+ * limit, a flow's failure after its pause, a deploy, a restart) the next.
+ * After maxAttempts an event is a dead letter: out of the bounds, kept (in
+ * memory here, in the journal on disk) until replayed or discarded. Nothing
+ * is counted or written for an event finished at its first emission.
+ *
  * Completion: a receiver that waits for a `detection-done` node (one is
  * downstream of it, or it is set to wait: downstream.ts) finishes an event
  * when one marks it; any other, as soon as it is emitted. Nothing here
@@ -14,10 +20,21 @@
  */
 import { isOutOfSpace } from '../core/append-log';
 import { systemClock, type Clock } from '../core/clock';
+import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
 import { Journal, type JournalProblem } from './journal';
 import { BusyError, InFlightBudget } from './budget';
 import { eventMessageId, messageIdOf } from './resend';
-import type { AckMode, DeliveryId, DeliveryRecord, EventDelivery, StagedDelivery } from './types';
+import type {
+  AckMode,
+  DeadLetter,
+  DeliveryId,
+  DeliveryRecord,
+  DeliveryStats,
+  EventDelivery,
+  FailureNotice,
+  RetryPolicy,
+  StagedDelivery,
+} from './types';
 
 export interface TrackerOptions {
   mode: AckMode;
@@ -31,10 +48,30 @@ export interface TrackerOptions {
   maxBytes: number;
   /** Emit an event again when not finished this long after it was emitted; 0: never. */
   redeliverAfterMs?: number;
+  /** Attempts at most, the pauses between them, dead letters kept (DEFAULT_RETRY when omitted). */
+  retry?: RetryPolicy;
   clock?: Clock;
 }
 
+/** detection-in's defaults: 5 attempts, 10 s then 4 times longer up to an hour, 100 dead letters kept. */
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, firstPauseMs: 10_000, maxPauseMs: 3_600_000, maxDeadLetters: 100 };
+
+/** The pause after failed attempt `attempt` (1 = the first): firstPauseMs, then 4 times longer each time, at most maxPauseMs. */
+export function retryPause(policy: RetryPolicy, attempt: number): number {
+  const n = Math.max(1, Math.floor(attempt));
+  // 4^(n-1) overflows to Infinity long before it matters: bounded by maxPauseMs either way.
+  return Math.max(0, Math.min(policy.maxPauseMs, policy.firstPauseMs * 4 ** (n - 1)));
+}
+
 export { BusyError } from './budget';
+
+/** The store was closed (its receiver is being redeployed or removed): ask its successor. */
+export class DeliveryClosedError extends Error {
+  readonly code = 'ERR_DELIVERY_CLOSED';
+  constructor() {
+    super('the receiver is being deployed or stopped: try again in a moment');
+  }
+}
 export { ACK_MODES, type AckMode, type DeliveryId, type DeliveryRecord, type EventDelivery, type StagedDelivery } from './types';
 
 interface InFlight<M> {
@@ -43,8 +80,66 @@ interface InFlight<M> {
   event?: unknown;
   /** The event's messageId, under which it is indexed (heldIds). */
   messageId?: string;
-  /** When it was last emitted; undefined until it is. */
+  /** When it was last emitted; undefined until it is (and while a failed one waits for its pause). */
   emittedAt?: number;
+  /** Emissions so far (counted when one is listed to go out again; the first on `emitted`). */
+  attempts?: number;
+  lastError?: string;
+  /** A failed attempt's: when it may go out again. */
+  dueAt?: number;
+  /** Whether the owner has heard of a failure of it (told once, on the first). */
+  told?: boolean;
+  /** When it was taken (ms since the epoch): received, for the age of the oldest unfinished event. */
+  takenAt?: number;
+}
+
+/** A dead letter: an event kept aside, out of the bounds, with what replays it. */
+interface Dead<M> {
+  id: number;
+  bytes: number;
+  meta: M;
+  /** memory mode: the event, by reference (disk: its record stays in the journal). */
+  event?: unknown;
+  attempts: number;
+  lastError: string;
+  receivedAt: number;
+  deadAt: number;
+  /** The event's payload.payload.messageId and kind, for the operator's list. */
+  messageId?: string;
+  kind?: string;
+}
+
+/**
+ * What the operator's list shows of an event: its messageId (payload.payload.messageId) and kind, from its meta
+ * when the receiver put them there, else from the event itself (memory) or its body (disk: parsed only for a dead
+ * letter, never on the happy path).
+ */
+function describe(meta: unknown, event: unknown, body?: Buffer): { messageId?: string; kind?: string } {
+  const known = (meta ?? {}) as { messageId?: unknown; kind?: unknown };
+  const out: { messageId?: string; kind?: string } = {};
+  if (typeof known.messageId === 'string') out.messageId = known.messageId;
+  if (typeof known.kind === 'string') out.kind = known.kind;
+  if (out.messageId !== undefined && out.kind !== undefined) return out;
+  let value = event;
+  if (value === undefined && body) {
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch {
+      return out;
+    }
+  }
+  const parsed = (value ?? {}) as { publishType?: unknown; payload?: { messageId?: unknown } | null };
+  const id = parsed.payload && typeof parsed.payload === 'object' ? parsed.payload.messageId : undefined;
+  if (out.messageId === undefined && typeof id === 'string') out.messageId = id;
+  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_LPR) out.kind = 'lpr';
+  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_FACE) out.kind = 'face';
+  return out;
+}
+
+/** When a message's meta says it was received (an ISO time), else `fallback`. */
+function receivedAtOf(meta: unknown, fallback: number): number {
+  const at = Date.parse(String((meta as { receivedAt?: unknown } | undefined)?.receivedAt ?? ''));
+  return Number.isFinite(at) ? at : fallback;
 }
 
 export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
@@ -57,8 +152,24 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   private nextId = 1;
   private journal: Journal | undefined;
   private timer: unknown;
+  /** A failed event's pause: the timer, and when it fires. */
+  private retryTimer: unknown;
+  private retryAt = Infinity;
+  /** Dead letters, oldest first (a Map keeps the order they were added in). */
+  private readonly dead = new Map<number, Dead<M>>();
+  private readonly counters = { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0 };
+  /** Closed: its dead letters are its successor's to list and act on. */
+  private closed = false;
   /** Whether completion waits for a detection-done node; false: finished once emitted. */
   awaitCompletion = false;
+
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
+
+  private get retry(): RetryPolicy {
+    return this.options.retry ?? DEFAULT_RETRY;
+  }
 
   private constructor(private readonly options: TrackerOptions) {
     this.budget = new InFlightBudget(options.maxEvents, options.maxBytes, () => this.inFlight.size);
@@ -79,8 +190,22 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     tracker.journal = journal;
     journal.onOutOfSpace = (full) => tracker.onOutOfSpace?.(full);
     const recovered: DeliveryRecord<M>[] = [];
+    const now = tracker.clock.now();
     for (const entry of entries) {
       tracker.nextId = Math.max(tracker.nextId, entry.seq + 1);
+      if (entry.deadAt !== undefined) {
+        tracker.dead.set(entry.seq, {
+          id: entry.seq,
+          bytes: entry.body.length,
+          meta: entry.meta as M,
+          attempts: entry.attempts,
+          lastError: entry.lastError ?? '',
+          receivedAt: receivedAtOf(entry.meta, entry.deadAt),
+          deadAt: entry.deadAt,
+          ...describe(entry.meta, undefined, entry.body),
+        });
+        continue;
+      }
       // The journal's meta is the request's (written before the body was parsed): the messageId is read from the body.
       const messageId = messageIdOf(entry.meta) ?? eventMessageId(entry.body);
       if (messageId !== undefined) {
@@ -92,10 +217,18 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
         }
         tracker.heldIds.set(messageId, entry.seq);
       }
-      // Emitted before the crash or stop, as far as anyone can tell: due for redelivery.
-      tracker.inFlight.set(entry.seq, { bytes: entry.body.length, meta: entry.meta as M, messageId, emittedAt: 0 });
+      // Emitted before the crash or stop, as far as anyone can tell: due for redelivery, as its next attempt.
+      tracker.inFlight.set(entry.seq, {
+        bytes: entry.body.length,
+        meta: entry.meta as M,
+        messageId,
+        emittedAt: 0,
+        attempts: entry.attempts,
+        ...(entry.lastError ? { lastError: entry.lastError, told: true } : {}),
+        takenAt: receivedAtOf(entry.meta, now),
+      });
       tracker.budget.add(entry.body.length);
-      recovered.push({ id: entry.seq, meta: entry.meta as M, body: entry.body });
+      recovered.push({ id: entry.seq, meta: entry.meta as M, body: entry.body, attempt: entry.attempts + 1 });
     }
     return { tracker, recovered, problems };
   }
@@ -167,7 +300,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
           this.absorbed++;
           return { absorbed: held };
         }
-        this.inFlight.set(id, { bytes, meta, messageId, event: journal ? undefined : event });
+        this.inFlight.set(id, { bytes, meta, messageId, event: journal ? undefined : event, takenAt: this.clock.now() });
         if (messageId !== undefined) this.index(messageId, id);
         return id;
       },
@@ -197,14 +330,21 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       // A copy of an event held here already: that one stands for it.
       if (id === undefined || staged.absorbed) continue;
       const entry = this.inFlight.get(id as number);
-      if (entry) entry.emittedAt = 0;
+      if (entry) {
+        entry.emittedAt = 0;
+        // Its attempts so far carry over: the next emission is `record.attempt`.
+        if (record.attempt !== undefined && record.attempt > 1) entry.attempts = record.attempt - 1;
+      }
     }
   }
 
   /** The event was taken but could not go out (its receiver is stopping): due for redelivery. */
   park(id: DeliveryId): void {
     const entry = this.inFlight.get(id as number);
-    if (entry) entry.emittedAt = 0;
+    if (!entry) return;
+    entry.emittedAt = 0;
+    // The attempt listed for it did not happen.
+    if (entry.attempts !== undefined && entry.attempts > 0) entry.attempts--;
   }
 
   /** The event went out on the receiver's output. */
@@ -216,7 +356,9 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       this.complete(id);
       return;
     }
-    entry.emittedAt = (this.options.clock ?? systemClock).now();
+    entry.emittedAt = this.clock.now();
+    // A first emission: attempt 1 (later ones were counted when listed).
+    if (entry.attempts === undefined || entry.attempts === 0) entry.attempts = 1;
     this.armRedelivery();
   }
 
@@ -243,26 +385,226 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
 
   /**
    * Events to emit again: every one taken but not finished that was emitted
-   * at or before `emittedBefore` (all of them when omitted), in the order taken.
+   * at or before `emittedBefore` (all of them when omitted), and every failed
+   * one waiting for its pause, in the order taken. Each is its next attempt
+   * (`attempt`, counted now; on disk written before it is answered, so a
+   * crash during the attempt still counts it); one past maxAttempts is
+   * dead-lettered instead.
    */
   async unfinished(emittedBefore = Infinity): Promise<DeliveryRecord<M>[]> {
+    const due: number[] = [];
+    for (const [id, entry] of this.inFlight) {
+      if (entry.dueAt !== undefined || (entry.emittedAt !== undefined && entry.emittedAt <= emittedBefore)) due.push(id);
+    }
+    return this.listDue(due.sort((a, b) => a - b));
+  }
+
+  /**
+   * Events due now: failed ones whose pause has passed, and emitted ones past
+   * the time limit (redeliverAfterMs since they were emitted; that attempt
+   * counts as failed). Each is its next attempt, as in `unfinished`.
+   */
+  async overdue(): Promise<DeliveryRecord<M>[]> {
+    const limit = this.options.redeliverAfterMs ?? 0;
+    const now = this.clock.now();
+    const due: number[] = [];
+    for (const [id, entry] of [...this.inFlight]) {
+      if (entry.dueAt !== undefined) {
+        if (entry.dueAt <= now) due.push(id);
+      } else if (limit > 0 && entry.emittedAt !== undefined && entry.emittedAt <= now - limit) {
+        // Not finished in time: a failed attempt, emitted again at once (the time limit was its pause).
+        if (this.failed(id, entry, `not finished within ${limit / 1000} s`)) due.push(id);
+      }
+    }
+    return this.listDue(due.sort((a, b) => a - b));
+  }
+
+  /** Counts the next attempt of each event of `ids` and reads it back, or dead-letters it past maxAttempts. */
+  private async listDue(ids: number[]): Promise<DeliveryRecord<M>[]> {
     const out: DeliveryRecord<M>[] = [];
-    for (const [id, entry] of [...this.inFlight.entries()].sort((a, b) => a[0] - b[0])) {
-      if (entry.emittedAt === undefined || entry.emittedAt > emittedBefore) continue;
+    for (const id of ids) {
+      const entry = this.inFlight.get(id);
+      if (!entry) continue;
+      const done = entry.attempts ?? 0;
+      if (done >= this.retry.maxAttempts) {
+        await this.bury(id, entry, entry.lastError ?? `not finished after ${done} attempts`);
+        continue;
+      }
+      entry.attempts = done + 1;
+      entry.dueAt = undefined;
+      // Not due again by time until it is emitted.
+      entry.emittedAt = undefined;
+      if (done > 0) this.counters.redelivered++;
       if (this.journal) {
+        // Nothing to write for a first attempt, unless a mark (a replayed dead letter's 0) says otherwise.
+        if (done > 0 || entry.lastError !== undefined) await this.journal.attempt(id, entry.attempts, entry.lastError ?? '');
         const stored = await this.journal.read(id);
-        if (stored) out.push({ id, meta: entry.meta, body: stored.body });
-      } else out.push({ id, meta: entry.meta, event: entry.event });
+        if (stored && this.inFlight.has(id)) out.push({ id, meta: entry.meta, body: stored.body, attempt: entry.attempts });
+      } else out.push({ id, meta: entry.meta, event: entry.event, attempt: entry.attempts });
     }
     return out;
   }
 
-  /** Events whose time limit passed (redeliverAfterMs since they were emitted). */
-  overdue(): Promise<DeliveryRecord<M>[]> {
-    const limit = this.options.redeliverAfterMs ?? 0;
-    if (limit <= 0) return Promise.resolve([]);
-    return this.unfinished((this.options.clock ?? systemClock).now() - limit);
+  /** The flow said the event failed: a failed attempt; due again after its pause, or a dead letter. */
+  fail(id: DeliveryId, error: string): boolean {
+    if (typeof id !== 'number') return false;
+    const entry = this.inFlight.get(id);
+    // Only an emitted attempt can fail (twice told, or after its time limit: once).
+    if (!entry || entry.emittedAt === undefined) return false;
+    if (entry.attempts === undefined || entry.attempts === 0) entry.attempts = 1;
+    if (this.failed(id, entry, error)) {
+      const pause = retryPause(this.retry, entry.attempts);
+      entry.dueAt = this.clock.now() + pause;
+      entry.emittedAt = undefined;
+      void this.journal?.attempt(id, entry.attempts, entry.lastError ?? '');
+      this.armRetry(entry.dueAt);
+    }
+    return true;
   }
+
+  /**
+   * Counts a failed attempt of an in-flight event: the owner hears of its
+   * first failure; past maxAttempts it is dead-lettered (out of the bounds at
+   * once, its journal record written in the background). True when it is to
+   * be tried again.
+   */
+  private failed(id: number, entry: InFlight<M>, error: string): boolean {
+    this.counters.failed++;
+    entry.lastError = error;
+    const attempts = entry.attempts ?? 1;
+    if (attempts >= this.retry.maxAttempts) {
+      this.bury(id, entry, error).catch(() => undefined);
+      return false;
+    }
+    if (!entry.told) {
+      entry.told = true;
+      this.notify('failed', id, entry, error);
+    }
+    return true;
+  }
+
+  /** Tells the owner of a failure, with the event (memory: by reference; disk: its body, read back). */
+  private notify(stage: FailureNotice<M>['stage'], id: number, entry: { meta: M; event?: unknown; attempts?: number }, error: string): void {
+    if (!this.onFailure) return;
+    const attempts = entry.attempts ?? 1;
+    const record: DeliveryRecord<M> = { id, meta: entry.meta, attempt: attempts };
+    if (!this.journal) {
+      record.event = entry.event;
+      this.onFailure({ stage, record, attempts, error });
+      return;
+    }
+    void this.journal.read(id).then((stored) => {
+      if (stored) record.body = stored.body;
+      this.onFailure?.({ stage, record, attempts, error });
+    });
+  }
+
+  /** Keeps an in-flight event aside as a dead letter: out of the bounds, the oldest dropped past the cap. */
+  private async bury(id: number, entry: InFlight<M>, error: string): Promise<void> {
+    if (!this.inFlight.delete(id)) return;
+    this.budget.remove(entry.bytes);
+    const now = this.clock.now();
+    const dead: Dead<M> = {
+      id,
+      bytes: entry.bytes,
+      meta: entry.meta,
+      ...(entry.event !== undefined ? { event: entry.event } : {}),
+      attempts: entry.attempts ?? 1,
+      lastError: error,
+      receivedAt: receivedAtOf(entry.meta, entry.takenAt ?? now),
+      deadAt: now,
+      ...describe(entry.meta, entry.event),
+    };
+    this.dead.set(id, dead);
+    this.counters.deadLettered++;
+    while (this.dead.size > Math.max(0, this.retry.maxDeadLetters)) {
+      const oldest = this.dead.keys().next().value as number;
+      this.dead.delete(oldest);
+      this.counters.deadLettersDropped++;
+      this.journal?.complete(oldest);
+    }
+    this.notify('dead-letter', id, dead, error);
+    // A slot is free: a status to redraw, like a finished event.
+    this.onComplete?.();
+    if (!this.dead.has(id) || !this.journal) return;
+    await this.journal.dead(id, dead.attempts, error, now);
+    if (dead.messageId === undefined || dead.kind === undefined)
+      Object.assign(dead, describe(dead.meta, undefined, (await this.journal.read(id))?.body));
+  }
+
+  /** Dead letters kept, oldest first, without their bodies. */
+  deadLetters(): Promise<DeadLetter[]> {
+    if (this.closed) return Promise.reject(new DeliveryClosedError());
+    return Promise.resolve(
+      [...this.dead.values()].map((d) => {
+        const letter: DeadLetter = {
+          id: String(d.id),
+          attempts: d.attempts,
+          lastError: d.lastError,
+          receivedAt: d.receivedAt,
+          deadAt: d.deadAt,
+          bytes: d.bytes,
+        };
+        if (d.messageId !== undefined) letter.messageId = d.messageId;
+        if (d.kind !== undefined) letter.kind = d.kind;
+        return letter;
+      }),
+    );
+  }
+
+  /** The dead letters named by `ids` (all when omitted), oldest first. */
+  private chosen(ids: string[] | undefined): Dead<M>[] {
+    if (ids === undefined) return [...this.dead.values()];
+    const wanted = new Set(ids.map(String));
+    return [...this.dead.values()].filter((d) => wanted.has(String(d.id)));
+  }
+
+  /** Sends dead letters through the flow again: in flight with a fresh count of attempts, due at once. */
+  async replay(ids?: string[]): Promise<number> {
+    if (this.closed) throw new DeliveryClosedError();
+    const chosen = this.chosen(ids);
+    const now = this.clock.now();
+    for (const d of chosen) {
+      this.dead.delete(d.id);
+      // Past the bounds if need be: an operator asked for it, and it held a slot before.
+      this.budget.add(d.bytes);
+      this.inFlight.set(d.id, {
+        bytes: d.bytes,
+        meta: d.meta,
+        ...(d.event !== undefined ? { event: d.event } : {}),
+        attempts: 0,
+        lastError: d.lastError,
+        dueAt: now,
+        takenAt: d.receivedAt,
+      });
+      await this.journal?.attempt(d.id, 0, d.lastError);
+    }
+    if (chosen.length > 0) this.onOverdue?.();
+    return chosen.length;
+  }
+
+  /** Drops dead letters for good. */
+  discard(ids?: string[]): Promise<number> {
+    if (this.closed) return Promise.reject(new DeliveryClosedError());
+    const chosen = this.chosen(ids);
+    for (const d of chosen) {
+      this.dead.delete(d.id);
+      this.journal?.complete(d.id);
+    }
+    if (chosen.length > 0) this.onComplete?.();
+    return Promise.resolve(chosen.length);
+  }
+
+  get stats(): DeliveryStats {
+    let oldest: number | undefined;
+    for (const entry of this.inFlight.values()) {
+      if (entry.takenAt !== undefined && (oldest === undefined || entry.takenAt < oldest)) oldest = entry.takenAt;
+    }
+    return { ...this.counters, deadLetters: this.dead.size, oldestUnfinishedAt: oldest };
+  }
+
+  /** Called on an event's first failure and when it is dead-lettered; set by the owner. */
+  onFailure: ((notice: FailureNotice<M>) => void) | undefined;
 
   /** Called after an event is finished (a status to redraw); set by the owner. */
   onComplete: (() => void) | undefined;
@@ -270,10 +612,31 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   /** Called when overdue events may exist; set by the owner. */
   onOverdue: (() => void) | undefined;
 
+  /** Wakes the owner when the earliest failed event's pause is over (`at`), and then for the next. */
+  private armRetry(at: number): void {
+    if (at >= this.retryAt) return;
+    const clock = this.clock;
+    if (this.retryTimer !== undefined) clock.clearTimeout(this.retryTimer);
+    this.retryAt = at;
+    this.retryTimer = clock.setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        this.retryAt = Infinity;
+        this.onOverdue?.();
+        // The next pause to wait for, if any (listed ones have none any more by now or soon).
+        let next = Infinity;
+        const now = clock.now();
+        for (const entry of this.inFlight.values()) if (entry.dueAt !== undefined && entry.dueAt > now) next = Math.min(next, entry.dueAt);
+        if (next < Infinity) this.armRetry(next);
+      },
+      Math.max(0, at - clock.now()),
+    );
+  }
+
   private armRedelivery(): void {
     const limit = this.options.redeliverAfterMs ?? 0;
     if (limit <= 0 || this.timer !== undefined || !this.onOverdue) return;
-    const clock = this.options.clock ?? systemClock;
+    const clock = this.clock;
     this.timer = clock.setTimeout(() => {
       this.timer = undefined;
       this.onOverdue?.();
@@ -282,8 +645,12 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   }
 
   async close(): Promise<void> {
-    if (this.timer !== undefined) (this.options.clock ?? systemClock).clearTimeout(this.timer);
+    this.closed = true;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.retryAt = Infinity;
     await this.journal?.close();
   }
 }

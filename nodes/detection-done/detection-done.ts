@@ -4,10 +4,12 @@
  * (msg.redelivered) after a restart, a deploy that stopped its flow, or the
  * receiver's time limit. The message goes on unchanged. Only a receiver with
  * this node downstream (or set to wait for one) holds its events for it: the
- * receiver decides (lib/delivery/downstream.ts).
+ * receiver decides (lib/delivery/downstream.ts). Set to *Failed* (after a
+ * Catch node) it marks the attempt failed instead, with the caught error: the
+ * receiver tries the event again after a pause, or keeps it aside.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { completion } from '../../lib/delivery/completion';
+import { completion, errorText } from '../../lib/delivery/completion';
 import { nodeOptions } from '../../lib/config/node-options';
 import { nodeText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
@@ -15,18 +17,29 @@ import { registerNode } from '../shared/register';
 
 interface DetectionDoneDef extends NodeDef {
   passOn?: boolean | string;
+  outcome?: 'finished' | 'failed';
 }
 
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionDoneDef>(RED, 'detection-done', (node, config) => {
     const t = nodeText(RED, 'detection-done');
-    const { passOn } = nodeOptions('detection-done', config);
-    const counts = { done: 0, untracked: 0 };
-    const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: t('status.counts', counts) }));
+    const { passOn, outcome } = nodeOptions('detection-done', config);
+    const counts = { done: 0, failed: 0, untracked: 0 };
+    const showStatus = throttledStatus(node, () =>
+      outcome === 'failed'
+        ? { fill: counts.failed > 0 ? 'yellow' : 'green', shape: 'dot', text: t('status.failed', counts) }
+        : { fill: 'green', shape: 'dot', text: t('status.counts', counts) },
+    );
 
     node.on('input', (msg: NodeMessage, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {
+      if (outcome === 'failed') {
+        // A message without a delivery, or whose event is no longer in flight (finished, or
+        // failed already by another copy): nothing to fail.
+        if (completion.fail(msg, errorText(msg))) counts.failed++;
+        else counts.untracked++;
+      }
       // Another copy of the message (two wires) may have finished it already: still done.
-      if (completion.finish(msg)) counts.done++;
+      else if (completion.finish(msg)) counts.done++;
       else counts.untracked++;
       showStatus();
       if (passOn) send(msg);

@@ -9,6 +9,7 @@
     defaults: {
       name: { value: '' },
       passOn: option('detection-done', 'passOn'),
+      outcome: option('detection-done', 'outcome'),
       outputs: { value: 0 },
       configVersion: { value: DetectionBridgeConfig.currentVersion('detection-done') },
     },
@@ -37,6 +38,13 @@
       }
       $('#node-input-passOn').on('change', syncOutputs);
       syncOutputs();
+      // a node saved before the option: finished, as the runtime takes it
+      if (!this.outcome) $('#node-input-outcome').val('finished');
+      function showOutcomeTip() {
+        $('#detection-done-failed-tip').toggle($('#node-input-outcome').val() === 'failed');
+      }
+      $('#node-input-outcome').on('change', showOutcomeTip);
+      showOutcomeTip();
     },
   });
 })();

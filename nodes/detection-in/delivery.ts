@@ -11,7 +11,7 @@ import type { NodeAPI } from 'node-red';
 import { dropTracker, keepTracker, trackerOf } from '../../lib/delivery/registry';
 import { completionPlan, doneDownstream, type CompletionPlan, type FinishedWhen, type FlowNodeConfig } from '../../lib/delivery/downstream';
 import { DeliveryTracker } from '../../lib/delivery/tracker';
-import type { AckMode, DeliveryId, DeliveryRecord, EventDelivery } from '../../lib/delivery/types';
+import type { AckMode, DeliveryId, DeliveryRecord, EventDelivery, FailureNotice, RetryPolicy } from '../../lib/delivery/types';
 import { RedisStreamDelivery } from '../../lib/delivery/stream';
 import type { RedisConnection } from '../../lib/redis/connection';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
@@ -40,6 +40,8 @@ export interface DeliverySettings {
   redeliverAfterMs: number;
   /** "Finished when": from what is wired downstream (auto), once emitted, or when a detection-done marks it. */
   finishedWhen: FinishedWhen;
+  /** Attempts at most, the pauses between them, dead letters kept. */
+  retry: RetryPolicy;
   /** redis mode: the shared connection, the stream's name and caps, and when to claim. */
   redis?: {
     connection: RedisConnection;
@@ -50,7 +52,10 @@ export interface DeliverySettings {
   };
 }
 
-type Emit = (event: unknown, meta: EmitMeta, id: DeliveryId, redelivered: boolean) => void;
+/** Sends an event on output 1: `attempt` is its emission's number (1: the first). */
+type Emit = (event: unknown, meta: EmitMeta, id: DeliveryId, redelivered: boolean, attempt: number) => void;
+/** Sends an event's first failure, or its dead-lettering, on output 3. */
+type EmitFailure = (notice: FailureNotice<StoredMeta>, event: unknown, meta: EmitMeta) => void;
 
 interface FlowsEvent {
   type?: string;
@@ -108,6 +113,7 @@ export async function openDelivery(
   t: (key: string, params?: Record<string, string | number>) => string,
   /** Called when the completion plan may have changed (a status to redraw). */
   replanned?: () => void,
+  emitFailure?: EmitFailure,
 ): Promise<ReceiverDelivery> {
   // Whether to wait for a detection-done: from this receiver's own downstream only
   // (inside a subflow instance Node-RED gives it a new id and keeps its own as _alias).
@@ -160,7 +166,7 @@ export async function openDelivery(
   const emitAgain = (from: EventDelivery<StoredMeta>, records: DeliveryRecord<StoredMeta>[]): void => {
     for (const record of records) {
       const restored = restore(record);
-      if (restored) emit(restored.event, restored.meta, record.id, true);
+      if (restored) emit(restored.event, restored.meta, record.id, true, record.attempt ?? 2);
       else from.complete(record.id);
     }
   };
@@ -212,6 +218,7 @@ export async function openDelivery(
       maxEvents: settings.maxEvents,
       maxBytes: settings.maxBytes,
       redeliverAfterMs: settings.redeliverAfterMs,
+      retry: settings.retry,
     });
     tracker = fresh.tracker;
     if (settings.mode === 'disk') node.log(t('delivery.replayed', { count: fresh.recovered.length }));
@@ -231,6 +238,11 @@ export async function openDelivery(
       .catch((err: Error) => node.warn(t('errors.delivery', { message: err.message })));
   };
 
+  opened.onFailure = (notice) => {
+    const restored = restore(notice.record);
+    if (restored) emitFailure?.(notice, restored.event, restored.meta);
+  };
+
   redeliverDue();
 
   return {
@@ -244,6 +256,7 @@ export async function openDelivery(
       opened.onOverdue = undefined;
       opened.onComplete = undefined;
       opened.onRecovered = undefined;
+      opened.onFailure = undefined;
       // A Redis stream's entries stay in Redis: the next instance reads them back.
       if (removed || opened.mode === 'redis') {
         if (removed) dropTracker(node.id);

@@ -8,6 +8,7 @@ import type { NodeAPI, NodeMessage } from 'node-red';
 import { createReceiver, type AcceptedDelivery, type DeliveryMeta } from '../../lib/receiver/receiver';
 import { createWarningGate } from '../../lib/receiver/warning-gate';
 import { eventMessage, invalidEventMessage, type EventMessage, type Receipt } from '../../lib/events/message';
+import type { FailureNotice } from '../../lib/delivery/types';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { discardRest } from '../../lib/http/linger';
 import type { RouteHandler } from '../../lib/http/route-handover';
@@ -19,6 +20,7 @@ import { serveAddresses } from './addresses';
 import { journalPath, openDelivery, type EmitMeta, type ReceiverDelivery, type StoredMeta } from './delivery';
 import { deliverySettings, listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
 import { receiverStatus, showPathInUse } from './status';
+import { serveDeadLetters } from './dead-letters';
 
 /** How long a closing receiver waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;
@@ -27,6 +29,7 @@ const DISK_FULL_WARN_MS = 60_000;
 
 export = function register(RED: NodeAPI): void {
   serveAddresses(RED);
+  serveDeadLetters(RED);
   // Between two deploys the bridge's requests wait for the next receiver on their path (bounded),
   // rather than a 503 that makes it send the same event again later.
   const routes = receiverRoutes(RED, (req, res) => {
@@ -94,8 +97,8 @@ export = function register(RED: NodeAPI): void {
       let closing = false;
       /** Set once the store of events in flight is closed: nothing more can be taken. */
       let deliveryClosed = false;
-      /** Sends an event on output 1 (again, when `redelivered`), tracked until finished. */
-      const emitEvent = (eventValue: unknown, stored: EmitMeta, id: number | string | undefined, redelivered: boolean): void => {
+      /** Sends an event on output 1 (again, when `redelivered`; `attempt`: which emission), tracked until finished. */
+      const emitEvent = (eventValue: unknown, stored: EmitMeta, id: number | string | undefined, redelivered: boolean, attempt: number): void => {
         const tracker = delivery?.tracker;
         if (closing) {
           // The flow is being stopped: the next instance emits it.
@@ -109,7 +112,12 @@ export = function register(RED: NodeAPI): void {
           if (warnings.length > 0) counts.warned++;
           showStatus();
         }
-        const msg: EventMessage & { redelivered?: true; _delivery?: unknown; warnings?: unknown } = eventMessage(eventValue, kind, receipt(meta));
+        const msg: EventMessage & { redelivered?: true; attempt?: number; _delivery?: unknown; warnings?: unknown } = eventMessage(
+          eventValue,
+          kind,
+          receipt(meta),
+        );
+        msg.attempt = attempt;
         if (redelivered) msg.redelivered = true;
         if (id !== undefined) msg._delivery = { receiver: node.id, id };
         if (warnings.length > 0) {
@@ -119,14 +127,28 @@ export = function register(RED: NodeAPI): void {
             node.warn(t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }));
           }
         }
-        node.send([msg as NodeMessage, null]);
+        node.send([msg as NodeMessage, null, null]);
         if (id !== undefined) tracker?.emitted(id);
+      };
+
+      /** Output 3: an event's first failure ('failed'), and its dead-lettering ('dead-letter'). */
+      const emitFailure = (notice: FailureNotice<StoredMeta>, eventValue: unknown, stored: EmitMeta): void => {
+        showStatus();
+        if (closing) return;
+        const { kind, ...meta } = stored;
+        const msg = {
+          ...eventMessage(eventValue, kind, receipt(meta)),
+          topic: notice.stage,
+          attempt: notice.attempts,
+          error: notice.error,
+        };
+        node.send([null, null, msg as unknown as NodeMessage]);
       };
 
       let active = 0;
       let diskFullWarnedAt = -Infinity;
       let diskFullSaid = false;
-      const ready = openDelivery(RED, node, settings, emitEvent, t, () => status.replanned()).then(
+      const ready = openDelivery(RED, node, settings, emitEvent, t, () => status.replanned(), emitFailure).then(
         (opened) => {
           delivery = opened;
           status.delivery = opened;
@@ -191,12 +213,12 @@ export = function register(RED: NodeAPI): void {
             accepted.absorbed = staged.absorbed === true;
           },
           emit({ event, kind, warnings, meta, deliveryId }) {
-            emitEvent(event, { ...meta, kind, warnings }, deliveryId, false);
+            emitEvent(event, { ...meta, kind, warnings }, deliveryId, false, 1);
           },
           onInvalid({ value, errors, meta }) {
             counts.invalid++;
             showStatus();
-            node.send([null, invalidEventMessage(value, errors, receipt(meta))]);
+            node.send([null, invalidEventMessage(value, errors, receipt(meta)), null]);
           },
           onRejected(answer) {
             if (answer.status !== 422) counts.rejected++;

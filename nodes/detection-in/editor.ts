@@ -135,6 +135,93 @@
     header: ['.detection-in-row-header-name', '.detection-in-row-header-value'],
   };
 
+  /** A dead letter as GET detection-bridge/dead-letters/:id lists it (lib/delivery/types.ts DeadLetter). */
+  interface DeadLetterItem {
+    id: string;
+    messageId?: string;
+    attempts: number;
+    lastError: string;
+    deadAt: number;
+  }
+  /** The "Dead letters" section: what the deployed receiver keeps aside, with Replay and Discard. */
+  function showDeadLetters(node: EditorNode): void {
+    const url = 'detection-bridge/dead-letters/' + encodeURIComponent(node.id);
+    const count = $('#detection-in-dead-count');
+    const table = $('#detection-in-dead-list');
+    const replayAll = $('#detection-in-dead-replay-all');
+    function act(action: 'replay' | 'discard', ids?: string[]): void {
+      $.ajax({
+        url: url + '/' + action,
+        method: 'POST',
+        contentType: 'application/json',
+        data: JSON.stringify(ids ? { ids: ids } : {}),
+        dataType: 'json',
+      })
+        .done(function (answer: { replayed?: number; discarded?: number }) {
+          const n = action === 'replay' ? answer.replayed || 0 : answer.discarded || 0;
+          RED.notify(node._('detection-in.deadLetters.' + (action === 'replay' ? 'replayed' : 'discarded'), { count: n }), { type: 'success' });
+          load();
+        })
+        .fail(function (xhr: JQuery.jqXHR) {
+          RED.notify(node._('detection-in.deadLetters.unreachable', { message: problemText(xhr) }), { type: 'error' });
+          load();
+        });
+    }
+    function problemText(xhr: JQuery.jqXHR): string {
+      const body = xhr.responseJSON as { detail?: string } | undefined;
+      return (body && body.detail) || xhr.statusText || String(xhr.status);
+    }
+    function render(items: DeadLetterItem[]): void {
+      count.text(items.length === 0 ? node._('detection-in.deadLetters.none') : node._('detection-in.deadLetters.count', { count: items.length }));
+      replayAll.toggle(items.length > 0);
+      const body = table.find('tbody').empty();
+      items.forEach(function (item) {
+        const row = $('<tr>').addClass('detection-in-dead-row').attr('data-id', item.id);
+        $('<td>')
+          .text(item.messageId || '#' + item.id)
+          .appendTo(row);
+        $('<td>').text(String(item.attempts)).appendTo(row);
+        $('<td>').text(item.lastError).css({ 'word-break': 'break-word' }).appendTo(row);
+        $('<td>').text(new Date(item.deadAt).toLocaleString()).appendTo(row);
+        const buttons = $('<td>').css({ 'white-space': 'nowrap' }).appendTo(row);
+        $('<button type="button" class="red-ui-button red-ui-button-small detection-in-dead-replay">')
+          .text(node._('detection-in.deadLetters.replay'))
+          .on('click', function () {
+            act('replay', [item.id]);
+          })
+          .appendTo(buttons);
+        $('<button type="button" class="red-ui-button red-ui-button-small detection-in-dead-discard" style="margin-left:4px;">')
+          .text(node._('detection-in.deadLetters.discard'))
+          .on('click', function () {
+            if (window.confirm(node._('detection-in.deadLetters.confirmDiscard'))) act('discard', [item.id]);
+          })
+          .appendTo(buttons);
+        body.append(row);
+      });
+      table.toggle(items.length > 0);
+    }
+    function load(): void {
+      $.ajax({ url: url, method: 'GET', dataType: 'json' })
+        .done(function (answer: { items?: DeadLetterItem[] }) {
+          render(Array.isArray(answer.items) ? answer.items : []);
+        })
+        .fail(function (xhr: JQuery.jqXHR) {
+          table.hide();
+          replayAll.hide();
+          count.text(
+            xhr.status === 404
+              ? node._('detection-in.deadLetters.undeployed')
+              : node._('detection-in.deadLetters.unreachable', { message: problemText(xhr) }),
+          );
+        });
+    }
+    replayAll.on('click', function () {
+      act('replay');
+    });
+    $('#detection-in-dead-refresh').on('click', load);
+    load();
+  }
+
   RED.nodes.registerType<DetectionInNode>('detection-in', {
     category: 'detection bridge',
     color: '#87C4E6',
@@ -190,6 +277,10 @@
       streamMaxEvents: option('detection-in', 'streamMaxEvents', inModes('redis')),
       streamMaxMiB: option('detection-in', 'streamMaxMiB', inModes('redis')),
       claimAfterSeconds: option('detection-in', 'claimAfterSeconds', inModes('redis')),
+      maxAttempts: option('detection-in', 'maxAttempts'),
+      firstPauseSeconds: option('detection-in', 'firstPauseSeconds'),
+      maxPauseSeconds: option('detection-in', 'maxPauseSeconds'),
+      maxDeadLetters: option('detection-in', 'maxDeadLetters'),
       configVersion: { value: DetectionBridgeConfig.currentVersion('detection-in') },
     },
     credentials: {
@@ -199,7 +290,7 @@
       headerValue: { type: 'password', validate: credentialField('header') },
     },
     inputs: 0,
-    outputs: 2,
+    outputs: 3,
     icon: 'detection-in.svg',
     label: function () {
       return this.name || this._('detection-in.label.node', { path: this.path || '/detections' });
@@ -208,7 +299,9 @@
       return this.name ? 'node_label_italic' : '';
     },
     outputLabels: function (index) {
-      return this._(index === 0 ? 'detection-in.outputs.events' : 'detection-in.outputs.invalid');
+      return this._(
+        ['detection-in.outputs.events', 'detection-in.outputs.invalid', 'detection-in.outputs.failures'][index] || 'detection-in.outputs.events',
+      );
     },
     paletteLabel: function () {
       return this._('detection-in.paletteLabel');
@@ -338,6 +431,7 @@
       $('#node-input-listener').on('change', showUrl);
       showAuthRows();
       showUrl();
+      showDeadLetters(node);
     },
   });
 })();

@@ -31,6 +31,11 @@ export interface DetectionInDef extends NodeDef {
   streamMaxEvents?: number | string;
   streamMaxMiB?: number | string;
   claimAfterSeconds?: number | string;
+  /** Attempts and dead letters (every mode). */
+  maxAttempts?: number | string;
+  firstPauseSeconds?: number | string;
+  maxPauseSeconds?: number | string;
+  maxDeadLetters?: number | string;
   path: string;
   /** The detection-listener configuration node whose port serves this receiver; none: Node-RED's own server. */
   listener?: string;
@@ -127,6 +132,10 @@ interface DeliveryOptions {
   streamMaxEvents: number;
   streamMaxMiB: number;
   claimAfterSeconds: number;
+  maxAttempts: number;
+  firstPauseSeconds: number;
+  maxPauseSeconds: number;
+  maxDeadLetters: number;
 }
 
 /** How the receiver on `path` keeps its events until finished, or why it cannot (redis mode without a Redis). */
@@ -144,6 +153,13 @@ export function deliverySettings(
     journalMaxBytes: options.journalMaxMiB * MiB,
     redeliverAfterMs: options.redeliverAfterSeconds * 1000,
     finishedWhen: options.finishedWhen,
+    retry: {
+      maxAttempts: options.maxAttempts,
+      firstPauseMs: options.firstPauseSeconds * 1000,
+      // A longest pause below the first one: the first one, every time.
+      maxPauseMs: Math.max(options.maxPauseSeconds, options.firstPauseSeconds) * 1000,
+      maxDeadLetters: options.maxDeadLetters,
+    },
   };
   if (options.ackMode !== 'redis') return settings;
   // The shared connection of the chosen configuration node; the stream is named after the path.

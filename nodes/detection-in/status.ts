@@ -1,7 +1,7 @@
 /**
  * What detection-in shows under itself: "listening" until there is something
  * to count, then what it received, warned about and rejected; what it keeps
- * until finished (pending events, the journal's size); in yellow, a receiver
+ * until finished (pending events, the journal's size, dead letters); in yellow, a receiver
  * waiting for a detection-done that none downstream will ever send; Redis's
  * state in redis mode; a listener that cannot open its port; in red, a
  * receiver refusing events because its journal's disk is full. And a path
@@ -57,6 +57,9 @@ export function receiverStatus(
       if (noDone) text += t('status.no-done');
       if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
       if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
+      // Kept aside after their last attempt: shown, not red (the receiver still takes events).
+      const dead = tracker?.stats.deadLetters ?? 0;
+      if (dead > 0) text += t('status.dead', { count: dead });
       if (refusing) return { fill: 'red', shape: 'dot', text };
       if (redis) {
         const state = withRedisState(RED, redis, text);

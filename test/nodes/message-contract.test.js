@@ -17,7 +17,7 @@ const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib', 'bridge', 's
 const helper = getHelper();
 
 /** Properties only a receiver sets: the request, the delivery token, deviations found. */
-const RECEIVER_ONLY = new Set(['req', '_delivery', 'warnings', '_msgid']);
+const RECEIVER_ONLY = new Set(['req', '_delivery', 'warnings', '_msgid', 'attempt']);
 const CONTRACT = ['payload', 'topic', 'kind', 'messageId', 'resent', 'detection'];
 
 function flow(sample) {

@@ -44,15 +44,27 @@ describe('lib/delivery/tracker', () => {
     tracker.emitted(second);
     const notEmitted = await tracker.take({ n: 3 }, body(1), { e: 3 });
     assert.deepEqual(
-      (await tracker.unfinished(2000)).map((r) => r.meta.n),
-      [1],
+      (await tracker.unfinished(2000)).map((r) => [r.meta.n, r.attempt]),
+      [[1, 2]],
+      'listed to go out again: its second attempt',
     );
-    assert.deepEqual((await tracker.unfinished()).map((r) => r.event.e).sort(), [1, 2], 'an event not emitted yet is not due');
+    assert.deepEqual(
+      (await tracker.unfinished()).map((r) => r.event.e),
+      [2],
+      'an event not emitted yet is not due, nor one listed and not emitted since',
+    );
+    tracker.emitted(first);
+    tracker.emitted(second);
     await clock.advance(2000);
     assert.equal(overdueCalls, 1);
+    assert.deepEqual(await tracker.overdue(), [], 'emitted again at 4000: not overdue at 6000');
+    await clock.advance(3000);
     assert.deepEqual(
-      (await tracker.overdue()).map((r) => r.meta.n),
-      [1],
+      (await tracker.overdue()).map((r) => [r.meta.n, r.attempt]),
+      [
+        [1, 3],
+        [2, 3],
+      ],
     );
     tracker.complete(first);
     tracker.complete(second);

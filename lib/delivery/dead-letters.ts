@@ -1,0 +1,60 @@
+/**
+ * The operator's actions on a receiver's dead letters, as the editor asks for
+ * them (nodes/detection-in/dead-letters.ts serves them on Node-RED's admin
+ * API): list them, send some or all through the flow again, drop some or all.
+ * Answers are plain data (a status and a JSON body, or an RFC 9457 problem),
+ * so the rules live here and are tested without Node-RED.
+ */
+import { problem, type Problem } from '../http/index';
+import { trackerOf } from './registry';
+import type { DeadLetter, EventDelivery } from './types';
+
+export type DeadLetterAction = 'list' | 'replay' | 'discard';
+
+export type DeadLetterAnswer =
+  | { status: 200; body: { count: number; items: DeadLetter[] } }
+  | { status: 200; body: { replayed: number } | { discarded: number } }
+  | { status: 400 | 404 | 503; body: Problem };
+
+/** The ids a replay or discard names: `{ids: [...]}` (strings or numbers); none or no body: all. */
+export function requestedIds(body: unknown): string[] | undefined | Problem {
+  if (body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0)) return undefined;
+  const ids = (body as { ids?: unknown }).ids;
+  if (ids === undefined) return undefined;
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) {
+    return problem('badRequest', 'ids must be a list of dead letter ids (strings), or left out for all of them');
+  }
+  return ids.map(String);
+}
+
+/** Runs `action` on the dead letters of receiver `receiver` (a node id); `store` defaults to the registry's. */
+export async function deadLetterAction(
+  receiver: string,
+  action: DeadLetterAction,
+  body?: unknown,
+  store: EventDelivery<unknown> | undefined = trackerOf(receiver),
+): Promise<DeadLetterAnswer> {
+  if (!store) {
+    return {
+      status: 404,
+      body: problem(
+        'notFound',
+        `no deployed detection in node has the id ${receiver}: deploy it first (dead letters are kept by a running receiver)`,
+      ),
+    };
+  }
+  try {
+    if (action === 'list') {
+      const items = await store.deadLetters();
+      return { status: 200, body: { count: items.length, items } };
+    }
+    const ids = requestedIds(body);
+    if (ids !== undefined && !Array.isArray(ids)) return { status: 400, body: ids };
+    if (action === 'replay') return { status: 200, body: { replayed: await store.replay(ids) } };
+    return { status: 200, body: { discarded: await store.discard(ids) } };
+  } catch (err) {
+    // Between a deploy's stop and its successor's start: nothing was done, ask again.
+    if ((err as { code?: string }).code === 'ERR_DELIVERY_CLOSED') return { status: 503, body: problem('unavailable', (err as Error).message) };
+    throw err;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * detection-in's dead letters on Node-RED's admin API, for its dialog (and
+ * anyone with the editor's credentials): GET lists them, POST …/replay and
+ * …/discard act on `{ids}` or on all. What they do is lib/delivery/dead-letters.ts.
+ */
+import type { NodeAPI } from 'node-red';
+import type { Request, Response } from 'express';
+import { deadLetterAction, type DeadLetterAction } from '../../lib/delivery/dead-letters';
+import { problem, PROBLEM_CONTENT_TYPE } from '../../lib/http/problem';
+
+const BASE = '/detection-bridge/dead-letters/:id';
+
+export function serveDeadLetters(RED: NodeAPI): void {
+  const answer = (action: DeadLetterAction) => (req: Request, res: Response) => {
+    deadLetterAction(String(req.params.id), action, req.body)
+      .then((out) => {
+        if (out.status === 503) res.set('Retry-After', '1');
+        res
+          .status(out.status)
+          .type(out.status === 200 ? 'application/json' : PROBLEM_CONTENT_TYPE)
+          .send(JSON.stringify(out.body));
+      })
+      .catch((err: Error) => {
+        res
+          .status(500)
+          .type(PROBLEM_CONTENT_TYPE)
+          .send(JSON.stringify(problem('internal', err.message)));
+      });
+  };
+  RED.httpAdmin.get(BASE, RED.auth.needsPermission('detection-in.read'), answer('list'));
+  RED.httpAdmin.post(`${BASE}/replay`, RED.auth.needsPermission('detection-in.write'), answer('replay'));
+  RED.httpAdmin.post(`${BASE}/discard`, RED.auth.needsPermission('detection-in.write'), answer('discard'));
+}
