@@ -25,6 +25,55 @@ export interface DeliveryRecord<M> {
   event?: unknown;
   /** disk and redis modes: the body as received. */
   body?: Buffer;
+  /** The attempt number the next emission of it is: 1 for a new event. */
+  attempt?: number;
+}
+
+/** How often an event is tried before it is kept aside, and the pauses between tries. */
+export interface RetryPolicy {
+  /** Emissions of an event at most (1 = never retried); past it the event is dead-lettered. */
+  maxAttempts: number;
+  /** Pause after the first failed attempt; each next pause is 4 times longer, up to maxPauseMs. */
+  firstPauseMs: number;
+  maxPauseMs: number;
+  /** Dead letters kept at most per receiver; past it the oldest is dropped (and counted). */
+  maxDeadLetters: number;
+}
+
+/** An event kept aside after its last attempt failed (listed without its body). */
+export interface DeadLetter {
+  id: string;
+  messageId?: string;
+  kind?: string;
+  attempts: number;
+  lastError: string;
+  /** ms since the epoch */
+  receivedAt: number;
+  deadAt: number;
+  bytes: number;
+}
+
+/** Told to the receiver's owner on an event's first failure, and when it is dead-lettered. */
+export interface FailureNotice<M> {
+  stage: 'failed' | 'dead-letter';
+  record: DeliveryRecord<M>;
+  attempts: number;
+  error: string;
+}
+
+/** What an operator's view reads of a store of events (metrics, health). */
+export interface DeliveryStats {
+  /** Events emitted again (any cause) since this store opened. */
+  redelivered: number;
+  /** Attempts that failed (a flow said failed, or the time limit passed). */
+  failed: number;
+  /** Events dead-lettered since this store opened, and dead letters dropped past the cap. */
+  deadLettered: number;
+  deadLettersDropped: number;
+  /** Dead letters kept now. */
+  deadLetters: number;
+  /** When the oldest event taken and not finished was received (ms since the epoch); undefined: none. */
+  oldestUnfinishedAt: number | undefined;
 }
 
 /** An event being taken: `commit` once it is accepted, or `abandon`. */
@@ -61,4 +110,20 @@ export interface EventDelivery<M> {
    *  the start); they are due for redelivery. Set by the owner; modes that never do so ignore it. */
   onRecovered?: ((records: DeliveryRecord<M>[]) => void) | undefined;
   close(): Promise<void>;
+  /** The flow said the event failed (detection-done set to "failed"): an attempt counted; it is
+   *  tried again after a pause, or dead-lettered after maxAttempts. False when not in flight here. */
+  fail(id: DeliveryId, error: string): boolean;
+  /** Dead letters kept for this receiver, oldest first, without their bodies. */
+  deadLetters(): Promise<DeadLetter[]>;
+  /** Sends dead letters through the flow again (all when `ids` is omitted): in flight again with a
+   *  fresh count of attempts, due at once (onOverdue). How many. */
+  replay(ids?: string[]): Promise<number>;
+  /** Drops dead letters for good (all when `ids` is omitted). How many. */
+  discard(ids?: string[]): Promise<number>;
+  /** Called on an event's first failure and when it is dead-lettered; set by the owner. */
+  onFailure: ((notice: FailureNotice<M>) => void) | undefined;
+  readonly stats: DeliveryStats;
 }
+
+/** The retry policy of a receiver whose options say nothing of it. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, firstPauseMs: 10_000, maxPauseMs: 3_600_000, maxDeadLetters: 100 };
