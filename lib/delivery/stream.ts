@@ -79,6 +79,8 @@ const MAX_UNACKED = 100_000;
 const MIN_TICK_MS = 100;
 /** The last error of an attempt cut short by a restart or a deploy. */
 const INTERRUPTED = 'Node-RED stopped or the flow was redeployed during this attempt';
+/** An error is kept with its event (in Redis, and listed) up to this many characters. */
+const MAX_ERROR_CHARS = 1000;
 
 const ADD = luaScript(`
 local len = redis.call('XLEN', KEYS[1])
@@ -325,9 +327,10 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
    * the pause ends. Its failure is written to Redis, so another instance that
    * claims it (this one gone) knows the attempt and the pause.
    */
-  fail(id: DeliveryId, error: string): boolean {
+  fail(id: DeliveryId, reason: string): boolean {
     const key = String(id);
-    if (this.successor) return this.successor.fail(key, error);
+    if (this.successor) return this.successor.fail(key, reason);
+    const error = String(reason).slice(0, MAX_ERROR_CHARS);
     const entry = this.held.get(key);
     if (this.closed || !entry || entry.emittedAt === undefined || !entry.out || entry.bury !== undefined) return false;
     this.counts.failed++;
@@ -412,6 +415,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
 
   /** Dead letters of this receiver path (every instance's), oldest first, without their bodies. */
   async deadLetters(): Promise<DeadLetter[]> {
+    this.options.connection.assertReady();
     const summaries = await this.options.connection.client.hVals(this.keys[4]);
     const letters = summaries.map((text) => deadLetterOf(text)).filter((letter) => letter !== undefined);
     letters.sort((a, b) => (a.at === b.at ? 0 : streamIdAfter(a.at, b.at) ? 1 : -1));
@@ -452,6 +456,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   }
 
   async discard(ids?: string[]): Promise<number> {
+    this.options.connection.assertReady();
     if (ids && ids.length === 0) return 0;
     const [count, kept] = await runScript<[number, number]>(this.options.connection.client, DISCARD, [this.keys[3], this.keys[4]], ids ?? []);
     this.deadLetterCount = kept;
