@@ -103,6 +103,8 @@ describe('lib/delivery RedisStreamDelivery: attempts and dead letters (redis-ser
       [['failed', 1, 'mail server down', id]],
     );
     assert.equal(d.pending.events, 1, 'still held: pending for this instance while paused');
+    assert.equal(d.fail(id, 'again'), false, 'paused: not in flight, not counted twice');
+    assert.equal(d.fail('1-1', 'unknown'), false);
     const failure = await waitFor(async () => parseFailure((await a.client.hGet(`${d.key}:failures`, id)) ?? undefined));
     assert.deepEqual(failure, { attempt: 1, dueAt: clock.now() + 1000, error: 'mail server down' });
     assert.deepEqual(await d.unfinished(), [], 'a paused event is not in the flow');
@@ -287,6 +289,43 @@ describe('lib/delivery RedisStreamDelivery: attempts and dead letters (redis-ser
     );
     assert.match(notices[0].error, /stopped or the flow was redeployed/);
     assert.equal(after.pending.events, 0);
+  });
+
+  it('dead-letters once Redis is back when the last attempt fails while it is unreachable', async () => {
+    const own = await RedisServer.start({ persist: true });
+    try {
+      const connection = new RedisConnection({ url: own.url, prefix: 'unit:', maxReconnectDelayMs: 200 }, 'down');
+      open.push(connection);
+      connection.open();
+      await stateOf(connection, 'connected');
+      const { delivery: d } = await delivery(connection, { retry: { ...RETRY, maxAttempts: 1 } });
+      const notices = [];
+      d.onFailure = (notice) => notices.push(notice);
+      const id = await d.take(meta(7), body(7), {});
+      d.emitted(id);
+      const down = stateOf(connection, 'unreachable');
+      await own.stop();
+      await down;
+      assert.equal(d.fail(id, 'boom'), true);
+      assert.deepEqual(await d.overdue(), []);
+      assert.equal(d.pending.events, 1, 'held until it is written');
+      const up = stateOf(connection, 'connected');
+      await own.resume();
+      await up;
+      await waitFor(async () => (await d.overdue(), notices.length > 0));
+      assert.deepEqual(
+        notices.map((n) => [n.stage, n.attempts, n.error]),
+        [['dead-letter', 1, 'boom']],
+      );
+      assert.equal(d.pending.events, 0);
+      assert.deepEqual(
+        (await d.deadLetters()).map((l) => l.id),
+        [id],
+      );
+      assert.equal(await connection.client.xLen(d.key), 0);
+    } finally {
+      await own.close();
+    }
   });
 
   it('keeps dead letters bounded: past maxDeadLetters the oldest is dropped and counted', async () => {
