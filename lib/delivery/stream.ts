@@ -313,7 +313,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     if (entry) {
       this.held.delete(key);
       this.budget.remove(entry.bytes);
-      if (entry.dueAt !== undefined || entry.bury !== undefined) this.paused.delete(key);
+      this.paused.delete(key);
     }
     void this.remove(key, entry ? entry.bytes : -1);
     this.onComplete?.();
@@ -815,6 +815,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private hold(id: string, body: Buffer, rawMeta: Buffer | undefined, attempt: number): Held<M> {
     const previous = this.held.get(id);
     if (previous) this.budget.remove(previous.bytes);
+    this.paused.delete(id);
     const entry: Held<M> = {
       bytes: body.length,
       meta: parseMeta<M>(rawMeta),
