@@ -350,7 +350,9 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       (mine) => {
         if (mine[0] === 0) this.letGo(key, entry);
       },
-      () => undefined, // written with the next pass's keep, or claimed back later as a failed attempt
+      // Redis out of reach: paused here all the same; should this instance die meanwhile, the
+      // instance that claims the event counts the attempt as not finished in time instead.
+      () => undefined,
     );
     if (first) this.notify('failed', key, entry, entry.attempt, error);
     if (entry.dueAt < this.timerAt) this.schedule();
