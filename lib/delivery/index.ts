@@ -6,5 +6,6 @@ export * from './registry';
 export * from './downstream';
 export * from './stream';
 export * from './types';
+export * from './retry';
 export * from './completion';
 export * from './dead-letters';

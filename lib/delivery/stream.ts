@@ -21,12 +21,30 @@
  * bodies are read back from Redis only for entries claimed or recovered.
  * Redis unreachable: every new event is refused with 503 (the bridge keeps
  * it); completions that could not be written are retried once it is back.
+ *
+ * Attempts and dead letters (stream-dead-letters.ts): each emission is an
+ * attempt, counted by the group's own delivery counter, so attempts count
+ * across restarts and instances. A failed attempt (`fail()`, or claimed past
+ * *claim after*) is paused and tried again (this instance keeps the entry's
+ * idle time fresh meanwhile, so no other one claims it early), or, after
+ * `maxAttempts`, moved to the dead letters shared by every instance.
  */
 import { systemClock, type Clock } from '../core/clock';
 import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
 import { BusyError, InFlightBudget } from './budget';
 import { messageIdOf } from './resend';
-import type { DeliveryId, DeliveryRecord, EventDelivery, StagedDelivery } from './types';
+import { CLAIM, DEAD, DISCARD, KEEP, RECOVER, REPLAY, deadLetterOf, formatFailure, parseFailure } from './stream-dead-letters';
+import { DEFAULT_RETRY_POLICY, retryPause } from './retry';
+import {
+  type DeadLetter,
+  type DeliveryId,
+  type DeliveryRecord,
+  type DeliveryStats,
+  type EventDelivery,
+  type FailureNotice,
+  type RetryPolicy,
+  type StagedDelivery,
+} from './types';
 
 export interface StreamDeliveryOptions {
   connection: RedisConnection;
@@ -44,7 +62,15 @@ export interface StreamDeliveryOptions {
   claimAfterMs: number;
   /** How often to look for such entries; default a quarter of claimAfterMs, 100 ms to 5 s. */
   claimEveryMs?: number;
+  /** Attempts, pauses and dead letters; DEFAULT_RETRY_POLICY when absent. */
+  retry?: RetryPolicy;
   clock?: Clock;
+}
+
+/** DeliveryStats, and the entries of the stream now (every instance's events in flight), as last read. */
+export interface StreamDeliveryStats extends DeliveryStats {
+  /** XLEN of the stream, read with each claim pass (every claimEveryMs); undefined until read. */
+  streamPending: number | undefined;
 }
 
 /** The consumer group of every receiver stream. */
@@ -53,6 +79,12 @@ export const STREAM_GROUP = 'detection-in';
 const READ_COUNT = 50;
 /** Completions kept for a retry while Redis is unreachable, at most. */
 const MAX_UNACKED = 100_000;
+/** The shortest wait between two passes (a pause ending, a dead letter to write again). */
+const MIN_TICK_MS = 100;
+/** The last error of an attempt cut short by a restart or a deploy. */
+const INTERRUPTED = 'Node-RED stopped or the flow was redeployed during this attempt';
+/** An error is kept with its event (in Redis, and listed) up to this many characters. */
+const MAX_ERROR_CHARS = 1000;
 
 /** KEYS[3]: messageId → entry id of the entries added with one; ARGV[7]: the messageId, or ''. A resend of
  *  one still pending (taken by an instance, not finished) is not added: {'held', its entry id}. */
@@ -84,9 +116,11 @@ return id
 `);
 
 /** ARGV[3]: the body's size, or -1 when this instance does not know it (read from the entry, and so is
- *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in ADD: its entry is dropped if it is this one). */
+ *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in ADD: its entry is dropped if it is this one).
+ *  KEYS[4]: the failures hash, whose field exists only for an event that failed before. */
 const DONE = luaScript(`
 redis.pcall('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HDEL', KEYS[4], ARGV[2])
 local size = tonumber(ARGV[3])
 local mid = ARGV[4]
 if size < 0 then
@@ -120,11 +154,22 @@ interface Held<M> {
   event?: unknown;
   /** Claimed or recovered: the body read back from Redis. */
   body?: Buffer;
+  /** When it was last emitted (0: due for redelivery); undefined: not in the flow (new, or paused). */
   emittedAt?: number;
+  /** The number of its current or next emission; Redis's counter of the entry once it went out. */
+  attempt: number;
+  /** Emission `attempt` went out: emitting it again is the next attempt. */
+  out: boolean;
+  /** An attempt of it failed before (its first failure was told). */
+  failedBefore: boolean;
+  lastError?: string;
+  /** Paused after a failure, or replayed: emitted by overdue() from then. */
+  dueAt?: number;
+  /** Paused: when its idle time in Redis was last reset. */
+  keptAt?: number;
+  /** To be dead-lettered with this error (Redis was out of reach, or read back exhausted). */
+  bury?: string;
 }
-
-/** A stream entry as node-redis returns it with Buffer replies: [id, [field, value, …]] or nil. */
-type RawEntry = [Buffer, Buffer[] | null] | null;
 
 export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   readonly mode = 'redis' as const;
@@ -134,6 +179,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   /** Called when this instance's own pending entries were read back after open (Redis was not
    *  reachable then), with them: they are held, due for redelivery; set by the owner. */
   onRecovered: ((records: DeliveryRecord<M>[]) => void) | undefined;
+  /** Called on an event's first failure and when it is dead-lettered; set by the owner. */
+  onFailure: ((notice: FailureNotice<M>) => void) | undefined;
   /** Entries claimed from the pending list so far (from any instance). */
   claimed = 0;
   /** Resends absorbed since this store opened: their messageId was pending in the stream already. */
@@ -145,6 +192,17 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private readonly bytesKey: string;
   /** messageId → entry id of the entries in the stream (resend.ts). */
   private readonly idsKey: string;
+  /** stream, bytes, failures, dead letters, dead-letter index: the keys of the dead-letter scripts. */
+  private readonly keys: string[];
+  private readonly policy: RetryPolicy;
+  /** Held entries paused, replayed or waiting to be dead-lettered: what overdue() looks at besides claims. */
+  private readonly paused = new Set<string>();
+  private counts = { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0 };
+  private deadLetterCount = 0;
+  private streamPending: number | undefined;
+  /** A pass was asked for while one ran: run another after it. */
+  private passAgain = false;
+  private timerAt = Infinity;
   private readonly clock: Clock;
   private timer: unknown;
   private closed = false;
@@ -162,6 +220,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     this.streamKey = options.connection.key('stream', options.name);
     this.bytesKey = `${this.streamKey}:bytes`;
     this.idsKey = `${this.streamKey}:ids`;
+    this.keys = [this.streamKey, this.bytesKey, `${this.streamKey}:failures`, `${this.streamKey}:dead`, `${this.streamKey}:dead:index`];
+    this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
     this.clock = options.clock ?? systemClock;
     this.budget = new InFlightBudget(options.maxEvents, options.maxBytes, () => this.held.size);
     this.stopWatching = options.connection.use((state) => {
@@ -200,6 +260,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
         delivery.recovered = false;
         return [];
       });
+      delivery.deadLetterCount = await options.connection.client.hLen(delivery.keys[4]).catch(() => 0);
     }
     delivery.opened = true;
     delivery.schedule();
@@ -233,7 +294,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
         this.absorbed++;
         return added;
       }
-      this.held.set(added, { bytes: body?.length ?? 0, meta, event });
+      this.held.set(added, { bytes: body?.length ?? 0, meta, event, attempt: 1, out: false, failedBefore: false });
       return added;
     });
   }
@@ -243,6 +304,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   }
 
   async adopt(records: DeliveryRecord<M>[]): Promise<void> {
+    const counters: string[] = [];
     for (const record of records) {
       let staged: StagedDelivery<M>;
       try {
@@ -253,8 +315,15 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       const id = await staged.commit(record.meta, record.event).catch(() => undefined);
       // A copy of an entry pending already: that one stands for it.
       const entry = id === undefined || staged.absorbed ? undefined : this.held.get(String(id));
-      if (entry) entry.emittedAt = 0;
+      if (!entry) continue;
+      entry.emittedAt = 0;
+      // Attempts made in the store it comes from (memory or disk mode) go on counting here.
+      if (record.attempt !== undefined && record.attempt > 1) {
+        entry.attempt = record.attempt;
+        counters.push(String(id), String(record.attempt), '');
+      }
     }
+    if (counters.length > 0) await this.keep(counters).catch(() => undefined);
   }
 
   park(id: DeliveryId): void {
@@ -265,6 +334,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   emitted(id: DeliveryId): void {
     const entry = this.held.get(String(id));
     if (!entry) return;
+    if (entry.emittedAt !== undefined || entry.attempt > 1) this.counts.redelivered++;
+    entry.out = true;
     if (!this.awaitCompletion) {
       this.complete(id);
       return;
@@ -285,10 +356,50 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     if (entry) {
       this.held.delete(key);
       this.budget.remove(entry.bytes);
+      this.paused.delete(key);
     }
     void this.remove(key, entry ? entry.bytes : -1, messageIdOf(entry?.meta));
     this.onComplete?.();
     return entry !== undefined;
+  }
+
+  /**
+   * The flow said the event failed: attempt n is counted. Past maxAttempts it
+   * is dead-lettered (its slot freed once that is written); else it stays
+   * pending for this instance, paused, and overdue() hands it out again when
+   * the pause ends. Its failure is written to Redis, so another instance that
+   * claims it (this one gone) knows the attempt and the pause.
+   */
+  fail(id: DeliveryId, reason: string): boolean {
+    const key = String(id);
+    if (this.successor) return this.successor.fail(key, reason);
+    const error = String(reason).slice(0, MAX_ERROR_CHARS);
+    const entry = this.held.get(key);
+    if (this.closed || !entry || entry.emittedAt === undefined || !entry.out || entry.bury !== undefined) return false;
+    this.counts.failed++;
+    const first = !entry.failedBefore;
+    entry.failedBefore = true;
+    entry.lastError = error;
+    entry.emittedAt = undefined;
+    if (entry.attempt >= this.policy.maxAttempts) {
+      void this.bury(key, entry, error);
+      return true;
+    }
+    const now = this.clock.now();
+    entry.dueAt = now + retryPause(this.policy, entry.attempt);
+    entry.keptAt = now;
+    this.paused.add(key);
+    this.keep([key, '', formatFailure({ attempt: entry.attempt, dueAt: entry.dueAt, error })]).then(
+      (mine) => {
+        if (mine[0] === 0) this.letGo(key, entry);
+      },
+      // Redis out of reach: paused here all the same; should this instance die meanwhile, the
+      // instance that claims the event counts the attempt as not finished in time instead.
+      () => undefined,
+    );
+    if (first) this.notify('failed', key, entry, entry.attempt, error);
+    if (entry.dueAt < this.timerAt) this.schedule();
+    return true;
   }
 
   finishEmitted(): number {
@@ -299,62 +410,318 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     return count;
   }
 
+  /**
+   * Events emitted before `emittedBefore` and not finished, to emit again: each
+   * is its next attempt (Redis's counter follows), and one whose last attempt
+   * was cut short is dead-lettered instead. Paused events are not among them.
+   */
   async unfinished(emittedBefore = Infinity): Promise<DeliveryRecord<M>[]> {
     const out: DeliveryRecord<M>[] = [];
+    const counters: string[] = [];
     for (const [id, entry] of this.held) {
-      if (entry.emittedAt === undefined || entry.emittedAt > emittedBefore) continue;
-      out.push({ id, meta: entry.meta, event: entry.event, body: entry.body });
+      if (entry.emittedAt === undefined || entry.emittedAt > emittedBefore || entry.bury !== undefined) continue;
+      if (!this.nextAttempt(id, entry, INTERRUPTED, counters)) continue;
+      out.push(this.recordOf(id, entry));
     }
-    return out;
+    if (counters.length > 0) await this.keepOrLetGo(counters);
+    return out.filter((record) => this.held.has(String(record.id)));
   }
 
   /**
-   * Entries left pending longer than claimAfterMs, by any instance: claimed
-   * for this one (XAUTOCLAIM), to emit again. Entries deleted meanwhile are
-   * dropped from the pending list by Redis itself.
+   * What is due now: paused events whose pause ended (and replayed ones), then
+   * entries left pending longer than claimAfterMs, by any instance, claimed for
+   * this one (XAUTOCLAIM). Entries deleted meanwhile are dropped from the
+   * pending list by Redis itself. Also dead-letters what could not be earlier,
+   * and keeps paused entries from being claimed by another instance.
    */
   async overdue(): Promise<DeliveryRecord<M>[]> {
     const connection = this.options.connection;
-    if (!connection.ready || this.closed || this.claiming) return [];
+    if (!connection.ready || this.closed) return [];
+    if (this.claiming) {
+      this.passAgain = true;
+      return [];
+    }
     this.claiming = true;
     const out: DeliveryRecord<M>[] = [];
     try {
+      await this.dueInto(out);
       await this.claimInto(out);
     } catch {
       // Redis went away mid-pass: what was claimed is emitted; the rest waits for the next pass.
     } finally {
       this.claiming = false;
     }
-    this.claimed += out.length;
+    if (this.passAgain && !this.closed) {
+      this.passAgain = false;
+      setImmediate(() => this.onOverdue?.());
+    }
     return out;
+  }
+
+  /** Dead letters of this receiver path (every instance's), oldest first, without their bodies. */
+  async deadLetters(): Promise<DeadLetter[]> {
+    this.options.connection.assertReady();
+    const summaries = await this.options.connection.client.hVals(this.keys[4]);
+    const letters = summaries.map((text) => deadLetterOf(text)).filter((letter) => letter !== undefined);
+    letters.sort((a, b) => (a.at === b.at ? 0 : streamIdAfter(a.at, b.at) ? 1 : -1));
+    this.deadLetterCount = letters.length;
+    return letters.map(({ at: _at, ...letter }) => letter);
+  }
+
+  /**
+   * Moves dead letters back into the stream, pending for this instance with
+   * a fresh count of attempts (as many as this instance has room for), and
+   * asks for a pass (onOverdue) that hands them out.
+   */
+  async replay(ids?: string[]): Promise<number> {
+    const connection = this.options.connection;
+    connection.assertReady();
+    if (this.closed || (ids && ids.length === 0)) return 0;
+    const room = this.budget.room;
+    if (room <= 0) throw new BusyError('events', `${this.held.size} events are in flight, the limit of this receiver`);
+    const [rows, kept] = await runScript<[Array<[Buffer, Buffer, Buffer, Buffer]>, number]>(
+      connection.client,
+      REPLAY,
+      this.keys,
+      [STREAM_GROUP, connection.instance, String(room), ...(ids ?? [])],
+      BUFFER_REPLIES,
+    );
+    this.deadLetterCount = kept;
+    const now = this.clock.now();
+    for (const [id, body, meta] of rows) {
+      const key = id.toString();
+      const entry = this.hold(key, body, meta, 1);
+      entry.emittedAt = undefined;
+      entry.dueAt = now;
+      entry.keptAt = now;
+      this.paused.add(key);
+    }
+    if (rows.length > 0) setImmediate(() => this.onOverdue?.());
+    return rows.length;
+  }
+
+  async discard(ids?: string[]): Promise<number> {
+    this.options.connection.assertReady();
+    if (ids && ids.length === 0) return 0;
+    const [count, kept] = await runScript<[number, number]>(this.options.connection.client, DISCARD, [this.keys[3], this.keys[4]], ids ?? []);
+    this.deadLetterCount = kept;
+    return count;
+  }
+
+  get stats(): StreamDeliveryStats {
+    let oldest: number | undefined;
+    for (const entry of this.held.values()) {
+      const at = receivedAtOf(entry.meta);
+      if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
+    }
+    return { ...this.counts, deadLetters: this.deadLetterCount, oldestUnfinishedAt: oldest, streamPending: this.streamPending };
+  }
+
+  /** Paused, replayed and to-be-dead-lettered entries: hands out those due, keeps the others ours. */
+  private async dueInto(out: DeliveryRecord<M>[]): Promise<void> {
+    if (this.paused.size === 0) return;
+    const now = this.clock.now();
+    const counters: string[] = [];
+    const due: string[] = [];
+    for (const key of [...this.paused]) {
+      const entry = this.held.get(key);
+      if (!entry) {
+        this.paused.delete(key);
+        continue;
+      }
+      if (entry.bury !== undefined) await this.bury(key, entry, entry.bury);
+      else if (entry.dueAt !== undefined && entry.dueAt <= now) {
+        if (!this.nextAttempt(key, entry, entry.lastError ?? INTERRUPTED, counters)) continue;
+        if (!counters.includes(key)) counters.push(key, '', '');
+        due.push(key);
+      } else if (now - (entry.keptAt ?? 0) >= this.options.claimAfterMs / 2) {
+        // Not claimed by another instance while paused here (however long the pause).
+        counters.push(key, '', '');
+        entry.keptAt = now;
+      }
+    }
+    if (counters.length > 0) await this.keepOrLetGo(counters);
+    for (const key of due) {
+      const entry = this.held.get(key);
+      if (!entry) continue;
+      this.paused.delete(key);
+      entry.dueAt = undefined;
+      entry.emittedAt = 0;
+      out.push(this.recordOf(key, entry));
+    }
   }
 
   private async claimInto(out: DeliveryRecord<M>[]): Promise<void> {
     const connection = this.options.connection;
+    const timeout = `not finished within ${this.options.claimAfterMs / 1000} s of its emission`;
     let cursor = '0-0';
     // One pass over the pending list, bounded by what this instance may hold.
     do {
       const room = this.budget.room;
       if (room <= 0) break;
-      const reply = (await connection.client.sendCommand(
+      const now = this.clock.now();
+      const [next, rows, dropped, length, kept] = await runScript<
+        [Buffer, Array<[Buffer, Buffer[], number, Buffer, Buffer, Buffer]>, number, number, number]
+      >(
+        connection.client,
+        CLAIM,
+        this.keys,
         [
-          'XAUTOCLAIM',
-          this.streamKey,
           STREAM_GROUP,
           connection.instance,
           String(this.options.claimAfterMs),
           cursor,
-          'COUNT',
           String(Math.min(READ_COUNT, room)),
+          String(this.policy.maxAttempts),
+          String(this.policy.maxDeadLetters),
+          String(now),
+          timeout,
         ],
-        { typeMapping: BUFFER_REPLIES },
-      )) as [Buffer, RawEntry[], Buffer[]];
-      cursor = reply[0].toString();
-      for (const raw of reply[1]) {
-        const record = this.hold(raw);
-        if (record) out.push(record);
+        BUFFER_REPLIES,
+      );
+      cursor = next.toString();
+      this.counts.deadLettersDropped += dropped;
+      this.streamPending = length;
+      this.deadLetterCount = kept;
+      for (const [rawId, fields, attempt, rawKind, rawDue, rawError] of rows) {
+        const id = rawId.toString();
+        const kind = rawKind.toString();
+        const error = rawError.toString();
+        const { body, meta } = fieldsOf(fields);
+        const previous = this.held.get(id);
+        if (kind === 'dead') {
+          this.counts.failed++;
+          this.counts.deadLettered++;
+          if (previous) this.letGo(id, previous);
+          this.notify('dead-letter', id, { meta: parseMeta<M>(meta), event: previous?.event, body }, attempt, error);
+          continue;
+        }
+        if (!body) continue;
+        this.claimed++;
+        const entry = this.hold(id, body, meta, attempt);
+        entry.failedBefore = kind !== 'first';
+        entry.lastError = error;
+        if (kind === 'paused') {
+          entry.out = true;
+          entry.emittedAt = undefined;
+          entry.dueAt = Number(rawDue.toString());
+          entry.keptAt = now;
+          this.paused.add(id);
+          continue;
+        }
+        if (kind === 'first' || kind === 'failed') this.counts.failed++;
+        if (kind === 'first') this.notify('failed', id, entry, attempt - 1, error);
+        out.push(this.recordOf(id, entry));
       }
     } while (cursor !== '0-0' && !this.closed);
+    if (this.paused.size > 0) this.schedule();
+  }
+
+  /**
+   * Before an entry that went out is emitted again: the next attempt (its
+   * counter in Redis set through `counters`), or, when its attempts are used
+   * up, dead-lettered with `error` (false).
+   */
+  private nextAttempt(key: string, entry: Held<M>, error: string, counters: string[]): boolean {
+    if (!entry.out) return true;
+    if (entry.attempt >= this.policy.maxAttempts) {
+      entry.emittedAt = undefined;
+      void this.bury(key, entry, entry.lastError ?? error);
+      return false;
+    }
+    entry.attempt++;
+    entry.out = false;
+    counters.push(key, String(entry.attempt), '');
+    return true;
+  }
+
+  /** Runs KEEP; entries no longer pending for this instance (another claimed them) are let go. */
+  private async keepOrLetGo(counters: string[]): Promise<void> {
+    let mine: number[];
+    try {
+      mine = await this.keep(counters);
+    } catch {
+      return; // Redis out of reach: emitted anyway; its counter follows at the next failure or claim
+    }
+    for (let i = 0; i < mine.length; i++) {
+      if (mine[i] !== 0) continue;
+      const key = counters[i * 3];
+      const entry = this.held.get(key);
+      if (entry) this.letGo(key, entry);
+    }
+  }
+
+  private async keep(counters: string[]): Promise<number[]> {
+    const connection = this.options.connection;
+    connection.assertReady();
+    return runScript<number[]>(connection.client, KEEP, [this.streamKey, this.keys[2]], [STREAM_GROUP, connection.instance, ...counters]);
+  }
+
+  /** Forgets an entry this instance no longer holds in Redis (dead-lettered, or claimed by another instance). */
+  private letGo(key: string, entry: Held<M>): void {
+    if (this.held.get(key) !== entry) return;
+    this.held.delete(key);
+    this.budget.remove(entry.bytes);
+    this.paused.delete(key);
+    this.onComplete?.();
+  }
+
+  /**
+   * Dead-letters an entry held here, atomically (one script); its slot is freed
+   * once that is written. Redis out of reach: marked, and tried again by the
+   * next pass.
+   */
+  private async bury(key: string, entry: Held<M>, error: string): Promise<void> {
+    const connection = this.options.connection;
+    const first = entry.bury === undefined;
+    entry.bury = error;
+    this.paused.add(key);
+    if (!connection.ready) {
+      if (first) this.schedule();
+      return;
+    }
+    let reply: [number, number, number];
+    try {
+      reply = await runScript<[number, number, number]>(connection.client, DEAD, this.keys, [
+        STREAM_GROUP,
+        connection.instance,
+        key,
+        String(entry.attempt),
+        error,
+        String(this.clock.now()),
+        String(this.policy.maxDeadLetters),
+      ]);
+    } catch {
+      if (first) this.schedule();
+      return;
+    }
+    const [moved, dropped, kept] = reply;
+    this.deadLetterCount = kept;
+    this.letGo(key, entry);
+    if (moved !== 1) return;
+    this.counts.deadLettered++;
+    this.counts.deadLettersDropped += dropped;
+    this.notify('dead-letter', key, entry, entry.attempt, error);
+  }
+
+  private notify(
+    stage: FailureNotice<M>['stage'],
+    id: string,
+    entry: Pick<Held<M>, 'meta' | 'event' | 'body'>,
+    attempts: number,
+    error: string,
+  ): void {
+    const listener = this.onFailure;
+    if (!listener) return;
+    try {
+      listener({ stage, record: { id, meta: entry.meta, event: entry.event, body: entry.body, attempt: attempts }, attempts, error });
+    } catch {
+      // the owner's listener failing must not stop delivery
+    }
+  }
+
+  private recordOf(id: string, entry: Held<M>): DeliveryRecord<M> {
+    return { id, meta: entry.meta, event: entry.event, body: entry.body, attempt: entry.attempt };
   }
 
   /**
@@ -380,6 +747,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = Infinity;
     this.stopWatching();
   }
 
@@ -418,7 +786,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       await runScript<number>(
         connection.client,
         DONE,
-        [this.streamKey, this.bytesKey, this.idsKey],
+        [this.streamKey, this.bytesKey, this.idsKey, this.keys[2]],
         [STREAM_GROUP, id, String(size), messageId ?? ''],
       );
       this.unacked.delete(id);
@@ -435,90 +803,149 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     }
   }
 
-  /** This instance's own pending entries (XREADGROUP of its history), held for redelivery. */
+  /**
+   * This instance's own pending entries (by its name), read back after a
+   * restart or a deploy: each is held for redelivery as its next attempt; one
+   * paused by a failure stays paused until due; one whose last attempt was cut
+   * short and was its last is dead-lettered at the next pass.
+   */
   private async recoverOwn(): Promise<DeliveryRecord<M>[]> {
     const connection = this.options.connection;
     const out: DeliveryRecord<M>[] = [];
-    let after = '0';
     // Read back late (Redis reached after open), this instance may be taking events meanwhile:
     // only what the stream held before this read is from an earlier instance (sent before any add).
     const last = (await connection.client.sendCommand(['XREVRANGE', this.streamKey, '+', '-', 'COUNT', '1'])) as Array<[string, unknown]> | null;
     const ceiling = last?.[0]?.[0] === undefined ? undefined : String(last[0][0]);
     if (ceiling === undefined) return out;
+    const now = this.clock.now();
+    let start = '-';
     for (;;) {
-      let reply: unknown;
-      try {
-        reply = await connection.client.sendCommand(
-          ['XREADGROUP', 'GROUP', STREAM_GROUP, connection.instance, 'COUNT', String(READ_COUNT), 'STREAMS', this.streamKey, after],
-          { typeMapping: BUFFER_REPLIES },
-        );
-      } catch (err) {
-        // No stream or no group yet: nothing of ours is pending.
-        if (/NOGROUP/.test(String((err as Error).message))) return out;
-        throw err;
-      }
-      const entries = entriesOf(reply);
-      if (entries.length === 0) return out;
-      for (const raw of entries) {
-        if (!raw) continue;
-        after = raw[0].toString();
+      const rows = await runScript<Array<[Buffer, Buffer[], number, Buffer]>>(
+        connection.client,
+        RECOVER,
+        [this.streamKey, this.keys[2]],
+        [STREAM_GROUP, connection.instance, start, String(READ_COUNT)],
+        BUFFER_REPLIES,
+      );
+      const counters: string[] = [];
+      const page: DeliveryRecord<M>[] = [];
+      for (const [rawId, fields, count, rawFailure] of rows) {
+        const id = rawId.toString();
+        start = `(${id}`;
         // finished already, its completion not written yet (handed over by a deploy): not emitted again
-        if (this.unacked.has(after)) continue;
+        if (this.unacked.has(id)) continue;
         // taken or claimed by this instance itself: tracked already
-        if (this.held.has(after) || streamIdAfter(after, ceiling)) continue;
-        const record = this.hold(raw);
-        if (record) out.push(record);
-        // Deleted since (finished, its acknowledgement lost): drop it from the pending list.
-        else void connection.client.sendCommand(['XACK', this.streamKey, STREAM_GROUP, after]).catch(() => undefined);
-      }
-    }
-  }
-
-  /** Holds an entry read back from Redis; undefined when it was deleted meanwhile. */
-  private hold(raw: RawEntry): DeliveryRecord<M> | undefined {
-    if (!raw || !raw[1]) return undefined;
-    const id = raw[0].toString();
-    let body: Buffer | undefined;
-    let meta: M | undefined;
-    const fields = raw[1];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const name = fields[i].toString();
-      if (name === 'body') body = fields[i + 1];
-      else if (name === 'meta') {
-        try {
-          meta = JSON.parse(fields[i + 1].toString()) as M;
-        } catch {
-          meta = undefined;
+        if (this.held.has(id) || streamIdAfter(id, ceiling)) continue;
+        const { body, meta } = fieldsOf(fields);
+        if (!body) {
+          // Deleted since (finished, its acknowledgement lost): drop it from the pending list.
+          void connection.client.sendCommand(['XACK', this.streamKey, STREAM_GROUP, id]).catch(() => undefined);
+          continue;
+        }
+        const failure = parseFailure(rawFailure.toString());
+        const entry = this.hold(id, body, meta, count);
+        entry.out = true;
+        entry.failedBefore = failure !== undefined;
+        entry.lastError = failure?.error;
+        const paused = failure !== undefined && failure.attempt === count;
+        if (paused && failure.dueAt > now) {
+          entry.emittedAt = undefined;
+          entry.dueAt = failure.dueAt;
+          entry.keptAt = now;
+          this.paused.add(id);
+          counters.push(id, '', '');
+        } else if (count >= this.policy.maxAttempts) {
+          entry.emittedAt = undefined;
+          entry.bury = paused ? failure.error : INTERRUPTED;
+          this.paused.add(id);
+        } else {
+          entry.attempt = count + 1;
+          entry.out = false;
+          counters.push(id, String(entry.attempt), '');
+          page.push(this.recordOf(id, entry));
         }
       }
+      if (counters.length > 0) await this.keepOrLetGo(counters);
+      for (const record of page) if (this.held.has(String(record.id))) out.push(record);
+      if (rows.length < READ_COUNT) break;
     }
-    if (!body) return undefined;
-    meta ??= {} as M;
-    const previous = this.held.get(id);
-    if (previous) this.budget.remove(previous.bytes);
-    this.held.set(id, { bytes: body.length, meta, body, event: previous?.event, emittedAt: 0 });
-    this.budget.add(body.length);
-    return { id, meta, body, event: previous?.event };
+    if (this.paused.size > 0) this.schedule();
+    return out;
   }
 
+  /** Holds an entry read back from Redis (claimed, recovered, replayed) as due for redelivery. */
+  private hold(id: string, body: Buffer, rawMeta: Buffer | undefined, attempt: number): Held<M> {
+    const previous = this.held.get(id);
+    if (previous) this.budget.remove(previous.bytes);
+    this.paused.delete(id);
+    const entry: Held<M> = {
+      bytes: body.length,
+      meta: parseMeta<M>(rawMeta),
+      body,
+      event: previous?.event,
+      emittedAt: 0,
+      attempt,
+      out: false,
+      failedBefore: previous?.failedBefore ?? false,
+    };
+    this.held.set(id, entry);
+    this.budget.add(body.length);
+    return entry;
+  }
+
+  /** The next pass: every claimEveryMs, sooner when a pause ends or a dead letter waits to be written. */
   private schedule(): void {
     if (this.closed) return;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     const every = this.options.claimEveryMs ?? Math.min(5000, Math.max(100, this.options.claimAfterMs / 4));
+    const now = this.clock.now();
+    let delay = every;
+    // Redis out of reach: nothing can be handed out or written before it is back.
+    if (this.options.connection.ready)
+      for (const key of this.paused) {
+        const entry = this.held.get(key);
+        if (!entry) continue;
+        const at = entry.bury !== undefined ? now : (entry.dueAt ?? Infinity);
+        delay = Math.min(delay, Math.max(MIN_TICK_MS, at - now));
+      }
+    this.timerAt = now + delay;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
+      this.timerAt = Infinity;
       if (this.closed) return;
       this.onOverdue?.();
       this.schedule();
-    }, every);
+    }, delay);
   }
 }
 
-/** The entries of the one stream in an XREADGROUP reply: a map under RESP3, [[name, entries]] under RESP2. */
-function entriesOf(reply: unknown): RawEntry[] {
-  if (!reply) return [];
-  if (Array.isArray(reply)) return ((reply[0] as [unknown, RawEntry[]] | undefined)?.[1] ?? []) as RawEntry[];
-  if (reply instanceof Map) return ([...reply.values()][0] ?? []) as RawEntry[];
-  return (Object.values(reply as Record<string, RawEntry[]>)[0] ?? []) as RawEntry[];
+/** The body and meta of an entry's flat field list [field, value, …]. */
+function fieldsOf(fields: Buffer[] | null | undefined): { body: Buffer | undefined; meta: Buffer | undefined } {
+  let body: Buffer | undefined;
+  let meta: Buffer | undefined;
+  if (!fields) return { body, meta };
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i].toString();
+    if (name === 'body') body = fields[i + 1];
+    else if (name === 'meta') meta = fields[i + 1];
+  }
+  return { body, meta };
+}
+
+function parseMeta<M>(raw: Buffer | undefined): M {
+  if (!raw) return {} as M;
+  try {
+    return JSON.parse(raw.toString()) as M;
+  } catch {
+    return {} as M;
+  }
+}
+
+/** When an event was received (its meta's receivedAt: an ISO time, or ms), in ms since the epoch. */
+function receivedAtOf(meta: unknown): number | undefined {
+  const value = (meta as { receivedAt?: unknown } | undefined)?.receivedAt;
+  const at = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
+  return Number.isFinite(at) ? at : undefined;
 }
 
 /** Whether stream entry id `id` (`ms-seq`) comes after `than`. */

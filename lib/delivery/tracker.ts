@@ -23,6 +23,7 @@ import { systemClock, type Clock } from '../core/clock';
 import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
 import { Journal, type JournalProblem } from './journal';
 import { BusyError, InFlightBudget } from './budget';
+import { DEFAULT_RETRY_POLICY, retryPause } from './retry';
 import { eventMessageId, messageIdOf } from './resend';
 import type {
   AckMode,
@@ -48,19 +49,9 @@ export interface TrackerOptions {
   maxBytes: number;
   /** Emit an event again when not finished this long after it was emitted; 0: never. */
   redeliverAfterMs?: number;
-  /** Attempts at most, the pauses between them, dead letters kept (DEFAULT_RETRY when omitted). */
+  /** Attempts at most, the pauses between them, dead letters kept (DEFAULT_RETRY_POLICY when omitted). */
   retry?: RetryPolicy;
   clock?: Clock;
-}
-
-/** detection-in's defaults: 5 attempts, 10 s then 4 times longer up to an hour, 100 dead letters kept. */
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, firstPauseMs: 10_000, maxPauseMs: 3_600_000, maxDeadLetters: 100 };
-
-/** The pause after failed attempt `attempt` (1 = the first): firstPauseMs, then 4 times longer each time, at most maxPauseMs. */
-export function retryPause(policy: RetryPolicy, attempt: number): number {
-  const n = Math.max(1, Math.floor(attempt));
-  // 4^(n-1) overflows to Infinity long before it matters: bounded by maxPauseMs either way.
-  return Math.max(0, Math.min(policy.maxPauseMs, policy.firstPauseMs * 4 ** (n - 1)));
 }
 
 export { BusyError } from './budget';
@@ -168,7 +159,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   }
 
   private get retry(): RetryPolicy {
-    return this.options.retry ?? DEFAULT_RETRY;
+    return this.options.retry ?? DEFAULT_RETRY_POLICY;
   }
 
   private constructor(private readonly options: TrackerOptions) {

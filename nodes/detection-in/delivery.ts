@@ -191,6 +191,7 @@ export async function openDelivery(
         streamMaxEvents: settings.redis.streamMaxEvents,
         streamMaxBytes: settings.redis.streamMaxBytes,
         claimAfterMs: settings.redis.claimAfterMs,
+        retry: settings.retry,
       },
       previous instanceof RedisStreamDelivery ? (previous as RedisStreamDelivery<StoredMeta>) : undefined,
     );

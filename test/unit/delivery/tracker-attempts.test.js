@@ -3,7 +3,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { DeliveryTracker, BusyError, retryPause, DEFAULT_RETRY } = require('../../../dist/lib/delivery/tracker');
+const { DeliveryTracker, BusyError } = require('../../../dist/lib/delivery/tracker');
+const { retryPause, DEFAULT_RETRY_POLICY } = require('../../../dist/lib/delivery/retry');
 const { FakeClock } = require('../../support/fake-clock');
 
 const retry = (over = {}) => ({ maxAttempts: 3, firstPauseMs: 1000, maxPauseMs: 10_000, maxDeadLetters: 10, ...over });
@@ -36,7 +37,7 @@ describe('lib/delivery/tracker: attempts and dead letters', () => {
     );
     assert.equal(retryPause(policy, 500), 3_600_000, 'no overflow past the bound');
     assert.equal(retryPause({ ...policy, firstPauseMs: 0 }, 3), 0);
-    assert.deepEqual(DEFAULT_RETRY, { maxAttempts: 5, firstPauseMs: 10_000, maxPauseMs: 3_600_000, maxDeadLetters: 100 });
+    assert.deepEqual(DEFAULT_RETRY_POLICY, { maxAttempts: 5, firstPauseMs: 10_000, maxPauseMs: 3_600_000, maxDeadLetters: 100 });
   });
 
   it('a failed event is due again after its pause, as the next attempt; the owner hears of its first failure only', async () => {
