@@ -23,7 +23,6 @@
 import { luaScript } from '../redis';
 import type { DeadLetter } from './types';
 
-
 /** A failure as `<stream>:failures` keeps it. */
 export interface FailureRecord {
   /** The attempt that failed. */
