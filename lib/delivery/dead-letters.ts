@@ -12,7 +12,7 @@ import type { DeadLetter, EventDelivery } from './types';
 export type DeadLetterAction = 'list' | 'replay' | 'discard';
 
 export type DeadLetterAnswer =
-  | { status: 200; body: { count: number; items: DeadLetter[] } }
+  | { status: 200; body: { count: number; items: DeadLetter[]; deployed?: false } }
   | { status: 200; body: { replayed: number } | { discarded: number } }
   | { status: 400 | 404 | 503; body: Problem };
 
@@ -27,13 +27,19 @@ export function requestedIds(body: unknown): string[] | undefined | Problem {
   return ids.map(String);
 }
 
-/** Runs `action` on the dead letters of receiver `receiver` (a node id); `store` defaults to the registry's. */
+/**
+ * Runs `action` on the dead letters of receiver `receiver` (a node id); `store` defaults to the registry's.
+ * A receiver not deployed is a 404 problem, except a `list` that is `optional` (the dialog of a node not
+ * deployed yet asks without it being an error): then an empty list, `deployed: false`.
+ */
 export async function deadLetterAction(
   receiver: string,
   action: DeadLetterAction,
   body?: unknown,
   store: EventDelivery<unknown> | undefined = trackerOf(receiver),
+  optional = false,
 ): Promise<DeadLetterAnswer> {
+  if (!store && optional && action === 'list') return { status: 200, body: { count: 0, items: [], deployed: false } };
   if (!store) {
     return {
       status: 404,

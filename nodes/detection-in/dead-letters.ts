@@ -1,7 +1,9 @@
 /**
  * detection-in's dead letters on Node-RED's admin API, for its dialog (and
  * anyone with the editor's credentials): GET lists them, POST …/replay and
- * …/discard act on `{ids}` or on all. What they do is lib/delivery/dead-letters.ts.
+ * …/discard act on `{ids}` or on all. What they do is lib/delivery/dead-letters.ts. GET with
+ * `?optional=1` (the dialog) answers a node not deployed with an empty list instead of a 404, which
+ * a browser would log as an error.
  */
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
@@ -12,7 +14,7 @@ const BASE = '/detection-bridge/dead-letters/:id';
 
 export function serveDeadLetters(RED: NodeAPI): void {
   const answer = (action: DeadLetterAction) => (req: Request, res: Response) => {
-    deadLetterAction(String(req.params.id), action, req.body)
+    deadLetterAction(String(req.params.id), action, req.body, undefined, req.query.optional === '1')
       .then((out) => {
         if (out.status === 503) res.set('Retry-After', '1');
         res

@@ -201,18 +201,21 @@
       table.toggle(items.length > 0);
     }
     function load(): void {
-      $.ajax({ url: url, method: 'GET', dataType: 'json' })
-        .done(function (answer: { items?: DeadLetterItem[] }) {
+      // optional: a node not deployed yet answers an empty list, not a 404 the browser would log
+      $.ajax({ url: url + '?optional=1', method: 'GET', dataType: 'json' })
+        .done(function (answer: { items?: DeadLetterItem[]; deployed?: boolean }) {
+          if (answer.deployed === false) {
+            table.hide();
+            replayAll.hide();
+            count.text(node._('detection-in.deadLetters.undeployed'));
+            return;
+          }
           render(Array.isArray(answer.items) ? answer.items : []);
         })
         .fail(function (xhr: JQuery.jqXHR) {
           table.hide();
           replayAll.hide();
-          count.text(
-            xhr.status === 404
-              ? node._('detection-in.deadLetters.undeployed')
-              : node._('detection-in.deadLetters.unreachable', { message: problemText(xhr) }),
-          );
+          count.text(node._('detection-in.deadLetters.unreachable', { message: problemText(xhr) }));
         });
     }
     replayAll.on('click', function () {

@@ -177,6 +177,8 @@ describe('attempts and dead letters (detection-in, detection done set to failed)
       left.body.items.map((d) => d.messageId),
       ['b'],
     );
+    const optional = await helper.request().get('/detection-bridge/dead-letters/nosuchnode?optional=1').expect(200);
+    assert.deepEqual(optional.body, { count: 0, items: [], deployed: false }, "the dialog's ask: no error in a browser");
     const unknown = await helper.request().get('/detection-bridge/dead-letters/nosuchnode').expect(404);
     assert.match(unknown.headers['content-type'], /application\/problem\+json/);
     assert.match(JSON.parse(unknown.text).detail, /nosuchnode/);

@@ -52,6 +52,11 @@ describe('lib/delivery/dead-letters and completion.fail', () => {
       const closed = await deadLetterAction('dl1', action);
       assert.equal(closed.status, 503, `${action} on a closed receiver (a deploy under way): ask again`);
     }
+    assert.deepEqual(await deadLetterAction('nope', 'list', undefined, undefined, true), {
+      status: 200,
+      body: { count: 0, items: [], deployed: false },
+    });
+    assert.equal((await deadLetterAction('nope', 'replay', undefined, undefined, true)).status, 404, 'only a list is optional');
     const unknown = await deadLetterAction('nope', 'list');
     assert.equal(unknown.status, 404);
     assert.match(unknown.body.detail, /nope/);
