@@ -508,7 +508,11 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     };
     this.dead.set(id, dead);
     this.counters.deadLettered++;
-    while (this.dead.size > Math.max(0, this.retry.maxDeadLetters)) {
+    // In memory the dead letters hold their events: together no more than In flight's MiB, like the events in flight.
+    while (
+      this.dead.size > Math.max(0, this.retry.maxDeadLetters) ||
+      (!this.journal && this.dead.size > 0 && this.deadBytes() > this.options.maxBytes)
+    ) {
       const oldest = this.dead.keys().next().value as number;
       this.dead.delete(oldest);
       this.counters.deadLettersDropped++;
@@ -521,6 +525,13 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     await this.journal.dead(id, dead.attempts, error, now);
     if (dead.messageId === undefined || dead.kind === undefined)
       Object.assign(dead, describe(dead.meta, undefined, (await this.journal.read(id))?.body));
+  }
+
+  /** Bytes of the dead letters kept. */
+  private deadBytes(): number {
+    let bytes = 0;
+    for (const d of this.dead.values()) bytes += d.bytes;
+    return bytes;
   }
 
   /** Dead letters kept, oldest first, without their bodies. */

@@ -175,6 +175,20 @@ describe('lib/delivery/tracker: attempts and dead letters', () => {
     assert.equal(tracker.stats.deadLettered, 3);
   });
 
+  it('in memory, the dead letters hold no more bytes than In flight allows: the oldest is dropped', async () => {
+    const { tracker } = await memoryTracker({ maxBytes: 250, retry: retry({ maxAttempts: 1, maxDeadLetters: 100 }) });
+    for (const n of [1, 2, 3]) {
+      const id = await tracker.take({ n }, Buffer.alloc(100), { n });
+      tracker.emitted(id);
+      tracker.fail(id, 'x');
+    }
+    assert.deepEqual(
+      (await tracker.deadLetters()).map((d) => d.id),
+      ['2', '3'],
+    );
+    assert.equal(tracker.stats.deadLettersDropped, 1);
+  });
+
   it('an event finished at its first emission counts no attempt; one not emitted cannot fail', async () => {
     const { tracker, notices } = await memoryTracker();
     const id = await tracker.take({}, Buffer.alloc(1), {});
