@@ -52,23 +52,119 @@ interface Row {
 const NODE_LABELS = ['node', 'name'] as const;
 
 const ROWS: Row[] = [
-  { name: 'detection_bridge_events_accepted_total', help: 'Events a receiver accepted (answered 200).', kind: 'receiver', type: 'counter', value: (s) => s.counters.accepted ?? 0 },
-  { name: 'detection_bridge_events_refused_total', help: 'Events a receiver refused for now (503: in flight full, journal full, Redis unreachable); the bridge sends them again.', kind: 'receiver', type: 'counter', value: (s) => sumStatus(s.entry, 503) + sumStatus(s.entry, 429) },
-  { name: 'detection_bridge_events_redelivered_total', help: 'Events emitted again (any cause).', kind: 'receiver', type: 'counter', value: (s) => s.counters.redelivered },
-  { name: 'detection_bridge_attempts_failed_total', help: 'Attempts that failed (a flow said failed, or the time limit passed).', kind: 'receiver', type: 'counter', value: (s) => s.counters.failed },
-  { name: 'detection_bridge_events_dead_lettered_total', help: 'Events kept aside after their last attempt failed.', kind: 'receiver', type: 'counter', value: (s) => s.counters.deadLettered },
-  { name: 'detection_bridge_dead_letters_dropped_total', help: 'Dead letters dropped past the cap.', kind: 'receiver', type: 'counter', value: (s) => s.counters.deadLettersDropped },
+  {
+    name: 'detection_bridge_events_accepted_total',
+    help: 'Events a receiver accepted (answered 200).',
+    kind: 'receiver',
+    type: 'counter',
+    value: (s) => s.counters.accepted ?? 0,
+  },
+  {
+    name: 'detection_bridge_events_refused_total',
+    help: 'Events a receiver refused for now (503: in flight full, journal full, Redis unreachable); the bridge sends them again.',
+    kind: 'receiver',
+    type: 'counter',
+    value: (s) => sumStatus(s.entry, 503) + sumStatus(s.entry, 429),
+  },
+  {
+    name: 'detection_bridge_events_redelivered_total',
+    help: 'Events emitted again (any cause).',
+    kind: 'receiver',
+    type: 'counter',
+    value: (s) => s.counters.redelivered,
+  },
+  {
+    name: 'detection_bridge_attempts_failed_total',
+    help: 'Attempts that failed (a flow said failed, or the time limit passed).',
+    kind: 'receiver',
+    type: 'counter',
+    value: (s) => s.counters.failed,
+  },
+  {
+    name: 'detection_bridge_events_dead_lettered_total',
+    help: 'Events kept aside after their last attempt failed.',
+    kind: 'receiver',
+    type: 'counter',
+    value: (s) => s.counters.deadLettered,
+  },
+  {
+    name: 'detection_bridge_dead_letters_dropped_total',
+    help: 'Dead letters dropped past the cap.',
+    kind: 'receiver',
+    type: 'counter',
+    value: (s) => s.counters.deadLettersDropped,
+  },
   { name: 'detection_bridge_dead_letters', help: 'Dead letters kept now.', kind: 'receiver', type: 'gauge', value: (s) => s.gauges.deadLetters },
-  { name: 'detection_bridge_events_in_flight', help: 'Events taken and not finished.', kind: 'receiver', type: 'gauge', value: (s) => s.gauges.inFlightEvents },
-  { name: 'detection_bridge_bytes_in_flight', help: 'Bytes of the events taken and not finished.', kind: 'receiver', type: 'gauge', value: (s) => s.gauges.inFlightBytes },
-  { name: 'detection_bridge_oldest_unfinished_event_age_seconds', help: 'Age of the oldest event taken and not finished (0: none).', kind: 'receiver', type: 'gauge', value: (s) => s.gauges.oldestUnfinishedAgeSeconds },
-  { name: 'detection_bridge_journal_bytes', help: 'Size of the journal file (disk mode).', kind: 'receiver', type: 'gauge', value: (s) => s.gauges.journalBytes },
-  { name: 'detection_bridge_stream_pending', help: "Entries pending in the receiver's Redis stream, all instances (redis mode).", kind: 'receiver', type: 'gauge', value: (s) => s.gauges.streamPending },
-  { name: 'detection_bridge_receiver_ready', help: 'Whether the receiver takes events now (1) or not (0); see the readiness answer for why.', kind: 'receiver', type: 'gauge', value: (s) => (s.ready === undefined ? undefined : s.ready ? 1 : 0) },
-  { name: 'detection_bridge_dedupe_passed_total', help: 'Messages a dedupe node passed.', kind: 'dedupe', type: 'counter', value: (s) => s.counters.passed },
-  { name: 'detection_bridge_dedupe_dropped_total', help: 'Messages a dedupe node dropped as repeats.', kind: 'dedupe', type: 'counter', value: (s) => s.counters.dropped },
-  { name: 'detection_bridge_push_batches_sent_total', help: 'Batches a platform push node sent successfully.', kind: 'push', type: 'counter', value: (s) => s.counters.batchesSent },
-  { name: 'detection_bridge_push_batches_failed_total', help: 'Batches a platform push node gave up on.', kind: 'push', type: 'counter', value: (s) => s.counters.batchesFailed },
+  {
+    name: 'detection_bridge_events_in_flight',
+    help: 'Events taken and not finished.',
+    kind: 'receiver',
+    type: 'gauge',
+    value: (s) => s.gauges.inFlightEvents,
+  },
+  {
+    name: 'detection_bridge_bytes_in_flight',
+    help: 'Bytes of the events taken and not finished.',
+    kind: 'receiver',
+    type: 'gauge',
+    value: (s) => s.gauges.inFlightBytes,
+  },
+  {
+    name: 'detection_bridge_oldest_unfinished_event_age_seconds',
+    help: 'Age of the oldest event taken and not finished (0: none).',
+    kind: 'receiver',
+    type: 'gauge',
+    value: (s) => s.gauges.oldestUnfinishedAgeSeconds,
+  },
+  {
+    name: 'detection_bridge_journal_bytes',
+    help: 'Size of the journal file (disk mode).',
+    kind: 'receiver',
+    type: 'gauge',
+    value: (s) => s.gauges.journalBytes,
+  },
+  {
+    name: 'detection_bridge_stream_pending',
+    help: "Entries pending in the receiver's Redis stream, all instances (redis mode).",
+    kind: 'receiver',
+    type: 'gauge',
+    value: (s) => s.gauges.streamPending,
+  },
+  {
+    name: 'detection_bridge_receiver_ready',
+    help: 'Whether the receiver takes events now (1) or not (0); see the readiness answer for why.',
+    kind: 'receiver',
+    type: 'gauge',
+    value: (s) => (s.ready === undefined ? undefined : s.ready ? 1 : 0),
+  },
+  {
+    name: 'detection_bridge_dedupe_passed_total',
+    help: 'Messages a dedupe node passed.',
+    kind: 'dedupe',
+    type: 'counter',
+    value: (s) => s.counters.passed,
+  },
+  {
+    name: 'detection_bridge_dedupe_dropped_total',
+    help: 'Messages a dedupe node dropped as repeats.',
+    kind: 'dedupe',
+    type: 'counter',
+    value: (s) => s.counters.dropped,
+  },
+  {
+    name: 'detection_bridge_push_batches_sent_total',
+    help: 'Batches a platform push node sent successfully.',
+    kind: 'push',
+    type: 'counter',
+    value: (s) => s.counters.batchesSent,
+  },
+  {
+    name: 'detection_bridge_push_batches_failed_total',
+    help: 'Batches a platform push node gave up on.',
+    kind: 'push',
+    type: 'counter',
+    value: (s) => s.counters.batchesFailed,
+  },
 ];
 
 function sumStatus(entry: SourceEntry, status: number): number {
@@ -97,7 +193,10 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
  * stream's pending count): a scrape never waits longer for it, the value is
  * left out instead.
  */
-export function createMetricsExporter(sources: MetricSources = metricSources, options: { slowMs?: number; now?: () => number } = {}): MetricsExporter {
+export function createMetricsExporter(
+  sources: MetricSources = metricSources,
+  options: { slowMs?: number; now?: () => number } = {},
+): MetricsExporter {
   const slowMs = options.slowMs ?? 1000;
   const registry = new Registry();
   let snapshot: Snapshot[] = [];
@@ -159,7 +258,8 @@ export function createMetricsExporter(sources: MetricSources = metricSources, op
       this.reset();
       for (const s of snapshot) {
         if (s.kind !== 'receiver') continue;
-        for (const [status, count] of s.entry.meter.requests) this.inc({ path: s.entry.key, outcome: outcomeOf(status), status: String(status) }, count);
+        for (const [status, count] of s.entry.meter.requests)
+          this.inc({ path: s.entry.key, outcome: outcomeOf(status), status: String(status) }, count);
       }
     },
   });
@@ -184,7 +284,13 @@ export function createMetricsExporter(sources: MetricSources = metricSources, op
           const h = s.entry.meter.duration;
           const route = s.entry.key;
           return [
-            ...h.buckets().map((b) => ({ metricName: `${durationName}_bucket`, labels: { http_route: route, le: b.le === Infinity ? '+Inf' : b.le }, value: b.count })),
+            ...h
+              .buckets()
+              .map((b) => ({
+                metricName: `${durationName}_bucket`,
+                labels: { http_route: route, le: b.le === Infinity ? '+Inf' : b.le },
+                value: b.count,
+              })),
             { metricName: `${durationName}_sum`, labels: { http_route: route }, value: h.sum },
             { metricName: `${durationName}_count`, labels: { http_route: route }, value: h.count },
           ];

@@ -109,7 +109,10 @@ export function receiverMetrics(node: Node, label: string, previous: EventDelive
           tracker.checkRoom(0);
         } catch (err) {
           const code = (err as { code?: string }).code;
-          problems.push({ code: code === 'ERR_DELIVERY_BUSY' ? 'busy' : code === 'ERR_JOURNAL_FULL' ? 'journal-full' : 'refusing', detail: (err as Error).message });
+          problems.push({
+            code: code === 'ERR_DELIVERY_BUSY' ? 'busy' : code === 'ERR_JOURNAL_FULL' ? 'journal-full' : 'refusing',
+            detail: (err as Error).message,
+          });
         }
       }
       return { ok: problems.length === 0, problems };

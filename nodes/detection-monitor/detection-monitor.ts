@@ -10,7 +10,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeAPI, NodeDef } from 'node-red';
 import { nodeOptions } from '../../lib/config/node-options';
-import { checkCredential, createMetricsExporter, hasCredential, liveness, metricSources, readiness, type HealthAnswer, type MonitorCredential } from '../../lib/metrics';
+import {
+  checkCredential,
+  createMetricsExporter,
+  hasCredential,
+  liveness,
+  metricSources,
+  readiness,
+  type HealthAnswer,
+  type MonitorCredential,
+} from '../../lib/metrics';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { nodeText } from '../shared/i18n';
 import { describeNode } from '../shared/notify';

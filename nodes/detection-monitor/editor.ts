@@ -104,7 +104,9 @@
       function sync(): void {
         $('.detection-monitor-row-metrics').toggle($('#node-input-metrics').prop('checked') === true);
         $('.detection-monitor-row-health').toggle($('#node-input-health').prop('checked') === true);
-        let base = String($('#node-input-healthPath').val() || '').trim().replace(/\/+$/, '');
+        let base = String($('#node-input-healthPath').val() || '')
+          .trim()
+          .replace(/\/+$/, '');
         if (base.charAt(0) !== '/') base = '/' + base;
         $('#detection-monitor-live').text(base + '/live');
         $('#detection-monitor-ready').text(base + '/ready');

@@ -88,10 +88,21 @@ describe('lib/metrics Prometheus exporter', () => {
     const { body } = await createMetricsExporter(sources, { slowMs: 20 }).scrape();
     const s = samples(body);
     assert.equal(s.get('detection_bridge_events_accepted_total{path="/slow"}'), 1);
-    assert.equal([...s.keys()].some((k) => k.startsWith('detection_bridge_stream_pending')), false);
+    assert.equal(
+      [...s.keys()].some((k) => k.startsWith('detection_bridge_stream_pending')),
+      false,
+    );
   });
 
   it('names the outcome of a status', () => {
-    assert.deepEqual([200, 422, 503, 429, 401, 413, 500].map(outcomeOf), ['accepted', 'invalid', 'refused', 'refused', 'rejected', 'rejected', 'error']);
+    assert.deepEqual([200, 422, 503, 429, 401, 413, 500].map(outcomeOf), [
+      'accepted',
+      'invalid',
+      'refused',
+      'refused',
+      'rejected',
+      'rejected',
+      'error',
+    ]);
   });
 });

@@ -51,10 +51,13 @@ describe('lib/metrics RequestMeter and DurationHistogram', () => {
     meter.observe(200, 0.004);
     meter.observe(200, 0.3);
     meter.observe(503, 42);
-    assert.deepEqual([...meter.requests], [
-      [200, 2],
-      [503, 1],
-    ]);
+    assert.deepEqual(
+      [...meter.requests],
+      [
+        [200, 2],
+        [503, 1],
+      ],
+    );
     const buckets = meter.duration.buckets();
     const at = (le) => buckets.find((b) => b.le === le).count;
     assert.equal(at(0.005), 1);
