@@ -284,13 +284,11 @@ export function createMetricsExporter(
           const h = s.entry.meter.duration;
           const route = s.entry.key;
           return [
-            ...h
-              .buckets()
-              .map((b) => ({
-                metricName: `${durationName}_bucket`,
-                labels: { http_route: route, le: b.le === Infinity ? '+Inf' : b.le },
-                value: b.count,
-              })),
+            ...h.buckets().map((b) => ({
+              metricName: `${durationName}_bucket`,
+              labels: { http_route: route, le: b.le === Infinity ? '+Inf' : b.le },
+              value: b.count,
+            })),
             { metricName: `${durationName}_sum`, labels: { http_route: route }, value: h.sum },
             { metricName: `${durationName}_count`, labels: { http_route: route }, value: h.count },
           ];
