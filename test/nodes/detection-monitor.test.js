@@ -60,11 +60,13 @@ describe('detection-monitor node', function () {
 
   it('serves the receiver’s and the dedupe’s counters, labelled by the configured path, only with the credential', async () => {
     const path = `/hooks/monitored-${++n}`;
+    // Sources are process-wide and keep a node's counts across deploys: an id no other test used.
+    const dd = `dd-monitor-${n}`;
     const flow = [
       { id: 't1', type: 'tab' },
-      { id: 'in1', type: 'detection-in', z: 't1', path, auth: 'none', wires: [['dd'], []] },
+      { id: 'in1', type: 'detection-in', z: 't1', path, auth: 'none', wires: [[dd], []] },
       {
-        id: 'dd',
+        id: dd,
         type: 'detection-dedupe',
         z: 't1',
         name: 'once',
@@ -93,10 +95,14 @@ describe('detection-monitor node', function () {
     assert.equal((await request(`${base}${METRICS}`, { method: 'GET', headers: { authorization: 'Bearer wrong' } })).status, 401);
     assert.equal((await request(`${base}${METRICS}`, { method: 'POST', headers: { authorization: 'Bearer scrape-secret' }, body: '' })).status, 405);
 
+    let last = '';
     const scraped = await until(async () => {
       const answer = await request(`${base}${METRICS}`, { method: 'GET', headers: { authorization: 'Bearer scrape-secret' } });
+      last = answer.text;
       const s = samples(answer.text);
-      return s.get(`detection_bridge_dedupe_dropped_total{node="dd",name="once"}`) === 1 ? { answer, s } : undefined;
+      return s.get(`detection_bridge_dedupe_dropped_total{node="${dd}",name="once"}`) === 1 ? { answer, s } : undefined;
+    }).catch((err) => {
+      throw new Error(`${err.message}: the last scrape was\n${last}`, { cause: err });
     });
     assert.equal(scraped.answer.status, 200);
     assert.match(scraped.answer.headers['content-type'], /^text\/plain/);
@@ -108,7 +114,7 @@ describe('detection-monitor node', function () {
     assert.equal(s.get(`http_server_request_duration_seconds_count{http_route="${path}"}`), 4);
     assert.equal(s.get(`detection_bridge_events_in_flight{${p}}`), 0);
     assert.equal(s.get(`detection_bridge_receiver_ready{${p}}`), 1);
-    assert.equal(s.get(`detection_bridge_dedupe_passed_total{node="dd",name="once"}`), 2);
+    assert.equal(s.get(`detection_bridge_dedupe_passed_total{node="${dd}",name="once"}`), 2);
     assert.equal(
       [...s.keys()].some((k) => k.includes('m-1')),
       false,
