@@ -112,6 +112,13 @@
         $('#detection-monitor-ready').text(base + '/ready');
       }
       $('#node-input-metrics, #node-input-health').on('change', sync);
+      // "no credential" is checked on its box: checked again as the credential or metrics change
+      $('#node-input-token, #node-input-user, #node-input-password').on('input change', function () {
+        $('#node-input-metricsOpen').trigger('change');
+      });
+      $('#node-input-metrics').on('change', function () {
+        $('#node-input-metricsOpen').trigger('change');
+      });
       $('#node-input-healthPath').on('input change', sync);
       sync();
     },
