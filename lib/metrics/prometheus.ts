@@ -201,22 +201,21 @@ export function createMetricsExporter(
   const registry = new Registry();
   let snapshot: Snapshot[] = [];
 
+  /** Every key's values now; what costs I/O is asked of all sources at once, each bounded by slowMs. */
   const take = async (): Promise<Snapshot[]> => {
-    const out: Snapshot[] = [];
-    for (const kind of ['receiver', 'dedupe', 'push'] as const) {
-      for (const entry of sources.list(kind)) {
+    const entries = (['receiver', 'dedupe', 'push'] as const).flatMap((kind) => sources.list(kind).map((entry) => ({ kind, entry })));
+    return Promise.all(
+      entries.map(async ({ kind, entry }) => {
         const gauges = sources.gauges(entry);
-        for (const source of entry.live) {
-          if (!source.readSlow) continue;
-          const slow = await within(source.readSlow(), slowMs);
-          for (const [name, value] of Object.entries(slow ?? {})) if (value !== undefined) gauges[name] = (gauges[name] ?? 0) + value;
+        const slow = await Promise.all([...entry.live].map((source) => (source.readSlow ? within(source.readSlow(), slowMs) : undefined)));
+        for (const values of slow) {
+          for (const [name, value] of Object.entries(values ?? {})) if (value !== undefined) gauges[name] = (gauges[name] ?? 0) + value;
         }
         const snap: Snapshot = { kind, entry, counters: sources.counters(entry), gauges };
         if (kind === 'receiver' && entry.live.size > 0) snap.ready = readiness(sources, entry.key).status === 200;
-        out.push(snap);
-      }
-    }
-    return out;
+        return snap;
+      }),
+    );
   };
 
   for (const row of ROWS) {
