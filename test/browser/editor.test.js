@@ -544,6 +544,8 @@ const CASES = {
     ],
   },
   'detection-monitor': {
+    // metrics are never served without a credential unless the box says so
+    fresh: 'validators.credential-needed',
     valid: {
       steps: [
         { fill: 'metricsPath', value: '/e2e/metrics' },
