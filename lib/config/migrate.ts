@@ -103,6 +103,7 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'platform-request': [requestTyped],
   'events-bridge': [],
   'detection-enroll': [],
+  'detection-monitor': [],
 };
 
 /**

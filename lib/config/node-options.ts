@@ -121,6 +121,14 @@ export const NODE_OPTIONS = {
     action: choiceRule(['enroll', 'unenroll', 'check', 'list'], { default: 'enroll' }),
     kind: choiceRule(['lpr', 'face'], { default: 'lpr' }),
   },
+  'detection-monitor': {
+    metrics: flagRule({ default: true }),
+    // Metrics say how busy and how healthy a site is: never served to anyone unless the user says so.
+    metricsOpen: flagRule({ default: false }),
+    health: flagRule({ default: true }),
+    // Load balancers and probes often send no credential: the health answers ask for none unless told.
+    healthAuth: flagRule({ default: false }),
+  },
 } as const;
 
 export type NodeOptionsTable = typeof NODE_OPTIONS;

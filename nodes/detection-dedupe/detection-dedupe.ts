@@ -13,6 +13,7 @@ import { eventHash } from '../../lib/events/event-hash';
 import { flowError, nodeText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
+import { registerCounts } from '../shared/metrics';
 import { withRedisState } from '../shared/redis';
 import { dedupeSettings, type DedupeDef } from './settings';
 import { openWindow } from './window';
@@ -38,6 +39,9 @@ export = function register(RED: NodeAPI): void {
     if (!parsed.ok) return; // cannot be: `opened` is the problem itself then
     const settings = parsed.settings;
     const { seen, connection, ready } = opened.window;
+    // What a reset took off the status, kept for the metrics (a counter never goes down).
+    const cleared = { passed: 0, dropped: 0 };
+    registerCounts(node, 'dedupe', () => ({ passed: cleared.passed + counts.passed, dropped: cleared.dropped + counts.dropped }));
 
     const showStatus = throttledStatus(node, () => {
       if (connection) return withRedisState(RED, connection, t('status.shared', counts));
@@ -93,11 +97,13 @@ export = function register(RED: NodeAPI): void {
     async function handle(msg: NodeMessageInFlow, send: Send): Promise<{ sending: Promise<void> }> {
       await ready;
       if (Object.prototype.hasOwnProperty.call(msg, 'reset')) {
-        const cleared = seen.clear();
+        const clearing = seen.clear();
+        cleared.passed += counts.passed;
+        cleared.dropped += counts.dropped;
         counts.passed = 0;
         counts.dropped = 0;
         showStatus();
-        return { sending: inOrder(cleared, () => undefined) };
+        return { sending: inOrder(clearing, () => undefined) };
       }
       let key = await settings.keyOf(msg);
       if (key === undefined || key === null || key === '') {

@@ -21,6 +21,8 @@ import { journalPath, openDelivery, type EmitMeta, type ReceiverDelivery, type S
 import { deliverySettings, listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
 import { receiverStatus, showPathInUse } from './status';
 import { serveDeadLetters } from './dead-letters';
+import { receiverMetrics } from './metrics';
+import { trackerOf } from '../../lib/delivery/registry';
 
 /** How long a closing receiver waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;
@@ -72,8 +74,11 @@ export = function register(RED: NodeAPI): void {
         showPathInUse(RED, node, config, path, owner, t);
         return;
       }
+      // An operator's view (detection-monitor), by the configured path (on a listener: its port too).
+      const metrics = receiverMetrics(node, door ? `:${door.options.port}${path}` : path, trackerOf(node.id));
       const settings = deliverySettings(RED, config, options, path, t);
       if ('problem' in settings) {
+        metrics.problem = settings.problem;
         fail(settings.status, settings.problem);
         routes.unclaim(key, node.id);
         return;
@@ -85,6 +90,7 @@ export = function register(RED: NodeAPI): void {
       const { counts, show: showStatus } = status;
       const unwatchRedis = redis?.connection.use(() => showStatus());
       const warningGate = createWarningGate();
+      metrics.attach({ status, redis: redis?.connection, listenerFailed: () => door?.state === 'failed' });
       status.listener('listening');
 
       /** The meta kept with an accepted event; its messageId lets a resend of it be absorbed. */
@@ -231,12 +237,16 @@ export = function register(RED: NodeAPI): void {
       // Errors here are bugs, never user input: answer 500 and report, never crash.
       const handler: RouteHandler = (req, res) => {
         active++;
+        const answered = metrics.time(res);
         receive(req, res)
           .catch((err: Error) => {
             node.error(t('errors.internal', { message: err.message }));
             sendProblem(res, problem('internal', err.message), { close: true });
           })
-          .finally(() => active--);
+          .finally(() => {
+            active--;
+            answered();
+          });
       };
 
       // Once stopped, what arrives is held, unread, for the next receiver on this path. This one
@@ -245,6 +255,8 @@ export = function register(RED: NodeAPI): void {
       // ended: a connection a deploy has just made is no outage (bounded by the connect timeout).
       const serveFrom = Promise.all([flowsStarted(RED), redis?.connection.settled()]);
       const route = routes.serve(key, node.id, handler, (serving) => mountReceiverRoute(RED, path, serving, door), serveFrom);
+      // The hand-over above goes live once serveFrom settles (it was told first).
+      void serveFrom.then(() => (metrics.mounted = !closing));
       // A listener that cannot open its port: red under this receiver too (the listener logs why).
       const showDoor = (state: string): void => status.listener(state, door?.options.port);
       door?.on('state', showDoor);

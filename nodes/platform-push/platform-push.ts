@@ -13,6 +13,7 @@ import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, translate } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
+import { registerCounts } from '../shared/metrics';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
@@ -86,6 +87,8 @@ export = function register(RED: NodeAPI): void {
       });
     }
 
+    const batches = { batchesSent: 0, batchesFailed: 0 };
+    registerCounts(node, 'push', () => batches);
     const queue = new PushQueue<unknown, Ticket>({
       maxItems: options.batchSize,
       maxWaitMs: options.batchMs,
@@ -95,6 +98,8 @@ export = function register(RED: NodeAPI): void {
         client.request({ method: 'POST', path, body: items, headers: { 'idempotency-key': ctx.batchId }, signal: ctx.signal }),
       onRetry: showRetry,
       onBatchDone: (result: BatchResult<unknown, Ticket>) => {
+        if (result.ok) batches.batchesSent++;
+        else batches.batchesFailed++;
         showStatus();
         if (!result.ok) return; // the messages it carried go to Catch nodes, below
         node.send({ payload: result.body, statusCode: result.statusCode, count: result.items.length, path: result.path } as NodeMessage);

@@ -543,6 +543,41 @@ const CASES = {
       },
     ],
   },
+  'detection-monitor': {
+    // metrics are never served without a credential unless the box says so
+    fresh: 'validators.credential-needed',
+    valid: {
+      steps: [
+        { fill: 'metricsPath', value: '/e2e/metrics' },
+        { fill: 'healthPath', value: '/e2e/health' },
+        { fill: 'token', value: 'scrape-token' },
+      ],
+      check: async (page, nr, ui) => {
+        assert.equal(await page.locator('#detection-monitor-live').innerText(), '/e2e/health/live', 'the liveness address under the health path');
+        assert.equal(await page.locator('#detection-monitor-ready').innerText(), '/e2e/health/ready');
+        await ui.step({ check: 'health', value: false });
+        assert.equal(await page.locator('#node-input-healthPath').isVisible(), false, 'health off: its rows hidden');
+        await ui.step({ check: 'health', value: true });
+        assert.equal(await page.locator('#node-input-healthPath').isVisible(), true);
+      },
+      expect: { metrics: true, metricsPath: '/e2e/metrics', metricsOpen: false, health: true, healthPath: '/e2e/health', healthAuth: false },
+    },
+    invalid: [
+      {
+        steps: [{ fill: 'metricsPath', value: 'with space' }],
+        error: 'metricsPath',
+        reason: 'validators.path',
+        restore: [{ fill: 'metricsPath', value: '/e2e/metrics' }],
+      },
+      {
+        // metrics without a credential only when the box says so
+        steps: [{ fill: 'token', value: '' }],
+        error: 'metricsOpen',
+        reason: 'validators.credential-needed',
+        restore: [{ fill: 'token', value: 'scrape-token' }],
+      },
+    ],
+  },
   'detection-listener': {
     valid: {
       steps: [

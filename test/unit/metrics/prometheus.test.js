@@ -1,0 +1,108 @@
+'use strict';
+const assert = require('node:assert/strict');
+const promClient = require('prom-client');
+const { MetricSources, createMetricsExporter, outcomeOf } = require('../../../dist/lib/metrics');
+
+/** `name{labels} value` lines of an exposition, as a map. */
+function samples(text) {
+  const out = new Map();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    out.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return out;
+}
+
+describe('lib/metrics Prometheus exporter', () => {
+  it('serves every source as Prometheus text, receivers by their configured path, read at scrape time', async () => {
+    const sources = new MetricSources();
+    const counts = { accepted: 3, redelivered: 1, failed: 2, deadLettered: 1, deadLettersDropped: 0 };
+    const receiver = sources.register('receiver', '/hooks/plates', {
+      read: () => ({
+        counters: counts,
+        gauges: { inFlightEvents: 2, inFlightBytes: 2048, oldestUnfinishedAgeSeconds: 12.5, deadLetters: 1, journalBytes: 4096 },
+      }),
+      readSlow: async () => ({ streamPending: 4 }),
+      ready: () => ({ ok: false, problems: [{ code: 'busy' }] }),
+    });
+    receiver.meter.observe(200, 0.02);
+    receiver.meter.observe(200, 0.03);
+    receiver.meter.observe(503, 0.001);
+    receiver.meter.observe(401, 0.001);
+    sources.register('dedupe', 'd1', { read: () => ({ counters: { passed: 5, dropped: 2 } }) }, { name: 'plates once' });
+    sources.register('push', 'p1', { read: () => ({ counters: { batchesSent: 4, batchesFailed: 1 } }) }, { name: '' });
+
+    const exporter = createMetricsExporter(sources);
+    const { contentType, body } = await exporter.scrape();
+    assert.match(contentType, /^text\/plain; version=0\.0\.4/);
+    const s = samples(body);
+    const p = 'path="/hooks/plates"';
+    assert.equal(s.get(`detection_bridge_events_accepted_total{${p}}`), 3);
+    assert.equal(s.get(`detection_bridge_events_refused_total{${p}}`), 1);
+    assert.equal(s.get(`detection_bridge_events_redelivered_total{${p}}`), 1);
+    assert.equal(s.get(`detection_bridge_attempts_failed_total{${p}}`), 2);
+    assert.equal(s.get(`detection_bridge_events_dead_lettered_total{${p}}`), 1);
+    assert.equal(s.get(`detection_bridge_dead_letters{${p}}`), 1);
+    assert.equal(s.get(`detection_bridge_events_in_flight{${p}}`), 2);
+    assert.equal(s.get(`detection_bridge_bytes_in_flight{${p}}`), 2048);
+    assert.equal(s.get(`detection_bridge_oldest_unfinished_event_age_seconds{${p}}`), 12.5);
+    assert.equal(s.get(`detection_bridge_journal_bytes{${p}}`), 4096);
+    assert.equal(s.get(`detection_bridge_stream_pending{${p}}`), 4);
+    assert.equal(s.get(`detection_bridge_receiver_ready{${p}}`), 0);
+    assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="accepted",status="200"}`), 2);
+    assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="refused",status="503"}`), 1);
+    assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="rejected",status="401"}`), 1);
+    assert.equal(s.get('http_server_request_duration_seconds_bucket{http_route="/hooks/plates",le="0.005"}'), 2);
+    assert.equal(s.get('http_server_request_duration_seconds_bucket{http_route="/hooks/plates",le="0.025"}'), 3);
+    assert.equal(s.get('http_server_request_duration_seconds_bucket{http_route="/hooks/plates",le="+Inf"}'), 4);
+    assert.equal(s.get('http_server_request_duration_seconds_count{http_route="/hooks/plates"}'), 4);
+    assert.match(body, /# TYPE http_server_request_duration_seconds histogram/);
+    assert.match(body, /# TYPE detection_bridge_events_accepted_total counter/);
+    assert.equal(s.get('detection_bridge_dedupe_passed_total{node="d1",name="plates once"}'), 5);
+    assert.equal(s.get('detection_bridge_dedupe_dropped_total{node="d1",name="plates once"}'), 2);
+    assert.equal(s.get('detection_bridge_push_batches_sent_total{node="p1",name=""}'), 4);
+    assert.equal(s.get('detection_bridge_push_batches_failed_total{node="p1",name=""}'), 1);
+
+    counts.accepted = 10;
+    assert.equal(samples((await exporter.scrape()).body).get(`detection_bridge_events_accepted_total{${p}}`), 10, 'read again at the next scrape');
+  });
+
+  it('uses a registry of its own: nothing of it in prom-client’s global registry, and two exporters side by side', async () => {
+    const sources = new MetricSources();
+    sources.register('receiver', '/a', { read: () => ({ counters: { accepted: 1 } }) });
+    const a = createMetricsExporter(sources);
+    const b = createMetricsExporter(sources);
+    assert.notEqual(a.registry, promClient.register);
+    assert.equal(promClient.register.getSingleMetric('detection_bridge_events_accepted_total'), undefined);
+    assert.equal(samples((await b.scrape()).body).get('detection_bridge_events_accepted_total{path="/a"}'), 1);
+    assert.equal(samples((await a.scrape()).body).get('detection_bridge_events_accepted_total{path="/a"}'), 1);
+  });
+
+  it('leaves out a slow value that does not come in time, and serves the rest', async () => {
+    const sources = new MetricSources();
+    sources.register('receiver', '/slow', {
+      read: () => ({ counters: { accepted: 1 } }),
+      readSlow: () => new Promise(() => {}),
+    });
+    const { body } = await createMetricsExporter(sources, { slowMs: 20 }).scrape();
+    const s = samples(body);
+    assert.equal(s.get('detection_bridge_events_accepted_total{path="/slow"}'), 1);
+    assert.equal(
+      [...s.keys()].some((k) => k.startsWith('detection_bridge_stream_pending')),
+      false,
+    );
+  });
+
+  it('names the outcome of a status', () => {
+    assert.deepEqual([200, 422, 503, 429, 401, 413, 500].map(outcomeOf), [
+      'accepted',
+      'invalid',
+      'refused',
+      'refused',
+      'rejected',
+      'rejected',
+      'error',
+    ]);
+  });
+});
