@@ -170,7 +170,7 @@ const CASES = {
         streamMaxMiB: 64,
         claimAfterSeconds: 30,
       },
-      ports: 2,
+      ports: 3,
     },
     invalid: [
       {

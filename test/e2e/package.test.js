@@ -51,7 +51,7 @@ return { payload: JSON.stringify({
 `;
 }
 
-/** The example flow on a tab, with the probe wired to both outputs. */
+/** The example flow on a tab, with a probe wired to each of the receiver's outputs. */
 function deployableFlow(probeFile) {
   const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'receive-detections.json'), 'utf8'));
   const tab = { id: 'e2e0tab000000001', type: 'tab', label: 'e2e', disabled: false, info: '' };
@@ -59,8 +59,8 @@ function deployableFlow(probeFile) {
   const ins = nodes.filter((n) => n.type === TYPE);
   assert.equal(ins.length, 1, 'the example flow has one detection-in node');
   const input = ins[0];
-  assert.equal(input.wires.length, 2, 'detection-in has two outputs in the example');
-  const probes = [1, 2].map((output) => ({
+  assert.equal(input.wires.length, 3, 'detection-in has three outputs in the example (events, invalid, failures)');
+  const probes = [1, 2, 3].map((output) => ({
     id: `e2e0probe0000${output}`,
     type: 'function',
     z: tab.id,
