@@ -76,53 +76,6 @@ export interface DeliveryStats {
   oldestUnfinishedAt: number | undefined;
 }
 
-/** How often an event is tried before it is kept aside, and the pauses between tries. */
-export interface RetryPolicy {
-  /** Emissions of an event at most (1 = never retried); past it the event is dead-lettered. */
-  maxAttempts: number;
-  /** Pause after the first failed attempt; each next pause is 4 times longer, up to maxPauseMs. */
-  firstPauseMs: number;
-  maxPauseMs: number;
-  /** Dead letters kept at most per receiver; past it the oldest is dropped (and counted). */
-  maxDeadLetters: number;
-}
-
-/** An event kept aside after its last attempt failed (listed without its body). */
-export interface DeadLetter {
-  id: string;
-  messageId?: string;
-  kind?: string;
-  attempts: number;
-  lastError: string;
-  /** ms since the epoch */
-  receivedAt: number;
-  deadAt: number;
-  bytes: number;
-}
-
-/** Told to the receiver's owner on an event's first failure, and when it is dead-lettered. */
-export interface FailureNotice<M> {
-  stage: 'failed' | 'dead-letter';
-  record: DeliveryRecord<M>;
-  attempts: number;
-  error: string;
-}
-
-/** What an operator's view reads of a store of events (metrics, health). */
-export interface DeliveryStats {
-  /** Events emitted again (any cause) since this store opened. */
-  redelivered: number;
-  /** Attempts that failed (a flow said failed, or the time limit passed). */
-  failed: number;
-  /** Events dead-lettered since this store opened, and dead letters dropped past the cap. */
-  deadLettered: number;
-  deadLettersDropped: number;
-  /** Dead letters kept now. */
-  deadLetters: number;
-  /** When the oldest event taken and not finished was received (ms since the epoch); undefined: none. */
-  oldestUnfinishedAt: number | undefined;
-}
-
 /** An event being taken: `commit` once it is accepted, or `abandon`. */
 export interface StagedDelivery<M> {
   commit(meta: M, event: unknown): Promise<DeliveryId>;
