@@ -31,6 +31,7 @@
  */
 import { systemClock, type Clock } from '../core/clock';
 import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
+import { takeEach } from './adopt';
 import { BusyError, InFlightBudget } from './budget';
 import { messageIdOf } from './resend';
 import { CLAIM, DEAD, DISCARD, KEEP, RECOVER, REPLAY, deadLetterOf, formatFailure, parseFailure } from './stream-dead-letters';
@@ -305,16 +306,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
 
   async adopt(records: DeliveryRecord<M>[]): Promise<void> {
     const counters: string[] = [];
-    for (const record of records) {
-      let staged: StagedDelivery<M>;
-      try {
-        staged = this.stage(record.meta, record.body);
-      } catch {
-        continue;
-      }
-      const id = await staged.commit(record.meta, record.event).catch(() => undefined);
-      // A copy of an entry pending already: that one stands for it.
-      const entry = id === undefined || staged.absorbed ? undefined : this.held.get(String(id));
+    for (const { record, id } of await takeEach(this, records)) {
+      const entry = this.held.get(String(id));
       if (!entry) continue;
       entry.emittedAt = 0;
       // Attempts made in the store it comes from (memory or disk mode) go on counting here.

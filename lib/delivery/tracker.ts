@@ -22,6 +22,7 @@ import { isOutOfSpace } from '../core/append-log';
 import { systemClock, type Clock } from '../core/clock';
 import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
 import { Journal, type JournalProblem } from './journal';
+import { takeEach } from './adopt';
 import { BusyError, InFlightBudget } from './budget';
 import { DEFAULT_RETRY_POLICY, retryPause } from './retry';
 import { eventMessageId, messageIdOf } from './resend';
@@ -310,16 +311,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
 
   /** Hands over what another tracker (a previous instance, another mode) left unfinished. */
   async adopt(records: DeliveryRecord<M>[]): Promise<void> {
-    for (const record of records) {
-      let staged: StagedDelivery<M>;
-      try {
-        staged = this.stage(record.meta, record.body);
-      } catch {
-        continue;
-      }
-      const id = await staged.commit(record.meta, record.event).catch(() => undefined);
-      // A copy of an event held here already: that one stands for it.
-      if (id === undefined || staged.absorbed) continue;
+    for (const { record, id } of await takeEach(this, records)) {
       const entry = this.inFlight.get(id as number);
       if (entry) {
         entry.emittedAt = 0;

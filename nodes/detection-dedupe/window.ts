@@ -129,6 +129,7 @@ export function openWindow(
         scheduleSave();
       } else if (takeOver.persistenceChanged) await opened.log.rewrite(window.snapshot());
       if (opened.torn) node.warn(t('warn.key-log-torn'));
+      if (opened.damaged > 0) node.warn(t('warn.key-log-damaged', { count: opened.damaged }));
     }, persistError);
   else if (takeOver.carried)
     ready = Promise.resolve().then(() => {

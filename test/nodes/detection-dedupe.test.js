@@ -190,6 +190,44 @@ describe('detection-dedupe node', () => {
     }
   });
 
+  it('with the key log: a damaged line between whole ones is said once, with how many, and the other keys are kept', async () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const path = require('node:path');
+    const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dedupe-keylog-'));
+    helper.settings({ userDir });
+    try {
+      let { node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' });
+      const events = ['a', 'b', 'c'].map((id) => {
+        const e = ev.fullLpr();
+        e.payload.messageId = id;
+        return e;
+      });
+      for (const e of events.slice(0, 2)) node.receive(delivery(e));
+      await finished();
+      await helper.unload();
+      // A line the disk damaged between the two whole ones.
+      const file = path.join(userDir, 'detection-bridge', 'dedupe-dd.keys');
+      const whole = fs.readFileSync(file);
+      const cut = whole.indexOf(0x0a) + 1;
+      fs.writeFileSync(file, Buffer.concat([whole.subarray(0, cut), Buffer.from('["x", 3\x00\x00garbage\n'), whole.subarray(cut)]));
+      ({ node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' }));
+      const passed = countInputs(first);
+      for (const e of [resent(events[0]), resent(events[1]), events[2]]) node.receive(delivery(e));
+      await finished();
+      assert.deepEqual(
+        passed.map((m) => m.messageId),
+        ['c'],
+        'the keys on either side of the damaged line are kept',
+      );
+      const warned = node.warn.getCalls().filter((c) => c.args[0] === 'detection-dedupe.warn.key-log-damaged');
+      assert.equal(warned.length, 1, 'said once');
+    } finally {
+      helper.settings({});
+      fs.rmSync(userDir, { recursive: true, force: true });
+    }
+  });
+
   it('with the key log on a full disk (a small tmpfs: root): passes no repeat, warns once, shows it in yellow, and saves every key once there is room', async () => {
     const fs = require('node:fs');
     const path = require('node:path');
