@@ -82,6 +82,20 @@ function diskFullFlow(finished) {
       wires: [['full-finished']],
     },
     fileNode('full-finished', TAB, finished),
+    // Health for a load balancer: not ready while the receiver refuses for a full disk.
+    {
+      id: 'full-monitor',
+      type: 'detection-monitor',
+      z: TAB,
+      name: '',
+      metrics: false,
+      metricsPath: '/detection-bridge/metrics',
+      metricsOpen: false,
+      health: true,
+      healthPath: '/detection-bridge/health',
+      healthAuth: false,
+      wires: [],
+    },
   ];
 }
 
@@ -138,6 +152,13 @@ describe(`e2e: a full disk heals itself, disk journal on a 6 MiB tmpfs, Node-RED
       refused.push(`refused-${i}`);
     }
     await until(() => status()?.fill === 'red' && /disk full · refusing/.test(status().text), 10000, 'a red "disk full · refusing" status');
+    const notReady = await request(`${nr.url}/detection-bridge/health/ready/full/in`, { method: 'GET' });
+    assert.equal(notReady.status, 503, notReady.text);
+    assert.deepEqual(
+      notReady.json.receivers[0].problems.map((p) => p.code),
+      ['disk-full'],
+      'not ready: its disk is full',
+    );
     const warnings = () => nr.logText(100000).match(/The disk of the journal .* is full/g) || [];
     assert.equal(warnings().length, 1, 'warned once, not once per refused request');
 
@@ -162,6 +183,7 @@ describe(`e2e: a full disk heals itself, disk journal on a 6 MiB tmpfs, Node-RED
     assert.deepEqual([...done()].sort(), [...all].sort(), 'each exactly once, none lost');
     await until(() => status()?.fill === 'green', 10000, 'the status back to normal once events are taken again');
     assert.doesNotMatch(status().text, /disk full/);
+    assert.equal((await request(`${nr.url}/detection-bridge/health/ready/full/in`, { method: 'GET' })).status, 200, 'ready again');
     assert.match(nr.logText(100000), /Room on the disk again/);
     assert.deepEqual(nr.errorLines(), []);
   });
