@@ -10,6 +10,7 @@
 import type { DetectionView } from './detection-view';
 import { message, renderMessage, translateEnglish, type Message, type Translate } from '../core/messages';
 import { tagKey } from './tag-prefix';
+import { normalisePlate } from '../plates';
 
 export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
@@ -55,10 +56,6 @@ function folded(text: string): string {
   return text.trim().toLowerCase();
 }
 
-/** Plates are compared without spaces and dashes, in upper case: `xyz-987` is `XYZ 987`. */
-export function normalisePlate(text: string): string {
-  return text.replace(/[\s-]+/g, '').toUpperCase();
-}
 
 /** The items of a typed list or of a list read from context: an array of
  *  strings (numbers too), or one string with comma/newline separated items. */

@@ -1,6 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { compileFilter, listItems, listProblem, normalisePlate, wildcardRegExp } = require('../../../dist/lib/events/filter');
+const { compileFilter, listItems, listProblem, wildcardRegExp } = require('../../../dist/lib/events/filter');
+const { normalisePlate } = require('../../../dist/lib/plates');
 const { viewOfEvent } = require('../../../dist/lib/events/detection-view');
 const { normaliseTagPrefix, tagKey, TAG_PREFIX_SOURCE } = require('../../../dist/lib/events/tag-prefix');
 const { buildSampleEvent } = require('../../../dist/lib/bridge/sample');
