@@ -56,7 +56,6 @@ function folded(text: string): string {
   return text.trim().toLowerCase();
 }
 
-
 /** The items of a typed list or of a list read from context: an array of
  *  strings (numbers too), or one string with comma/newline separated items. */
 export function listItems(value: unknown): string[] {
