@@ -314,7 +314,8 @@ declare const DetectionBridgeTimeWindows: {
         input.typedInput({ default: 'windows', types: [typedWindows, 'msg', 'flow', 'global', 'env'] });
         input.typedInput('type', isTime && rule.vt && TIME_SOURCES.indexOf(rule.vt) >= 0 ? rule.vt : 'windows');
         input.typedInput('value', isTime ? str(rule.v) : NEW_WINDOWS);
-        input.typedInput('width', '100%');
+        // fluid: typedInput('width', '100%') would measure the box now, while the other rule types' fields still crowd it
+        box.children('.red-ui-typedInput-container').css('width', '100%');
 
         const editor = $('<div class="detection-filter-windows" style="white-space:normal; margin:6px 0 2px 0;"></div>').appendTo(row);
         const list = $('<div class="detection-filter-window-list"></div>').appendTo(editor);
@@ -326,7 +327,6 @@ declare const DetectionBridgeTimeWindows: {
             addWindow({ days: windowsLib.EVERY_DAY, from: 22 * 60, to: 6 * 60 });
             writeText();
           });
-        $('<span class="form-tips" style="flex:1;"></span>').text(node._('detection-filter.tip.windows')).appendTo(footer);
 
         /** One window's row: a toggle per weekday, from, to, remove. */
         function addWindow(w: EditorTimeWindow) {
@@ -441,6 +441,12 @@ declare const DetectionBridgeTimeWindows: {
         $('#detection-filter-rules-problem')
           .text(problem || '')
           .toggle(!!problem);
+        // how windows read, while the rules have a time rule
+        $('#detection-filter-time-tip').toggle(
+          rules.some(function (r) {
+            return r.t === 'time';
+          }),
+        );
         // the field of a row that is wrong is marked, the others cleared
         rows.each(function (i) {
           const bad = !!ruleProblem(rules[i]);

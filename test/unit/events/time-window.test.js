@@ -375,6 +375,23 @@ describe('lib/events/time-window', () => {
     });
   });
 
+  describe('in the editor', () => {
+    it('detection-bridge/editor.js runs this file as it is: the dialog reads and writes windows as the runtime does', () => {
+      const vm = require('node:vm');
+      const { editorScript } = require(path.join(ROOT, 'dist', 'nodes', 'shared', 'editor-script'));
+      const RED = { events: { on() {} }, nodes: { node: () => undefined }, validators: { typedInput: () => () => true } };
+      const context = { window: {}, RED };
+      vm.runInNewContext(editorScript(), context);
+      const inEditor = context.window.DetectionBridgeTimeWindows;
+      assert.ok(inEditor, 'window.DetectionBridgeTimeWindows');
+      const parsed = inEditor.parseWindows('mo-fr 22:00-06:00; Sat,Sun');
+      assert.equal(inEditor.formatWindows(parsed.windows), 'Mon-Fri 22:00-06:00; Sat,Sun 00:00-24:00');
+      const bad = inEditor.parseWindows('Mon 25:00-06:00');
+      assert.equal(renderMessage(bad.problem), '"25:00" is not a time: write hours and minutes from 00:00 to 24:00, such as 22:00');
+      assert.equal(renderMessage(inEditor.timeZoneProblem('Berlin')), '"Berlin" is not a time zone: write Europe/Berlin, not Berlin');
+    });
+  });
+
   describe('windows read for each message', () => {
     it('are parsed once per change, not per message', () => {
       const read = windowsReader();
