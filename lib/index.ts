@@ -46,6 +46,22 @@ export {
   type RuleConfig,
   type RuleType,
 } from './events';
+export {
+  detectionTime,
+  formatWindows,
+  isInside,
+  knownTimeZone,
+  parseWindows,
+  TIME_KINDS,
+  TIME_SOURCES,
+  timeZoneProblem,
+  type DetectionTime,
+  type ReadProblem,
+  type RuleRead,
+  type TimeKind,
+  type TimeWindow,
+  type WindowsResult,
+} from './events';
 export { buildSampleEvent, sampleModelPath, type SampleOptions } from './bridge';
 export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './bridge';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './image';

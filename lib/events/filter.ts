@@ -4,15 +4,20 @@
  * DetectionView of each event. A list a rule reads from msg/flow/global is
  * handed in per message by the node and compiled then, cheaply.
  *
+ * A time rule's windows (./time-window.ts) are typed in, read from env at
+ * deploy, or read per message like a list and parsed once per change.
+ *
  * A rule that cannot work is a configuration problem: a Message naming the
  * rule's position and what to fix (locales/<lang>/shared.json, `filter.*`).
  */
 import type { DetectionView } from './detection-view';
 import { message, renderMessage, translateEnglish, type Message, type Translate } from '../core/messages';
+import { parseIsoDate } from '../core/iso-date';
 import { tagKey } from './tag-prefix';
 import { normalisePlate } from '../plates';
+import { formatWindows, isInside, knownTimeZone, parseWindows, systemTimeZone, timeZoneProblem, windowsReader, type TimeWindow } from './time-window';
 
-export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context'] as const;
+export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'time'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 /** Rules whose value is a list, typed in or read for each message. */
 export const LIST_RULE_TYPES = ['tag', 'camera', 'site', 'plate'] as const;
@@ -20,6 +25,11 @@ export type ListRuleType = (typeof LIST_RULE_TYPES)[number];
 /** Where a list rule's list comes from: typed in, or a property read for each message. */
 export const LIST_SOURCES = ['list', 'msg', 'flow', 'global'] as const;
 export type ListSource = Exclude<(typeof LIST_SOURCES)[number], 'list'>;
+/** Where a time rule's windows come from: typed in, an environment variable (read at deploy), or a property read for each message. */
+export const TIME_SOURCES = ['windows', 'msg', 'flow', 'global', 'env'] as const;
+/** Whether a time rule holds inside its windows or outside them. */
+export const TIME_KINDS = ['inside', 'outside'] as const;
+export type TimeKind = (typeof TIME_KINDS)[number];
 export const COMBINES = ['all', 'any'] as const;
 export type Combine = (typeof COMBINES)[number];
 
@@ -31,13 +41,32 @@ export interface RuleConfig {
   k?: unknown;
 }
 
-/** A list read for each message: `lists[i]` handed to `matches` is the value of `reads[i]`. */
-export interface ListRead {
+/** A value read for each message (a list, or a time rule's windows): `lists[i]` handed to `matches` is the value of `reads[i]`. */
+export interface RuleRead {
   /** The rule's position, from 1. */
   position: number;
-  type: ListRuleType;
+  type: ListRuleType | 'time';
   source: ListSource;
   property: string;
+}
+/** The name RuleRead had when only lists were read. */
+export type ListRead = RuleRead;
+
+/** Why a value read for a message cannot be used (the rule then holds for no event): missing, not a list, or windows that do not parse. */
+export type ReadProblem = { kind: 'missing' } | { kind: 'not-a-list' } | { kind: 'windows'; problem: Message };
+
+/**
+ * When an event is judged by time rules, and in which zone: its detection
+ * time (`payload.detectionInfo.dateTimeUtc`), so an event resent hours later
+ * is judged by when it happened, else the time the message is handled.
+ */
+export interface DetectionTime {
+  /** The instant judged (ms since the epoch). */
+  millis: number;
+  /** True: the event's detection time; false: it has none that reads as a date, so the time it was handled. */
+  fromEvent: boolean;
+  /** The event's `detectionInfo.timeZone` as Intl names it; null when it gives none Intl knows. */
+  zone: string | null;
 }
 
 /** A configuration problem; `position` is the rule's (from 1), 0 for the rule list itself. */
@@ -47,7 +76,7 @@ export interface FilterProblem extends Message {
 
 export type CompileResult = { ok: true; filter: DetectionFilter } | { ok: false; problems: FilterProblem[] };
 
-type Test = (view: DetectionView, lists: readonly unknown[]) => boolean;
+type Test = (view: DetectionView, lists: readonly unknown[], when: DetectionTime | undefined) => boolean;
 
 const ITEM_SEPARATOR = /[,\r\n]+/;
 
@@ -72,6 +101,25 @@ export function listItems(value: unknown): string[] {
 export function listProblem(value: unknown): 'missing' | 'not-a-list' | undefined {
   if (value === undefined || value === null) return 'missing';
   return typeof value === 'string' || typeof value === 'number' || Array.isArray(value) ? undefined : 'not-a-list';
+}
+
+function objectAt(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** When `event` happened and its own zone (see DetectionTime); `now` (ms) when its `dateTimeUtc` does not read as a date. */
+export function detectionTime(event: unknown, now: number): DetectionTime {
+  const info = objectAt(objectAt(objectAt(event).payload).detectionInfo);
+  const sent = typeof info.dateTimeUtc === 'string' ? parseIsoDate(info.dateTimeUtc) : NaN;
+  const zone = knownTimeZone(info.timeZone) ?? null;
+  return Number.isFinite(sent) ? { millis: sent, fromEvent: true, zone } : { millis: now, fromEvent: false, zone };
+}
+
+/** A DetectionTime from a view alone (for callers of `matches` that give none): its `time`, its zone unless `UTC`. */
+function timeOfView(view: DetectionView): DetectionTime {
+  const millis = view.time === null ? NaN : Date.parse(view.time);
+  const zone = view.timeZone === 'UTC' ? null : view.timeZone;
+  return Number.isFinite(millis) ? { millis, fromEvent: true, zone } : { millis: Date.now(), fromEvent: false, zone };
 }
 
 /** `*` any run of characters, `?` one character, everything else literal; whole name, any case. */
@@ -140,18 +188,87 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
-const problem = (position: number, key: string, params?: Record<string, string | number>): FilterProblem => ({
-  position,
-  ...message('filter.rule', { position, problem: message(`filter.problem.${key}`, params) }),
-});
+/** A rule's problem: `inner` says what is wrong with it. */
+const ruleProblem = (position: number, inner: Message): FilterProblem => ({ position, ...message('filter.rule', { position, problem: inner }) });
+const problem = (position: number, key: string, params?: Record<string, string | number>): FilterProblem =>
+  ruleProblem(position, message(`filter.problem.${key}`, params));
 
 interface Compiled {
   test: Test;
   summary: Message;
 }
 
+/** What compiling a rule needs besides the rule. */
+interface RuleContext {
+  /** The values to read for each message, and what makes each unusable; a rule adds its own. */
+  reads: RuleRead[];
+  readChecks: Array<(value: unknown) => ReadProblem | undefined>;
+  tagPrefix: string;
+  /** The zone of time rules for events without one of their own: the node's, else Node-RED's. */
+  timeZone: string;
+  /** An environment variable's value (at deploy). */
+  env: (name: string) => unknown;
+}
+
+/** Whether `when` is inside the windows, in the event's own zone or else `zone`. */
+function inside(windows: readonly TimeWindow[], view: DetectionView, when: DetectionTime | undefined, zone: string): boolean {
+  const at = when ?? timeOfView(view);
+  return isInside(windows, at.millis, at.zone ?? zone);
+}
+
+/** A time rule: inside or outside windows typed in, from env, or read for each message. */
+function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): Compiled | FilterProblem {
+  const kind = rule.k === undefined || rule.k === null || rule.k === '' ? 'inside' : rule.k;
+  if (typeof kind !== 'string' || !(TIME_KINDS as readonly string[]).includes(kind)) return problem(position, 'time-kind', { kind: text(kind) });
+  const holds = kind === 'inside';
+  const source = rule.vt === undefined || rule.vt === null || rule.vt === '' ? 'windows' : rule.vt;
+  if (typeof source !== 'string' || !(TIME_SOURCES as readonly string[]).includes(source))
+    return problem(position, 'time-source', { source: text(source) });
+  const zone = ctx.timeZone;
+  const summary = (windows: string) => message(`filter.summary.time-${kind}`, { windows });
+  const timeTest =
+    (windows: readonly TimeWindow[]): Test =>
+    (view, _lists, when) =>
+      inside(windows, view, when, zone) === holds;
+  if (source === 'windows') {
+    const parsed = parseWindows(rule.v);
+    if (!parsed.ok) return ruleProblem(position, parsed.problem);
+    return { test: timeTest(parsed.windows), summary: summary(formatWindows(parsed.windows, '–')) };
+  }
+  if (source === 'env') {
+    // an environment variable does not change while the flow runs: read and parsed once, at deploy
+    const name = text(rule.v).trim();
+    if (name === '') return problem(position, 'time-env-name');
+    const value = ctx.env(name);
+    if (value === undefined || value === null || value === '') return problem(position, 'time-env-missing', { name });
+    const parsed = parseWindows(value);
+    if (!parsed.ok) return ruleProblem(position, message('filter.problem.time-env', { name, problem: parsed.problem }));
+    return { test: timeTest(parsed.windows), summary: summary(`env.${name}`) };
+  }
+  const property = text(rule.v).trim();
+  if (property === '') return problem(position, 'time-property', { source });
+  const index = ctx.reads.push({ position, type: 'time', source: source as ListSource, property }) - 1;
+  const read = windowsReader();
+  ctx.readChecks.push((value) => {
+    if (value === undefined || value === null) return { kind: 'missing' };
+    const result = read(value);
+    return result.ok ? undefined : { kind: 'windows', problem: result.problem };
+  });
+  return {
+    test: (view, lists, when) => {
+      // windows that cannot be read hold for no event, inside or outside (as a missing list matches nothing)
+      const value = lists[index];
+      if (value === undefined || value === null) return false;
+      const result = read(value);
+      return result.ok && inside(result.windows, view, when, zone) === holds;
+    },
+    summary: summary(`${source}.${property}`),
+  };
+}
+
 /** One rule, or the problem that keeps it from working. */
-function compileRule(rule: RuleConfig, position: number, reads: ListRead[], tagPrefix: string): Compiled | FilterProblem {
+function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Compiled | FilterProblem {
+  const { reads, tagPrefix } = ctx;
   const type = rule.t;
   if (type === undefined || type === null || type === '') return problem(position, 'type-missing');
   if (typeof type !== 'string' || !(RULE_TYPES as readonly string[]).includes(type)) return problem(position, 'type', { type: String(type) });
@@ -179,6 +296,10 @@ function compileRule(rule: RuleConfig, position: number, reads: ListRead[], tagP
       const property = value.trim();
       if (property === '') return problem(position, 'property', { source });
       const index = reads.push({ position, type: listType, source: source as ListSource, property }) - 1;
+      ctx.readChecks.push((list) => {
+        const why = listProblem(list);
+        return why === undefined ? undefined : { kind: why };
+      });
       const setOf = cachedSet(key);
       return {
         test: (view, lists) => hasAny(listType, key, setOf(lists[index]), view),
@@ -219,6 +340,8 @@ function compileRule(rule: RuleConfig, position: number, reads: ListRead[], tagP
         summary: message('filter.summary.context', { key, value: value.trim() }),
       };
     }
+    case 'time':
+      return compileTimeRule(rule, position, ctx);
   }
 }
 
@@ -230,19 +353,29 @@ export class DetectionFilter {
     readonly combine: Combine,
     private readonly tests: readonly Test[],
     private readonly summaries: readonly Message[],
-    /** The lists to read for each message, in the order `matches` takes them. */
-    readonly reads: readonly ListRead[],
+    /** The values to read for each message (lists, time windows), in the order `matches` takes them. */
+    readonly reads: readonly RuleRead[],
     /** The account's tag prefix tag rules take off before comparing (normalised); '' for none. */
     readonly tagPrefix: string = '',
+    private readonly readChecks: ReadonlyArray<(value: unknown) => ReadProblem | undefined> = [],
+    /** Whether a rule judges the time (give `matches` a DetectionTime). */
+    readonly judgesTime: boolean = false,
   ) {}
 
   /** Whether the event passes: all rules hold (or any, by `combine`). No rules: every event passes.
-   *  Not an event (undefined): never. */
-  matches(view: DetectionView | undefined, lists: readonly unknown[] = []): boolean {
+   *  Not an event (undefined): never. `when`: what time rules judge (detectionTime); without it,
+   *  the view's time and zone (a zone of UTC counting as none). */
+  matches(view: DetectionView | undefined, lists: readonly unknown[] = [], when?: DetectionTime): boolean {
     if (!view) return false;
     if (this.tests.length === 0) return true;
-    if (this.combine === 'all') return this.tests.every((test) => test(view, lists));
-    return this.tests.some((test) => test(view, lists));
+    if (this.combine === 'all') return this.tests.every((test) => test(view, lists, when));
+    return this.tests.some((test) => test(view, lists, when));
+  }
+
+  /** Why the value read for `reads[index]` cannot be used (the rule then holds for no event), or undefined. */
+  readProblem(index: number, value: unknown): ReadProblem | undefined {
+    const check = this.readChecks[index];
+    return check ? check(value) : undefined;
   }
 
   /** One line for a label or a status: `tag VIP, Banned · camera Gate 2` (any: `… or …`), cut at `max`. */
@@ -262,6 +395,15 @@ export interface FilterOptions {
    * tag names are compared as they are.
    */
   tagPrefix?: string;
+  /**
+   * The IANA zone time rules judge an event in when it gives none of its
+   * own (`detectionInfo.timeZone`); '' or missing: `systemTimeZone`.
+   */
+  timeZone?: string;
+  /** Node-RED's own zone (default: the process's, from Intl). */
+  systemTimeZone?: string;
+  /** An environment variable's value, for time windows read from env at deploy (default: process.env). */
+  env?: (name: string) => unknown;
 }
 
 /** Compiles the saved rules; every rule that cannot work is reported, not only the first. */
@@ -271,16 +413,29 @@ export function compileFilter(rules: unknown, combine: Combine = 'all', options:
   if (!Array.isArray(list)) return { ok: false, problems: [{ position: 0, ...message('filter.not-a-list') }] };
   const tests: Test[] = [];
   const summaries: Message[] = [];
-  const reads: ListRead[] = [];
   const problems: FilterProblem[] = [];
+  const ownZone = typeof options.timeZone === 'string' ? options.timeZone.trim() : '';
+  const ctx: RuleContext = {
+    reads: [],
+    readChecks: [],
+    tagPrefix,
+    timeZone: knownTimeZone(ownZone) ?? options.systemTimeZone ?? systemTimeZone(),
+    env: options.env ?? ((name) => process.env[name]),
+  };
+  let judgesTime = false;
   list.forEach((rule: unknown, i) => {
-    const compiled = compileRule(rule !== null && typeof rule === 'object' ? (rule as RuleConfig) : {}, i + 1, reads, tagPrefix);
+    const config = rule !== null && typeof rule === 'object' ? (rule as RuleConfig) : {};
+    const compiled = compileRule(config, i + 1, ctx);
+    judgesTime ||= config.t === 'time';
     if ('position' in compiled) problems.push(compiled);
     else {
       tests.push(compiled.test);
       summaries.push(compiled.summary);
     }
   });
+  // the node's zone matters to time rules only; a wrong one is reported first, it is the node's own setting
+  const zoneProblem = judgesTime ? timeZoneProblem(ownZone) : undefined;
+  if (zoneProblem) problems.unshift({ position: 0, ...message('filter.time-zone', { problem: zoneProblem }) });
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, filter: new DetectionFilter(combine, tests, summaries, reads, tagPrefix) };
+  return { ok: true, filter: new DetectionFilter(combine, tests, summaries, ctx.reads, tagPrefix, ctx.readChecks, judgesTime) };
 }

@@ -3,11 +3,13 @@
  * output 1, the others on output 2 when it is turned on. A thin adapter: the
  * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts.
  * The account's tag prefix is the node's own, else that of the events bridge it names.
+ * Time rules judge the event's detection time (lib/events/time-window.ts) in its
+ * own zone, else the node's Time zone, else Node-RED's.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
 import { viewOfEvent } from '../../lib/events/detection-view';
-import { compileFilter, listProblem } from '../../lib/events/filter';
+import { compileFilter, detectionTime, type ReadProblem } from '../../lib/events/filter';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
@@ -15,6 +17,7 @@ import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
 import { tagPrefixOf } from '../shared/events-bridge-node';
+import { clockOf } from '../shared/clock';
 
 interface DetectionFilterDef extends NodeDef {
   property: string;
@@ -26,6 +29,8 @@ interface DetectionFilterDef extends NodeDef {
   tagPrefix?: string;
   /** An events-bridge configuration node whose tag prefix applies (optional). */
   bridge?: string;
+  /** The IANA zone time rules judge events in that carry none; empty: Node-RED's own. */
+  timeZone?: string;
 }
 
 type Send = (msg: NodeMessage | Array<NodeMessage | null>) => void;
@@ -58,7 +63,12 @@ export = function register(RED: NodeAPI): void {
       failConfig(node, tagPrefix.status, tagPrefix.problem, 'CONFIG');
       return;
     }
-    const compiled = compileFilter(config.rules, combine, { tagPrefix });
+    const compiled = compileFilter(config.rules, combine, {
+      tagPrefix,
+      timeZone: typeof config.timeZone === 'string' ? config.timeZone : '',
+      // time windows from env are read once, at deploy, as Node-RED reads env (the flow's, the group's, the process's)
+      env: (name): unknown => RED.util.evaluateNodeProperty(name, 'env', node, {}),
+    });
     if (!compiled.ok) {
       const problems = compiled.problems.map((p) => translate(RED, p));
       failConfig(node, problems[0], t('errors.config', { problems: problems.join('; ') }), 'CONFIG');
@@ -83,12 +93,17 @@ export = function register(RED: NodeAPI): void {
       try {
         readLists.push(propertyReader(util, node, read.property, read.source));
       } catch (err) {
-        const problem = t('errors.list-property', {
+        const problem = t(read.type === 'time' ? 'errors.windows-property' : 'errors.list-property', {
           position: read.position,
           property: `${read.source}.${read.property}`,
           message: (err as Error).message,
         });
-        failConfig(node, t('status.list-property', { position: read.position }), problem, 'CONFIG');
+        failConfig(
+          node,
+          t(read.type === 'time' ? 'status.windows-property' : 'status.list-property', { position: read.position }),
+          problem,
+          'CONFIG',
+        );
         return;
       }
     }
@@ -100,14 +115,34 @@ export = function register(RED: NodeAPI): void {
     const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: statusText() }));
     node.status({ fill: 'grey', shape: 'ring', text: statusText() });
 
-    // A missing or unusable list is empty (it matches nothing): said once per rule, not per message.
-    const warned = new Set<number>();
-    function checkList(index: number, value: unknown): void {
-      const problem = listProblem(value);
-      if (!problem || warned.has(index)) return;
-      warned.add(index);
+    // A missing or unusable list (or time windows) holds for no event: said once per rule and problem, not per message.
+    const warned = new Set<string>();
+    const MAX_WARNED = 100;
+    function warnOnce(key: string, text: () => string): void {
+      if (warned.has(key) || warned.size >= MAX_WARNED) return;
+      warned.add(key);
+      node.warn(text());
+    }
+    function readWarning(index: number, problem: ReadProblem): string {
       const read = filter.reads[index];
-      node.warn(t(`warn.list-${problem}`, { position: read.position, property: `${read.source}.${read.property}` }));
+      const where = { position: read.position, property: `${read.source}.${read.property}` };
+      if (problem.kind === 'windows') return t('warn.windows-invalid', { ...where, problem: translate(RED, problem.problem) });
+      return t(`warn.${read.type === 'time' ? 'windows' : 'list'}-${problem.kind}`, where);
+    }
+    function checkRead(index: number, value: unknown): void {
+      const problem = filter.readProblem(index, value);
+      if (!problem) return;
+      const key = `${index} ${problem.kind === 'windows' ? `${problem.problem.key} ${JSON.stringify(problem.problem.params)}` : problem.kind}`;
+      warnOnce(key, () => readWarning(index, problem));
+    }
+
+    // Time rules judge when the event happened; an event without a readable time, when it is handled here.
+    const clock = clockOf(RED);
+    function timeOf(event: unknown) {
+      if (!filter.judgesTime) return undefined;
+      const when = detectionTime(event, clock.now());
+      if (!when.fromEvent) warnOnce('no-time', () => t('warn.no-time'));
+      return when;
     }
 
     function decide(msg: NodeMessage, send: Send, matched: boolean): void {
@@ -130,8 +165,9 @@ export = function register(RED: NodeAPI): void {
           return;
         }
         const view = viewOfEvent(value);
+        const when = view ? timeOf(value) : undefined;
         if (!view || readLists.length === 0) {
-          decide(msg, send, filter.matches(view));
+          decide(msg, send, filter.matches(view, [], when));
           done();
           return;
         }
@@ -147,14 +183,21 @@ export = function register(RED: NodeAPI): void {
               const read = filter.reads[index];
               const where = `${read.source}.${read.property}`;
               done(
-                coded(t('errors.read-list', { position: read.position, property: where, message: flowError(RED, listErr).message }), 'PROPERTY_READ'),
+                coded(
+                  t(read.type === 'time' ? 'errors.read-windows' : 'errors.read-list', {
+                    position: read.position,
+                    property: where,
+                    message: flowError(RED, listErr).message,
+                  }),
+                  'PROPERTY_READ',
+                ),
               );
               return;
             }
-            checkList(index, list);
+            checkRead(index, list);
             lists[index] = list;
             if (--pending > 0) return;
-            decide(msg, send, filter.matches(view, lists));
+            decide(msg, send, filter.matches(view, lists, when));
             done();
           }),
         );

@@ -1,8 +1,34 @@
 /**
  * detection-filter: the editor dialog (compiled into dist/nodes/detection-filter/detection-filter.html by scripts/build.js).
  */
+
+/** A message of lib (a key of the node's catalog, which holds shared.json too, and its values). */
+interface LibMessage {
+  key: string;
+  params?: Record<string, string | number | LibMessage>;
+}
+/** A time window as lib/events/time-window.ts reads it: days a mask (bit 0 Monday), from and to minutes of the day. */
+interface EditorTimeWindow {
+  days: number;
+  from: number;
+  to: number;
+}
+/** lib/events/time-window.ts, served by detection-bridge/editor.js: windows are read and written as the runtime does. */
+declare const DetectionBridgeTimeWindows: {
+  parseWindows(value: unknown): { ok: true; windows: EditorTimeWindow[] } | { ok: false; problem: LibMessage };
+  formatWindows(windows: readonly EditorTimeWindow[], dash?: string): string;
+  daysText(days: number, dash?: string): string;
+  clockText(minutes: number): string;
+  minutesOf(text: string): number | undefined;
+  timeZoneProblem(zone: unknown): LibMessage | undefined;
+  knownTimeZone(zone: unknown): string | undefined;
+  readonly WEEKDAYS: readonly string[];
+  readonly EVERY_DAY: number;
+  readonly DAY_MINUTES: number;
+};
+
 (function () {
-  /** A rule as the node saves it (lib/events/filter.ts reads it): type, value, where a list comes from, a context key. */
+  /** A rule as the node saves it (lib/events/filter.ts reads it): type, value, where a list or the windows come from, a context key or inside/outside. */
   interface FilterRule {
     t: string;
     v?: string;
@@ -13,11 +39,18 @@
     rules?: FilterRule[];
     combine?: string;
     tagPrefix?: string;
+    timeZone?: string;
   }
   const option = DetectionBridgeEditor.option;
-  const TYPES = ['tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'kind'];
+  const windowsLib = DetectionBridgeTimeWindows;
+  const TYPES = ['tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'kind', 'time'];
   const LIST_TYPES = ['tag', 'camera', 'site', 'plate'];
   const SOURCES = ['list', 'msg', 'flow', 'global'];
+  /** Where a time rule's windows come from (lib/events/filter.ts TIME_SOURCES). */
+  const TIME_SOURCES = ['windows', 'msg', 'flow', 'global', 'env'];
+  const TIME_KINDS = ['inside', 'outside'];
+  /** A new time rule's window: the nights of the working week. */
+  const NEW_WINDOWS = 'Mon-Fri 22:00-06:00';
   /** Past this length the rule summary is cut with "…" (as lib/events/filter.ts does for the status). */
   const SUMMARY_MAX = 40;
   /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
@@ -56,6 +89,36 @@
     return typeof t === 'string' && LIST_TYPES.indexOf(t) >= 0;
   }
 
+  type Translate = (key: string, vars?: Record<string, unknown>) => string;
+  /** A lib message in the user's language: nested messages first (as lib/core/messages.ts renderMessage does). */
+  function render(message: LibMessage, _: Translate): string {
+    const vars: Record<string, unknown> = {};
+    const params = message.params || {};
+    Object.keys(params).forEach(function (name) {
+      const value = params[name];
+      vars[name] = value !== null && typeof value === 'object' ? render(value, _) : value;
+    });
+    return _(message.key, vars);
+  }
+
+  /** What is wrong with a time rule, in the user's words ("Rule 2: "25:00" is not a time: …"), or null. Checked as lib/events/filter.ts does. */
+  function timeRuleProblem(rule: FilterRule, position: number, _: Translate): string | null {
+    if (rule.k !== undefined && rule.k !== '' && TIME_KINDS.indexOf(rule.k) < 0)
+      return _('detection-filter.validators.time-kind', { rule: position });
+    const vt = rule.vt || 'windows';
+    if (TIME_SOURCES.indexOf(vt) < 0) return _('detection-filter.validators.windows-property', { rule: position });
+    if (vt !== 'windows') return str(rule.v).trim() !== '' ? null : _('detection-filter.validators.windows-property', { rule: position });
+    const parsed = windowsLib.parseWindows(rule.v === undefined ? '' : rule.v);
+    return parsed.ok ? null : _('detection-filter.validators.windows', { rule: position, problem: render(parsed.problem, _) });
+  }
+
+  /** The node's catalog, or Node-RED's when there is no node to ask. */
+  function translatorOf(node: EditorNode | undefined): Translate {
+    return node && typeof node._ === 'function'
+      ? node._
+      : (key: string, vars?: Record<string, unknown>) => RED._(key, vars as Record<string, string | number> | undefined);
+  }
+
   /** The first problem of a rule (a key of validators), or null. Mirrors lib/events/filter.ts. */
   function ruleProblem(rule: FilterRule | undefined): string | null {
     const t = rule && rule.t;
@@ -75,17 +138,20 @@
       return isFinite(n) && n >= 0 && n <= 1 ? null : 'confidence';
     }
     if (t === 'context') return str(rule.k).trim() !== '' ? null : 'context';
+    if (t === 'time') return timeRuleProblem(rule, 0, (key) => key) === null ? null : 'windows';
     return null;
   }
 
   /** The first problem of the rules, in the user's words ("Rule 2: enter at least one tag"), or null. */
   function rulesProblem(node: EditorNode | undefined, rules: unknown): string | null {
-    const _ =
-      node && typeof node._ === 'function'
-        ? node._
-        : (key: string, vars?: Record<string, unknown>) => RED._(key, vars as Record<string, string | number> | undefined);
+    const _ = translatorOf(node);
     if (!Array.isArray(rules)) return _('detection-filter.validators.rules');
     for (let i = 0; i < rules.length; i++) {
+      if (rules[i] && rules[i].t === 'time') {
+        const problem = timeRuleProblem(rules[i], i + 1, _);
+        if (problem) return problem;
+        continue;
+      }
       const key = ruleProblem(rules[i]);
       if (key) return _('detection-filter.validators.' + key, { rule: i + 1 });
     }
@@ -97,7 +163,7 @@
     if (isList(t)) return 'list';
     if (t === 'camera-match' || t === 'name') return 'text';
     if (t === 'confidence') return 'number';
-    return t; // kind, context, enrolled
+    return t; // kind, context, enrolled, time
   }
   /** A rule row of the dialog as the rule it saves. */
   function exportRule(row: JQuery): FilterRule {
@@ -113,6 +179,11 @@
     else if (t === 'context') {
       rule.k = String(row.find('input.node-input-rule-key').val());
       rule.v = String(row.find('input.node-input-rule-context').val());
+    } else if (t === 'time') {
+      const windows = row.find('input.node-input-rule-windows');
+      rule.k = String(row.find('select.node-input-rule-when').val());
+      rule.v = windows.typedInput('value');
+      rule.vt = windows.typedInput('type');
     }
     return rule;
   }
@@ -134,6 +205,11 @@
       if (r.t === 'enrolled') return _('detection-filter.summary.enrolled');
       if (r.t === 'name') return _('detection-filter.summary.name', { text: v });
       if (r.t === 'confidence') return _('detection-filter.summary.confidence', { value: Number(v) });
+      if (r.t === 'time') {
+        const parsed = !r.vt || r.vt === 'windows' ? windowsLib.parseWindows(str(r.v)) : null;
+        const windows = parsed && parsed.ok ? windowsLib.formatWindows(parsed.windows, '–') : r.vt + '.' + v;
+        return _('detection-filter.summary.time-' + (r.k === 'outside' ? 'outside' : 'inside'), { windows: windows });
+      }
       return _('detection-filter.summary.context', { key: str(r.k), value: v });
     });
     const line = parts.join(node.combine === 'any' ? ' ' + _('detection-filter.summary.or') + ' ' : ' · ');
@@ -162,6 +238,16 @@
         value: '',
         validate: function (v, _opt) {
           return check(this, prefixOf(v) !== null, 'tagPrefix');
+        },
+      },
+      // The zone time rules judge events in that carry none of their own; empty: Node-RED's.
+      timeZone: {
+        value: '',
+        validate: function (v, _opt) {
+          const problem = windowsLib.timeZoneProblem(v);
+          if (!problem) return true;
+          const _ = translatorOf(this);
+          return _('detection-filter.validators.timeZone', { problem: render(problem, _) });
         },
       },
       bridge: {
@@ -203,6 +289,145 @@
         typeField: '#node-input-propertyType',
       });
       const typedList = { value: 'list', label: node._('detection-filter.typedList'), icon: 'fa fa-list', hasValue: true };
+      const typedWindows = { value: 'windows', label: node._('detection-filter.typedWindows'), icon: 'fa fa-clock-o', hasValue: true };
+
+      /**
+       * A time rule's fields: within/outside, the windows (typed, or a msg, flow,
+       * global or env property), and under the row a small editor of typed
+       * windows (weekday toggles, from and to) that writes the text form, and is
+       * redrawn from it when the text is typed.
+       */
+      function timeFields(rule: FilterRule, fields: JQuery, row: JQuery, changed: () => void) {
+        const isTime = rule.t === 'time';
+        const when = $(
+          '<select class="node-input-rule-when detection-filter-field detection-filter-value-field" data-for="time" style="width:110px; flex:none;"></select>',
+        ).appendTo(fields);
+        TIME_KINDS.forEach(function (k) {
+          $('<option></option>')
+            .val(k)
+            .text(node._('detection-filter.time.' + k))
+            .appendTo(when);
+        });
+        when.val(isTime && rule.k === 'outside' ? 'outside' : 'inside');
+        const box = $('<div class="detection-filter-field" data-for="time" style="flex:1; min-width:0;"></div>').appendTo(fields);
+        const input = $('<input type="text" class="node-input-rule-windows" style="width:100%;">').appendTo(box);
+        input.typedInput({ default: 'windows', types: [typedWindows, 'msg', 'flow', 'global', 'env'] });
+        input.typedInput('type', isTime && rule.vt && TIME_SOURCES.indexOf(rule.vt) >= 0 ? rule.vt : 'windows');
+        input.typedInput('value', isTime ? str(rule.v) : NEW_WINDOWS);
+        // fluid: typedInput('width', '100%') would measure the box now, while the other rule types' fields still crowd it
+        box.children('.red-ui-typedInput-container').css('width', '100%');
+
+        const editor = $('<div class="detection-filter-windows" style="white-space:normal; margin:6px 0 2px 0;"></div>').appendTo(row);
+        const list = $('<div class="detection-filter-window-list"></div>').appendTo(editor);
+        const footer = $('<div style="display:flex; align-items:center; gap:8px;"></div>').appendTo(editor);
+        $('<button type="button" class="red-ui-button red-ui-button-small detection-filter-add-window"><i class="fa fa-plus"></i> </button>')
+          .append(document.createTextNode(node._('detection-filter.button.add-window')))
+          .appendTo(footer)
+          .on('click', function () {
+            addWindow({ days: windowsLib.EVERY_DAY, from: 22 * 60, to: 6 * 60 });
+            writeText();
+          });
+
+        /** One window's row: a toggle per weekday, from, to, remove. */
+        function addWindow(w: EditorTimeWindow) {
+          const line = $(
+            '<div class="detection-filter-window" style="display:flex; flex-wrap:wrap; align-items:center; gap:6px; margin-bottom:4px;"></div>',
+          ).appendTo(list);
+          const days = $('<span class="button-group" style="display:inline-flex;"></span>').appendTo(line);
+          windowsLib.WEEKDAYS.forEach(function (day, i) {
+            const on = (w.days & (1 << i)) !== 0;
+            $('<button type="button" class="red-ui-button red-ui-button-small toggle detection-filter-day" style="min-width:30px;"></button>')
+              .attr('data-day', String(i))
+              .attr('aria-pressed', String(on))
+              .toggleClass('selected', on)
+              .text(node._('detection-filter.weekday.' + day))
+              .attr('title', node._('detection-filter.weekday-name.' + day))
+              .appendTo(days)
+              .on('click', function () {
+                const button = $(this);
+                const pressed = !button.hasClass('selected');
+                // a window needs a day: the last one pressed stays
+                if (!pressed && days.find('.detection-filter-day.selected').length === 1) return;
+                button.toggleClass('selected', pressed).attr('aria-pressed', String(pressed));
+                writeText();
+              });
+          });
+          $('<span></span>').text(node._('detection-filter.label.from')).appendTo(line);
+          $('<input type="time" class="detection-filter-from" style="width:110px;">').val(windowsLib.clockText(w.from)).appendTo(line);
+          $('<span></span>').text(node._('detection-filter.label.to')).appendTo(line);
+          // the end of the day (24:00) is midnight, 00:00, in a time field
+          $('<input type="time" class="detection-filter-to" style="width:110px;">')
+            .val(windowsLib.clockText(w.to % windowsLib.DAY_MINUTES))
+            .appendTo(line);
+          $('<button type="button" class="red-ui-button red-ui-button-small detection-filter-remove-window"><i class="fa fa-times"></i></button>')
+            .attr('title', node._('detection-filter.button.remove-window'))
+            .appendTo(line)
+            .on('click', function () {
+              line.remove();
+              writeText();
+            });
+          line.find('input').on('change input', writeText);
+        }
+
+        /** The windows of the editor as the text lib reads: `Mon-Fri 22:00-06:00; Sat,Sun 00:00-24:00`. */
+        function windowsText(): string {
+          const parts: string[] = [];
+          list.children('.detection-filter-window').each(function () {
+            const line = $(this);
+            let days = 0;
+            line.find('.detection-filter-day.selected').each(function () {
+              days |= 1 << Number($(this).attr('data-day'));
+            });
+            const from = String(line.find('.detection-filter-from').val() || '');
+            let to = String(line.find('.detection-filter-to').val() || '');
+            if (to === '00:00') to = '24:00';
+            const dayText = windowsLib.daysText(days);
+            parts.push((dayText ? dayText + ' ' : '') + from + '-' + to);
+          });
+          return parts.join('; ');
+        }
+        let writing = false;
+        function writeText() {
+          writing = true;
+          input.typedInput('value', windowsText());
+          writing = false;
+          changed();
+        }
+        /** Redraws the editor from the text, when the text reads as windows (else it stays, and the problem shows). */
+        function readText() {
+          const parsed = windowsLib.parseWindows(input.typedInput('value'));
+          if (!parsed.ok) return;
+          list.empty();
+          parsed.windows.forEach(addWindow);
+        }
+        function showEditor() {
+          editor.toggle(String(row.find('select.node-input-rule-type').val()) === 'time' && input.typedInput('type') === 'windows');
+        }
+        /** Examples of the windows, or of a property or variable name when they are read from msg/flow/global/env. */
+        function placeholder() {
+          const type = input.typedInput('type');
+          const key = type === 'windows' ? 'windows' : type === 'env' ? 'windows-env' : 'windows-property';
+          box.find('input.red-ui-typedInput-input').attr('placeholder', node._('detection-filter.placeholder.' + key));
+        }
+        input.on('change', function () {
+          if (!writing && input.typedInput('type') === 'windows') readText();
+          placeholder();
+          showEditor();
+          changed();
+        });
+        box.on('keyup input', 'input.red-ui-typedInput-input', function () {
+          if (input.typedInput('type') === 'windows') readText();
+        });
+        when.on('change', changed);
+        readText();
+        return {
+          /** Shows or hides the time fields' editor as the row's type changes. */
+          sync: function (shown: boolean) {
+            if (shown) placeholder();
+            editor.toggle(shown && input.typedInput('type') === 'windows');
+          },
+        };
+      }
 
       const container = $('#node-input-rule-container');
       /** Shows the first problem of the rules under the list, as they are edited, and marks its row. */
@@ -216,6 +441,12 @@
         $('#detection-filter-rules-problem')
           .text(problem || '')
           .toggle(!!problem);
+        // how windows read, while the rules have a time rule
+        $('#detection-filter-time-tip').toggle(
+          rules.some(function (r) {
+            return r.t === 'time';
+          }),
+        );
         // the field of a row that is wrong is marked, the others cleared
         rows.each(function (i) {
           const bad = !!ruleProblem(rules[i]);
@@ -223,7 +454,8 @@
           row.find('.detection-filter-value-field, .red-ui-typedInput-container').removeClass('input-error');
           if (!bad) return;
           const t = rules[i].t;
-          if (isList(t)) row.find('.red-ui-typedInput-container').addClass('input-error');
+          if (isList(t) || t === 'time')
+            row.find('.detection-filter-field[data-for="' + fieldFor(t) + '"] .red-ui-typedInput-container').addClass('input-error');
           else
             row
               .find('.detection-filter-value-field')
@@ -297,6 +529,7 @@
             $('<span class="form-tips detection-filter-field" data-for="enrolled" style="white-space:normal;"></span>')
               .text(node._('detection-filter.enrolled'))
               .appendTo(fields);
+            const time = timeFields(rule, fields, row, showProblem);
 
             /** Examples of the items, or of a property name when the list is read from msg/flow/global. */
             function listPlaceholder() {
@@ -311,6 +544,7 @@
                 $(this).toggle($(this).attr('data-for') === shown);
               });
               if (isList(t)) listPlaceholder();
+              time.sync(t === 'time');
               if (t === 'camera-match') textBox.attr('placeholder', node._('detection-filter.placeholder.camera-match'));
               if (t === 'name') textBox.attr('placeholder', node._('detection-filter.placeholder.name-part'));
               showProblem();
@@ -362,6 +596,27 @@
       $('#node-input-tagPrefix').on('change keyup input', showPrefix);
       $('#node-input-bridge').on('change', showPrefix);
       showPrefix();
+
+      // The zones this browser knows, offered as the name is typed (Node-RED checks it again at deploy).
+      const supported = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf;
+      const zones = $('#detection-filter-zones');
+      if (typeof supported === 'function')
+        supported('timeZone').forEach(function (zone) {
+          $('<option></option>').attr('value', zone).appendTo(zones);
+        });
+      $('#node-input-timeZone').attr('placeholder', node._('detection-filter.placeholder.timeZone'));
+      /** Says which zone time rules use: the event's own, else the one typed here, else Node-RED's. */
+      function showZone() {
+        const typed = String($('#node-input-timeZone').val() || '').trim();
+        const problem = windowsLib.timeZoneProblem(typed);
+        let tip: string;
+        if (problem) tip = render(problem, node._);
+        else if (typed) tip = node._('detection-filter.tip.time-zone-own', { zone: windowsLib.knownTimeZone(typed) || typed });
+        else tip = node._('detection-filter.tip.time-zone-nodered');
+        $('#detection-filter-zone-tip').text(tip);
+      }
+      $('#node-input-timeZone').on('change keyup input', showZone);
+      showZone();
     },
     oneditsave: function () {
       const rules: FilterRule[] = [];

@@ -5,9 +5,11 @@
  * `DetectionBridgeConfig` (the configuration versions of
  * lib/config/migrate.ts, and their migration as the editor adds nodes),
  * `DetectionBridgeOptions` (each node's option rules, lib/config/node-options.ts),
- * `DetectionBridgeEditor` (what the dialogs share, editor-helpers.ts), and
+ * `DetectionBridgeEditor` (what the dialogs share, editor-helpers.ts),
  * `DetectionBridgeDownstream` (lib/delivery/downstream.ts: whether a
- * detection-done is wired downstream of a receiver, as the runtime decides it).
+ * detection-done is wired downstream of a receiver, as the runtime decides it),
+ * and `DetectionBridgeTimeWindows` (lib/events/time-window.ts: detection
+ * filter's time windows and zones, read as the runtime reads them).
  */
 import fs from 'node:fs';
 import type { NodeAPI } from 'node-red';
@@ -23,6 +25,7 @@ const LIB_MODULES: Readonly<Record<string, string>> = {
   'node-options': '../../lib/config/node-options',
   migrate: '../../lib/config/migrate',
   downstream: '../../lib/delivery/downstream',
+  'time-window': '../../lib/events/time-window',
 };
 
 let script: string | undefined;
@@ -63,6 +66,7 @@ export function editorScript(): string {
     "  window.DetectionBridgeOptions = { NODE_OPTIONS: modules['node-options'].NODE_OPTIONS, checkOption: modules['option-rules'].checkOption };",
     '  window.DetectionBridgeEditor = (' + editorHelpers.toString() + ')(RED, window.DetectionBridgeOptions);',
     '  window.DetectionBridgeDownstream = modules.downstream;',
+    "  window.DetectionBridgeTimeWindows = modules['time-window'];",
     '})();',
     '',
   );

@@ -4,7 +4,20 @@
  */
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { ROOT, getHelper, translatedModule, collect, until, completeProbe, trackFinished } = require('../support');
+const {
+  ROOT,
+  getHelper,
+  translatedModule,
+  collect,
+  until,
+  completeProbe,
+  trackFinished,
+  loadWithHttp,
+  closeServers,
+  postJson,
+} = require('../support');
+const { FakeClock } = require('../support/fake-clock');
+const ev = require('../fixtures/events');
 
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib'));
 
@@ -551,6 +564,176 @@ describe('detection-filter node', function () {
       const [msg] = await caught;
       assert.match(msg.error.message, /cannot use the tag prefix "partner\*"/);
     });
+  });
+
+  describe('time windows (events posted to a detection in, over HTTP)', () => {
+    afterEach(async () => {
+      await closeServers();
+      helper.settings({});
+    });
+
+    /** A plate detected at `iso` (as the bridge writes dateTimeUtc), in `zone` (undefined: the event gives none). */
+    function plateAt(iso, zone, edit = () => {}) {
+      const e = ev.fullLpr();
+      e.payload.detectionInfo.dateTimeUtc = iso;
+      if (zone === undefined) delete e.payload.detectionInfo.timeZone;
+      else e.payload.detectionInfo.timeZone = zone;
+      edit(e);
+      return e;
+    }
+
+    /**
+     * detection in (on /hooks/time) wired to the filter `flt` configured by `config`; the
+     * clock the nodes stamp with held at `now` (ms), so "when it arrived" is known.
+     */
+    async function receiverAndFilter(config, { now, tabEnv } = {}) {
+      const clock = new FakeClock(now === undefined ? Date.parse('2026-03-05T13:00:00Z') : now);
+      helper.settings({ detectionBridgeClock: clock });
+      const tab = { id: 'f1', type: 'tab', label: 'test', ...(tabEnv ? { env: tabEnv } : {}) };
+      const base = await loadWithHttp(['detection-in', TYPE].map(translatedModule), [
+        tab,
+        { id: 'in1', type: 'detection-in', z: 'f1', path: '/hooks/time', auth: 'none', maxBodyMiB: 16, validation: 'lenient', wires: [['flt'], []] },
+        filterNode('flt', config),
+        { id: 'flt-match', type: 'helper', z: 'f1' },
+        { id: 'flt-other', type: 'helper', z: 'f1' },
+      ]);
+      const got = record();
+      /** Posts `event` and resolves with the output it came out of. */
+      async function route(event) {
+        const before = got.match.length + got.other.length;
+        const matched = got.match.length;
+        const answer = await postJson(`${base}/hooks/time`, event);
+        assert.equal(answer.status, 200, answer.text);
+        await until(() => got.match.length + got.other.length > before, 5000, 'the event out of the filter');
+        return got.match.length > matched ? 'match' : 'other';
+      }
+      return { route, got, clock, flt: helper.getNode('flt') };
+    }
+
+    const night = { t: 'time', v: 'Mon-Fri 22:00-06:00', vt: 'windows', k: 'inside' };
+
+    it('a night window passes a night event and not a day one (in the zone chosen in the node)', async () => {
+      const { route, flt } = await receiverAndFilter({ rules: [night], timeZone: 'Europe/Berlin' });
+      // Wednesday 4 March 2026: 22:30 UTC is 23:30 in Berlin, 11:00 UTC is noon
+      assert.equal(await route(plateAt('2026-03-04T22:30:00Z')), 'match', 'Wed 23:30 in Berlin');
+      assert.equal(await route(plateAt('2026-03-05T04:59:00Z')), 'match', 'Thu 05:59 in Berlin, the same night');
+      assert.equal(await route(plateAt('2026-03-04T11:00:00Z')), 'other', 'Wed 12:00 in Berlin');
+      assert.equal(await route(plateAt('2026-03-04T20:30:00Z')), 'other', 'Wed 21:30 in Berlin');
+      assert.equal(await route(plateAt('2026-03-07T22:30:00Z')), 'other', 'Saturday night: not a start day');
+      assert.equal(ownCalls(flt, 'warn').length, 0);
+      assert.equal(ownCalls(flt, 'error').length, 0);
+    });
+
+    it('a resent event is judged by when it was detected, not when it arrives', async () => {
+      // it arrives on Thursday at 14:00 in Berlin (the nodes' clock); it was detected on Wednesday night
+      const { route, clock, flt } = await receiverAndFilter(
+        { rules: [night], timeZone: 'Europe/Berlin' },
+        { now: Date.parse('2026-03-05T13:00:00Z') },
+      );
+      const resent = plateAt('2026-03-04T22:30:00.1234567', undefined, (e) => {
+        e.payload.resentEvent = true;
+      });
+      assert.equal(await route(resent), 'match', 'detected at night (a .NET time without a zone is UTC), delivered by day: passes');
+      assert.equal(await route(plateAt(new Date(clock.now()).toISOString())), 'other', 'detected now, by day');
+      const dayResent = plateAt('2026-03-04T11:00:00Z', undefined, (e) => {
+        e.payload.resentEvent = true;
+      });
+      assert.equal(await route(dayResent), 'other', 'detected by day, resent later');
+      assert.equal(ownCalls(flt, 'warn').length, 0);
+    });
+
+    it("an event with a zone of its own is judged in it, not in the node's", async () => {
+      const { route } = await receiverAndFilter({ rules: [night], timeZone: 'Asia/Tokyo' });
+      // Thursday 03:30 UTC: Wednesday 22:30 in New York, Thursday 12:30 in Tokyo
+      assert.equal(await route(plateAt('2026-03-05T03:30:00Z', 'America/New_York')), 'match', 'night in New York');
+      assert.equal(await route(plateAt('2026-03-05T03:30:00Z')), 'other', "no zone: the node's, midday in Tokyo");
+      assert.equal(await route(plateAt('2026-03-05T03:30:00Z', 'Berlin')), 'other', "a zone Intl does not know: the node's");
+      assert.equal(await route(plateAt('2026-03-04T14:30:00Z')), 'match', 'no zone: 23:30 in Tokyo');
+    });
+
+    it('windows read from flow context change what passes without a redeploy; bad ones are said once', async () => {
+      const { route, flt } = await receiverAndFilter({ rules: [{ t: 'time', v: 'alertHours', vt: 'flow', k: 'inside' }], timeZone: 'UTC' });
+      const wednesdayNight = () => plateAt('2026-03-04T23:30:00Z');
+      assert.equal(await route(wednesdayNight()), 'other', 'not set yet: holds for no event');
+      await until(() => ownCalls(flt, 'warn').length === 1, 3000, 'the warning');
+      assert.match(ownCalls(flt, 'warn')[0].args[0], /^rule 1: flow\.alertHours does not exist, so the time rule holds for no event/);
+      flt.context().flow.set('alertHours', 'Mon-Fri 22:00-06:00');
+      assert.equal(await route(wednesdayNight()), 'match');
+      flt.context().flow.set('alertHours', [{ days: ['sat', 'sun'] }]);
+      assert.equal(await route(wednesdayNight()), 'other', 'moved to the weekend (as a dashboard sets it)');
+      flt.context().flow.set('alertHours', [{ days: 'wed', from: '23:00', to: '24:00' }]);
+      assert.equal(await route(wednesdayNight()), 'match');
+      flt.context().flow.set('alertHours', 'Wed 23:00-25:00');
+      assert.equal(await route(wednesdayNight()), 'other', 'windows that do not parse hold for no event');
+      assert.equal(await route(wednesdayNight()), 'other');
+      const warnings = ownCalls(flt, 'warn').map((c) => c.args[0]);
+      assert.equal(warnings.length, 2, `one warning per problem, not per message: ${warnings.join(' | ')}`);
+      assert.equal(
+        warnings[1],
+        'rule 1: flow.alertHours is not time windows ("25:00" is not a time: write hours and minutes from 00:00 to 24:00, such as 22:00), so the time rule holds for no event until it is corrected',
+      );
+      assert.equal(ownCalls(flt, 'error').length, 0);
+    });
+
+    it("windows from the flow's env, read at deploy; a zone or windows that cannot work stop the node with the reason", async () => {
+      const { route, flt } = await receiverAndFilter(
+        { rules: [{ t: 'time', v: 'NIGHT_HOURS', vt: 'env', k: 'outside' }], timeZone: 'UTC', name: 'Daytime' },
+        { tabEnv: [{ name: 'NIGHT_HOURS', value: 'Mon-Fri 22:00-06:00', type: 'str' }] },
+      );
+      assert.equal(await route(plateAt('2026-03-04T23:30:00Z')), 'other', 'inside the night: not outside');
+      assert.equal(await route(plateAt('2026-03-04T12:00:00Z')), 'match', 'outside the night');
+      await until(() => (lastStatus(flt) || {}).text === '1 matched · 1 not (outside env.NIGHT_HOURS)', 3000, 'the status with the rule');
+      await closeServers();
+      await helper.unload();
+
+      await helper.load(translatedModule(TYPE), [
+        { id: 'f1', type: 'tab', label: 'test' },
+        filterNode('zone', { rules: [night], timeZone: 'Berlin' }),
+        filterNode('bad', { rules: [{ t: 'time', v: 'Mon-Fri 22:00' }] }),
+        filterNode('env', { rules: [{ t: 'time', v: 'NO_SUCH_WINDOWS', vt: 'env' }] }),
+        filterNode('zone-unused', { rules: [{ t: 'kind', v: 'lpr' }], timeZone: 'Berlin' }),
+      ]);
+      const firstError = (id) => (ownCalls(helper.getNode(id), 'error')[0] || { args: [] }).args[0];
+      await until(() => firstError('zone') && firstError('bad') && firstError('env'), 2000, 'errors at deploy');
+      assert.equal(firstError('zone'), 'detection filter cannot run: Time zone: "Berlin" is not a time zone: write Europe/Berlin, not Berlin');
+      assert.equal(lastStatus(helper.getNode('zone')).fill, 'red');
+      assert.equal(
+        firstError('bad'),
+        'detection filter cannot run: rule 1: "22:00" is not a from-to time: write the start and the end, such as 22:00-06:00',
+      );
+      assert.match(firstError('env'), /rule 1: the environment variable NO_SUCH_WINDOWS is not set/);
+      assert.equal(firstError('zone-unused'), undefined, 'a zone no time rule uses does not stop the node');
+    });
+  });
+
+  it('an event without a readable detection time is judged when it is handled, with one warning', async () => {
+    const clock = new FakeClock(Date.parse('2026-03-04T12:00:00Z'));
+    helper.settings({ detectionBridgeClock: clock });
+    try {
+      await helper.load(translatedModule(TYPE), flow({ rules: [{ t: 'time', v: 'Wed 22:00-23:00' }], timeZone: 'UTC' }));
+      const got = record();
+      const flt = helper.getNode('flt');
+      const timeless = () =>
+        event('lpr', (e) => {
+          e.payload.detectionInfo.dateTimeUtc = 'yesterday';
+          e.payload.detectionInfo.timeZone = 'UTC';
+        });
+      flt.receive({ payload: timeless(), topic: 'noon' });
+      flt.receive({ payload: timeless(), topic: 'noon again' });
+      await until(() => got.other.length === 2, 3000, 'two messages at noon');
+      await clock.advance(10.5 * 3600_000);
+      flt.receive({ payload: timeless(), topic: '22:30' });
+      await until(() => got.match.length === 1, 3000, 'the message at 22:30');
+      assert.equal(got.match[0].topic, '22:30');
+      const warnings = ownCalls(flt, 'warn');
+      assert.equal(warnings.length, 1, 'one warning for the node, not one per message');
+      assert.match(
+        warnings[0].args[0],
+        /^an event without a readable detection time \(payload\.detectionInfo\.dateTimeUtc\) is judged by the time rules at the time it reached this node/,
+      );
+    } finally {
+      helper.settings({});
+    }
   });
 
   it('sends a failing JSONata event expression to Catch nodes', async () => {

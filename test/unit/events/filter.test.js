@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { compileFilter, listItems, listProblem, wildcardRegExp } = require('../../../dist/lib/events/filter');
+const { compileFilter, detectionTime, listItems, listProblem, wildcardRegExp } = require('../../../dist/lib/events/filter');
 const { normalisePlate } = require('../../../dist/lib/plates');
 const { viewOfEvent } = require('../../../dist/lib/events/detection-view');
 const { normaliseTagPrefix, tagKey, TAG_PREFIX_SOURCE } = require('../../../dist/lib/events/tag-prefix');
@@ -362,6 +362,206 @@ describe('lib/events/filter', () => {
       assert.equal(listProblem(true), 'not-a-list');
       assert.equal(listProblem(''), undefined, 'empty text is an empty list, not a problem');
       assert.equal(listProblem([]), undefined);
+    });
+  });
+
+  describe('time rules', () => {
+    /** A plate detected at `iso` (dateTimeUtc as sent), in `zone` (undefined: the event gives none). */
+    const at = (iso, zone) =>
+      plate((e) => {
+        e.payload.detectionInfo.dateTimeUtc = iso;
+        if (zone === undefined) delete e.payload.detectionInfo.timeZone;
+        else e.payload.detectionInfo.timeZone = zone;
+      });
+    /** The raw event and its view, for matches(view, lists, detectionTime(event, now)). */
+    const eventAt = (iso, zone, edit = () => {}) => {
+      const event = buildSampleEvent('lpr', { now: NOW });
+      if (iso === undefined) delete event.payload.detectionInfo.dateTimeUtc;
+      else event.payload.detectionInfo.dateTimeUtc = iso;
+      if (zone === undefined) delete event.payload.detectionInfo.timeZone;
+      else event.payload.detectionInfo.timeZone = zone;
+      edit(event);
+      return { event, view: viewOfEvent(event, Date.parse('2026-03-01T12:00:00Z')) };
+    };
+    /** Whether `rules` pass the event, judged as the node judges it: its detection time, else `now`. */
+    const judged = (rules, { iso, zone, now = Date.parse('2026-03-04T12:00:00Z'), options = {}, lists = [] }) => {
+      const result = compileFilter(rules, 'all', options);
+      assert.ok(result.ok, JSON.stringify(result.problems && result.problems.map((p) => renderMessage(p))));
+      const { event, view } = eventAt(iso, zone);
+      return result.filter.matches(view, lists, detectionTime(event, now));
+    };
+    const night = { t: 'time', v: 'Mon-Fri 22:00-06:00', vt: 'windows', k: 'inside' };
+
+    it('inside or outside the windows, across midnight', () => {
+      // Wednesday 4 March 2026, in UTC (the events say so)
+      assert.equal(judged([night], { iso: '2026-03-04T23:30:00Z', zone: 'UTC' }), true, 'Wed 23:30');
+      assert.equal(judged([night], { iso: '2026-03-05T05:59:00Z', zone: 'UTC' }), true, 'Thu 05:59, the night from Wednesday');
+      assert.equal(judged([night], { iso: '2026-03-05T06:00:00Z', zone: 'UTC' }), false, 'Thu 06:00');
+      assert.equal(judged([night], { iso: '2026-03-04T21:59:00Z', zone: 'UTC' }), false, 'Wed 21:59');
+      const outside = { ...night, k: 'outside' };
+      assert.equal(judged([outside], { iso: '2026-03-04T23:30:00Z', zone: 'UTC' }), false);
+      assert.equal(judged([outside], { iso: '2026-03-04T12:00:00Z', zone: 'UTC' }), true);
+      assert.equal(
+        judged([{ t: 'time', v: 'Mon-Fri 22:00-06:00' }], { iso: '2026-03-04T23:30:00Z', zone: 'UTC' }),
+        true,
+        'k and vt missing: inside typed windows',
+      );
+    });
+
+    it("the zone: the event's own, else the node's, else Node-RED's", () => {
+      // 2026-03-04T22:30Z is 23:30 in Berlin, 17:30 in New York, 07:30 (Thursday) in Tokyo
+      const iso = '2026-03-04T22:30:00Z';
+      const options = { timeZone: 'Asia/Tokyo', systemTimeZone: 'America/New_York' };
+      const late = [{ t: 'time', v: 'Wed 23:00-24:00' }];
+      assert.equal(judged(late, { iso, zone: 'Europe/Berlin', options }), true, "the event's zone wins over the node's");
+      assert.equal(judged(late, { iso, zone: 'UTC', options }), false, 'an event that says UTC is judged in UTC, not in the node zone');
+      assert.equal(
+        judged([{ t: 'time', v: 'Thu 07:00-08:00' }], { iso, zone: undefined, options }),
+        true,
+        "no zone in the event: the node's (Tokyo)",
+      );
+      assert.equal(judged([{ t: 'time', v: 'Thu 07:00-08:00' }], { iso, zone: 'Mars/Base', options }), true, 'a zone Intl does not know: as none');
+      assert.equal(
+        judged([{ t: 'time', v: 'Wed 17:00-18:00' }], { iso, zone: undefined, options: { systemTimeZone: 'America/New_York' } }),
+        true,
+        "no zone anywhere: Node-RED's (New York here)",
+      );
+      assert.equal(
+        judged([{ t: 'time', v: 'Wed 17:00-18:00' }], { iso, zone: undefined, options: { timeZone: '', systemTimeZone: 'America/New_York' } }),
+        true,
+        "an empty zone is Node-RED's",
+      );
+      assert.equal(
+        judged([{ t: 'time', v: 'Wed 17:00-18:00' }], { iso, zone: null, options: { timeZone: ' ', systemTimeZone: 'America/New_York' } }),
+        true,
+        'timeZone null',
+      );
+    });
+
+    it('judges when the event happened (a resent event too); without a readable time, when it is handled', () => {
+      const resent = eventAt('2026-03-04T23:30:00.1234567', 'UTC', (e) => (e.payload.resentEvent = true));
+      const f = filter([night]);
+      const day = Date.parse('2026-03-05T14:00:00Z');
+      const when = detectionTime(resent.event, day);
+      assert.deepEqual(when, { millis: Date.parse('2026-03-04T23:30:00.123Z'), fromEvent: true, zone: 'UTC' }, '.NET ticks, no zone: UTC');
+      assert.equal(f.matches(resent.view, [], when), true, 'detected at night, arriving by day: passes');
+      const timeless = eventAt('yesterday', 'UTC');
+      assert.deepEqual(detectionTime(timeless.event, day), { millis: day, fromEvent: false, zone: 'UTC' });
+      assert.equal(f.matches(timeless.view, [], detectionTime(timeless.event, day)), false, 'judged at 14:00: outside');
+      assert.equal(f.matches(timeless.view, [], detectionTime(timeless.event, Date.parse('2026-03-04T23:00:00Z'))), true, 'judged at 23:00');
+      assert.deepEqual(detectionTime(eventAt(undefined, 'europe/berlin').event, day), { millis: day, fromEvent: false, zone: 'Europe/Berlin' });
+      assert.deepEqual(detectionTime('not an event', day), { millis: day, fromEvent: false, zone: null });
+      assert.equal(f.judgesTime, true);
+      assert.equal(filter([{ t: 'kind', v: 'lpr' }]).judgesTime, false);
+    });
+
+    it("without a DetectionTime: the view's time and zone", () => {
+      assert.equal(holds(night, at('2026-03-04T23:30:00Z', 'UTC')), true);
+      assert.equal(holds(night, at('2026-03-04T23:30:00Z', 'Asia/Tokyo')), false, 'Thursday 08:30 in Tokyo');
+    });
+
+    it('windows from env are read once, at deploy', () => {
+      let asked = 0;
+      const env = (name) => {
+        asked++;
+        return { NIGHT: 'Mon-Fri 22:00-06:00', BAD: 'Mon 25:00-06:00' }[name];
+      };
+      const result = compileFilter([{ t: 'time', v: 'NIGHT', vt: 'env' }], 'all', { env });
+      assert.ok(result.ok);
+      assert.deepEqual(result.filter.reads, [], 'nothing to read per message');
+      const { event, view } = eventAt('2026-03-04T23:30:00Z', 'UTC');
+      for (let i = 0; i < 3; i++) assert.equal(result.filter.matches(view, [], detectionTime(event, 0)), true);
+      assert.equal(asked, 1);
+      assert.equal(result.filter.summary(), 'time env.NIGHT');
+      assert.deepEqual(
+        problems([
+          { t: 'time', v: 'MISSING', vt: 'env' },
+          { t: 'time', v: ' ', vt: 'env' },
+        ]),
+        [
+          'rule 1: the environment variable MISSING is not set: set it to time windows such as Mon-Fri 22:00-06:00, or type the windows in',
+          'rule 2: enter the name of the environment variable that holds the time windows',
+        ],
+      );
+      const bad = compileFilter([{ t: 'time', v: 'BAD', vt: 'env' }], 'all', { env });
+      assert.equal(
+        renderMessage(bad.problems[0]),
+        'rule 1: the environment variable BAD does not hold time windows: "25:00" is not a time: write hours and minutes from 00:00 to 24:00, such as 22:00',
+      );
+      process.env.DETECTION_FILTER_TEST_WINDOWS = 'Sat,Sun';
+      try {
+        assert.ok(compileFilter([{ t: 'time', v: 'DETECTION_FILTER_TEST_WINDOWS', vt: 'env' }]).ok, 'without a resolver: process.env');
+      } finally {
+        delete process.env.DETECTION_FILTER_TEST_WINDOWS;
+      }
+    });
+
+    it('windows read for each message (msg, flow, global): what is wrong with them, and no event holds', () => {
+      const f = filter([
+        { t: 'kind', v: 'lpr' },
+        { t: 'time', v: 'night', vt: 'flow', k: 'inside' },
+        { t: 'plate', v: 'watch', vt: 'global' },
+      ]);
+      assert.deepEqual(f.reads, [
+        { position: 2, type: 'time', source: 'flow', property: 'night' },
+        { position: 3, type: 'plate', source: 'global', property: 'watch' },
+      ]);
+      const { event, view } = eventAt('2026-03-04T23:30:00Z', 'UTC');
+      const when = detectionTime(event, 0);
+      assert.equal(f.matches(view, ['Mon-Fri 22:00-06:00', 'XYZ987'], when), true);
+      assert.equal(f.matches(view, [[{ days: 'sat-sun' }], 'XYZ987'], when), false, 'windows changed: Wednesday is outside');
+      assert.equal(f.matches(view, [undefined, 'XYZ987'], when), false, 'missing windows: no event holds');
+      assert.equal(f.matches(view, ['Mon 25:00-06:00', 'XYZ987'], when), false, 'bad windows: no event holds');
+      const outside = filter([{ t: 'time', v: 'night', vt: 'msg', k: 'outside' }]);
+      assert.equal(outside.matches(view, [undefined], when), false, 'missing windows: not "outside" either');
+      assert.equal(outside.matches(view, ['Sat,Sun'], when), true);
+
+      assert.equal(f.readProblem(0, 'Mon'), undefined);
+      assert.deepEqual(f.readProblem(0, undefined), { kind: 'missing' });
+      const bad = f.readProblem(0, 'Mon 25:00-06:00');
+      assert.equal(bad.kind, 'windows');
+      assert.equal(renderMessage(bad.problem), '"25:00" is not a time: write hours and minutes from 00:00 to 24:00, such as 22:00');
+      assert.deepEqual(f.readProblem(1, { x: 1 }), { kind: 'not-a-list' });
+      assert.deepEqual(f.readProblem(1, null), { kind: 'missing' });
+      assert.equal(f.readProblem(1, 'AB1'), undefined);
+      assert.equal(f.readProblem(5, 'x'), undefined, 'no such read');
+    });
+
+    it('summary: the windows, or where they are read', () => {
+      assert.equal(filter([{ t: 'time', v: 'mon-fri 22:00-06:00' }]).summary(), 'time Mon–Fri 22:00–06:00');
+      assert.equal(filter([{ t: 'time', v: 'Sat,Sun', k: 'outside' }]).summary(), 'outside Sat,Sun 00:00–24:00');
+      assert.equal(filter([{ t: 'time', v: 'night', vt: 'flow' }]).summary(), 'time flow.night');
+    });
+
+    it('rules that cannot work, and a node zone that is not one', () => {
+      assert.deepEqual(
+        problems([
+          { t: 'time', v: 'Mon 25:00-06:00' },
+          { t: 'time', v: '' },
+          { t: 'time', v: 'Mon', k: 'during' },
+          { t: 'time', v: 'Mon', vt: 'list' },
+          { t: 'time', v: ' ', vt: 'global' },
+          { t: 'time', v: 'Mon 10:00-11:00; Tue 10:00' },
+        ]),
+        [
+          'rule 1: "25:00" is not a time: write hours and minutes from 00:00 to 24:00, such as 22:00',
+          'rule 2: no time window given: write one such as Mon-Fri 22:00-06:00 (several separated by ;)',
+          'rule 3: choose whether the time is within or outside the windows, not "during"',
+          'rule 4: "list" is not a place to read time windows from: choose typed windows, msg, flow, global or env',
+          'rule 5: enter the global property that holds the time windows',
+          'rule 6: window 2 (Tue 10:00): "10:00" is not a from-to time: write the start and the end, such as 22:00-06:00',
+        ],
+      );
+      const zoned = compileFilter([night, { t: 'tag', v: '' }], 'all', { timeZone: 'Berlin' });
+      assert.deepEqual(
+        zoned.problems.map((p) => [p.position, renderMessage(p)]),
+        [
+          [0, 'Time zone: "Berlin" is not a time zone: write Europe/Berlin, not Berlin'],
+          [2, 'rule 2: enter at least one tag'],
+        ],
+      );
+      assert.ok(compileFilter([{ t: 'tag', v: 'VIP' }], 'all', { timeZone: 'Berlin' }).ok, 'without a time rule the zone is not used');
+      assert.ok(compileFilter([night], 'all', { timeZone: 'europe/berlin' }).ok);
     });
   });
 
