@@ -124,7 +124,7 @@ export function dedupeSettings(
       readKey(msg, (err, value) => {
         if (err) reject(err);
         else if (byName) resolve(choiceKey(keyValue as Parameters<typeof choiceKey>[0], value));
-        else if (value === undefined && isDefaultIdKey) resolve(RED.util.getMessageProperty(msg, 'payload.payload.messageId'));
+        else if (value === undefined && isDefaultIdKey) resolve(innerMessageId(msg));
         else resolve(value);
       });
     });
@@ -164,4 +164,11 @@ export function dedupeSettings(
           : undefined,
     },
   };
+}
+
+/** The bridge's id inside an event (msg.payload.payload.messageId), or undefined where a level is missing (a message of another shape has no key, rather than an error). */
+function innerMessageId(msg: NodeMessageInFlow): unknown {
+  const event = (msg as { payload?: unknown }).payload;
+  const inner = event !== null && typeof event === 'object' ? (event as { payload?: unknown }).payload : undefined;
+  return inner !== null && typeof inner === 'object' ? (inner as { messageId?: unknown }).messageId : undefined;
 }
