@@ -95,7 +95,9 @@ function recordOf(taken: Taken): PeriodRecord | undefined {
   const [start, end, passed, held, notListed, flat] = taken;
   const heldKeys: PeriodRecord['heldKeys'] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) {
-    const [n, first, last] = String(flat[i + 1]).split(' ').map(Number);
+    const [n, first, last] = String(flat[i + 1])
+      .split(' ')
+      .map(Number);
     heldKeys.push([String(flat[i]), n, first, last]);
   }
   return { start: Number(start), end: Number(end), passed: Number(passed), held: Number(held), notListed: Number(notListed), heldKeys };

@@ -100,7 +100,12 @@ export = function register(RED: NodeAPI): void {
     /** The cap is asked in arrival order too, each question once the window has let its message through,
      *  without waiting for the answer before asking the next (one round trip per burst through Redis). */
     let lastAsked: Promise<unknown> = Promise.resolve();
-    const askCap = <T>(answered: Promise<T>, wouldPass: (answer: T) => boolean, key: string | null, now: number): Promise<[T, CapDecision | Error | undefined]> => {
+    const askCap = <T>(
+      answered: Promise<T>,
+      wouldPass: (answer: T) => boolean,
+      key: string | null,
+      now: number,
+    ): Promise<[T, CapDecision | Error | undefined]> => {
       if (!capped) return answered.then((answer) => [answer, undefined]);
       const asked = lastAsked
         .then(() => answered)

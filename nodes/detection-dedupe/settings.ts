@@ -98,7 +98,10 @@ export function dedupeSettings(
   // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
   const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: shared ? 1 : config.maxKeys });
   // A cap saved without its numbers (by hand) takes the dialog's; a wrong one stops the node.
-  const capLimits = parseOptions(CapLimits, { capCount: config.capCount ?? optionDefault('capCount'), capPeriod: config.capPeriod ?? optionDefault('capPeriod') });
+  const capLimits = parseOptions(CapLimits, {
+    capCount: config.capCount ?? optionDefault('capCount'),
+    capPeriod: config.capPeriod ?? optionDefault('capPeriod'),
+  });
   const configProblem = (problem: OptionProblem) =>
     ({ ok: false, problem: t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }) }) as const;
   if (!limits.ok) return configProblem(limits.problems[0]);

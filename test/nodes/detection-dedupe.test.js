@@ -1000,7 +1000,10 @@ describe('detection-dedupe node', () => {
       for (let i = 0; i < 8; i++) node.receive({ messageId: `m${i}`, payload: {} });
       await finished();
       await until(() => statusText(node) === `5 passed · 0 dropped · 3 held (digest ${dueAt(T0 + MINUTE)})`, 2000, 'the held count');
-      assert.equal(translate('detection-dedupe.status.held', { passed: 5, dropped: 0, held: 3, at: '14:02' }), '5 passed · 0 dropped · 3 held (digest 14:02)');
+      assert.equal(
+        translate('detection-dedupe.status.held', { passed: 5, dropped: 0, held: 3, at: '14:02' }),
+        '5 passed · 0 dropped · 3 held (digest 14:02)',
+      );
     });
   });
 });

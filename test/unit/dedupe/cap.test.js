@@ -76,11 +76,7 @@ for (const backend of backends) {
     it('overall: a burst of 1,000 gives 5 passes, and at the period’s end one digest of the 995 held, the keys listed bounded', async () => {
       const cap = backend.make({ count: 5, periodMs: MINUTE, per: 'all' });
       const decisions = await Promise.all(Array.from({ length: 1000 }, (_, i) => cap.check(`m${i}`, T0 + i)));
-      assert.deepEqual(
-        decisions.filter((d) => d.pass).length,
-        5,
-        'five pass',
-      );
+      assert.deepEqual(decisions.filter((d) => d.pass).length, 5, 'five pass');
       assert.ok(
         decisions.slice(0, 5).every((d) => d.pass),
         'the first five, in the order asked',
