@@ -9,7 +9,7 @@
  * A removed node, or one whose cap a deploy turned off, sends no digest: it
  * says in a warning how many messages its period had held back.
  */
-import type { Node, NodeAPI } from 'node-red';
+import type { Node } from 'node-red';
 import type { Clock } from '../../lib/core/clock';
 import { dropCap, keepCap, takeOverCap, type CapDecision, type Digest, type LocalCap, type MessageCap } from '../../lib/dedupe/cap';
 import { RedisCap } from '../../lib/dedupe/redis-cap';
@@ -36,11 +36,12 @@ export interface CapHooks {
   send(digest: Digest): void;
   /** What pending() says has changed (a status to redraw). */
   changed(): void;
+  /** Resolves once the flows being deployed have started (their nodes exist to receive a digest). */
+  flowsStarted(): Promise<void>;
 }
 
 /** The node's cap, or undefined when it has none (a period a previous instance left is then said in a warning). */
 export function openCap(
-  RED: NodeAPI,
   node: Node,
   settings: DedupeSettings,
   connection: RedisConnection | undefined,
@@ -102,10 +103,9 @@ export function openCap(
   }
 
   // A period carried over (or shared) may have ended meanwhile, or be running with messages held.
-  const start = (): void => {
+  void hooks.flowsStarted().then(() => {
     if (!closed && timer === undefined) fire();
-  };
-  RED.events.once('flows:started', start);
+  });
 
   return {
     cap,
@@ -116,7 +116,6 @@ export function openCap(
     pending: () => shown,
     close(removed) {
       closed = true;
-      RED.events.removeListener('flows:started', start);
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
       if (!local) return;

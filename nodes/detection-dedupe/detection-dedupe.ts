@@ -26,6 +26,16 @@ import { openWindow } from './window';
 type Send = (m: Array<NodeMessage | null>) => void;
 
 export = function register(RED: NodeAPI): void {
+  /** The next `flows:started` (every deploy, and Node-RED's start, ends in one): one listener for every node of the deploy. */
+  let nextStart: Promise<void> | undefined;
+  const flowsStarted = (): Promise<void> =>
+    (nextStart ??= new Promise((resolve) =>
+      (RED.events as unknown as { once(name: string, fn: () => void): void }).once('flows:started', () => {
+        nextStart = undefined;
+        resolve();
+      }),
+    ));
+
   registerNode<DedupeDef>(RED, 'detection-dedupe', (node, config) => {
     const t = nodeText(RED, 'detection-dedupe');
     const clock = clockOf(RED);
@@ -55,10 +65,11 @@ export = function register(RED: NodeAPI): void {
       out[index] = msg;
       return out;
     };
-    const capped = openCap(RED, node, settings, connection, clock, {
+    const capped = openCap(node, settings, connection, clock, {
       t,
       send: (digest: Digest) => node.send(output(outputCount - 1, { topic: 'digest', payload: digest })),
       changed: () => showStatus(),
+      flowsStarted,
     });
     // What a reset took off the status, kept for the metrics (a counter never goes down).
     const cleared = { passed: 0, dropped: 0 };
