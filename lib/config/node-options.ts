@@ -65,6 +65,12 @@ export const NODE_OPTIONS = {
     persist: flagRule({ default: false }),
     scope: choiceRule(['local', 'redis'], { default: 'local' }),
     whenUnreachable: choiceRule(['pass', 'drop'], { default: 'pass' }),
+    // The cap: at most capCount messages per capPeriod (overall or per key); off in flows saved before it.
+    cap: flagRule({ default: false }),
+    capCount: numberRule({ integer: true, min: 1, max: 1_000_000, default: 5 }),
+    capPeriod: numberRule({ above: 0, default: 1 }),
+    capUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
+    capPer: choiceRule(['all', 'key'], { default: 'all' }),
   },
   'detection-image': {
     plateMode: choiceRule(['first', 'all'], { default: 'first' }),

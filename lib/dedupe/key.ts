@@ -3,9 +3,10 @@
  * expression: read from the event itself (the envelope detection-in emits as
  * msg.payload), without JSONata, so a check costs a few property reads.
  */
+import { DEFAULT_LOOKALIKES, normalisePlate } from '../plates';
 
 /** The keys offered by name, in the order the dialog lists them. */
-export const KEY_CHOICES = ['plateAtCamera', 'plate', 'person', 'camera', 'messageId'] as const;
+export const KEY_CHOICES = ['plateAtCamera', 'plate', 'plateLookalikeAtCamera', 'plateLookalike', 'person', 'camera', 'messageId'] as const;
 export type KeyChoice = (typeof KEY_CHOICES)[number];
 
 /** The TypedInput type (`keyType`) of a key picked by name. */
@@ -33,6 +34,10 @@ function part(value: unknown): string | undefined {
  *   the old default expression made, so windows saved with it keep matching);
  * - plate: the plate (plate events only); person: the face's identity, `faceId`
  *   (face events only; names are not unique); camera: the detector's name;
+ * - plateLookalike, plateLookalikeAtCamera: as plate and plateAtCamera, with the
+ *   plate normalised and its look-alike characters folded (lib/plates, the
+ *   default classes 0ODQ 1I 2Z 5S 8B 6G), so `8OB123` misread as `80B123` or
+ *   `BOB123` is one key (`808123`) and a misread repeat does not pass again;
  * - messageId: the bridge's id of the delivery.
  */
 export function choiceKey(choice: KeyChoice, event: unknown): string | undefined {
@@ -47,6 +52,13 @@ export function choiceKey(choice: KeyChoice, event: unknown): string | undefined
     }
     case 'plate':
       return plate;
+    case 'plateLookalikeAtCamera': {
+      const who = plate === undefined ? person : lookalikeKey(plate);
+      const camera = part(objectAt(inner.detectionInfo).detectorName);
+      return who === undefined || camera === undefined ? undefined : `${who} @ ${camera}`;
+    }
+    case 'plateLookalike':
+      return plate === undefined ? undefined : lookalikeKey(plate);
     case 'person':
       return person;
     case 'camera':
@@ -54,4 +66,10 @@ export function choiceKey(choice: KeyChoice, event: unknown): string | undefined
     case 'messageId':
       return part(inner.messageId);
   }
+}
+
+/** A plate with its look-alikes folded; a plate of spaces and dashes only is no key. */
+function lookalikeKey(plate: string): string | undefined {
+  const folded = DEFAULT_LOOKALIKES.fold(normalisePlate(plate));
+  return folded === '' ? undefined : folded;
 }

@@ -14,6 +14,8 @@
  * forgets from its front costs time in proportion to the holes: tens of
  * microseconds per check in a full window of 100,000 keys (see bench/).
  */
+import { systemClock, type Clock } from '../core/clock';
+
 export interface DedupeWindowOptions {
   /** How long a key suppresses repeats, in ms. */
   ttlMs: number;
@@ -22,6 +24,8 @@ export interface DedupeWindowOptions {
   /** Restart a key's window on every repeat (a sliding cooldown) instead of
    *  only when it is first seen. */
   refreshOnRepeat?: boolean;
+  /** What "now" is where a caller does not say (expiry, snapshots, restores): the node's clock. */
+  clock?: Clock;
 }
 
 export type Sighting =
@@ -58,6 +62,7 @@ export class DedupeWindow {
   readonly ttlMs: number;
   readonly maxKeys: number;
   readonly refreshOnRepeat: boolean;
+  readonly clock: Clock;
   /** Keys evicted by the size cap (not by age) since creation. */
   evictedBySize = 0;
 
@@ -67,6 +72,7 @@ export class DedupeWindow {
     this.ttlMs = options.ttlMs;
     this.maxKeys = options.maxKeys;
     this.refreshOnRepeat = options.refreshOnRepeat ?? false;
+    this.clock = options.clock ?? systemClock;
   }
 
   get size(): number {
@@ -78,7 +84,7 @@ export class DedupeWindow {
    * `mark` names the message (its delivery): kept with a key that passes, so a
    * message emitted again can be told from another one with the same key.
    */
-  check(key: string, now: number = Date.now(), mark?: string): Sighting {
+  check(key: string, now: number = this.clock.now(), mark?: string): Sighting {
     this.expire(now);
     const seq = this.seen.get(key);
     if (seq !== undefined) {
@@ -98,7 +104,7 @@ export class DedupeWindow {
   }
 
   /** Whether `key` is held, without recording a sighting. */
-  has(key: string, now: number = Date.now()): boolean {
+  has(key: string, now: number = this.clock.now()): boolean {
     const seq = this.seen.get(key);
     return seq !== undefined && now - this.times[seq & this.mask] < this.ttlMs;
   }
@@ -106,7 +112,7 @@ export class DedupeWindow {
   /** Drops every key whose window has ended. Stale entries at the head go
    *  whatever their time, so expiry stops only at a live key still inside its
    *  window, as it would in a list of the live keys alone. */
-  expire(now: number = Date.now()): void {
+  expire(now: number = this.clock.now()): void {
     const cutoff = now - this.ttlMs;
     while (this.head < this.tail) {
       const slot = this.head & this.mask;
@@ -134,7 +140,7 @@ export class DedupeWindow {
     this.tail = 0;
   }
 
-  snapshot(now: number = Date.now()): WindowSnapshot {
+  snapshot(now: number = this.clock.now()): WindowSnapshot {
     this.expire(now);
     const out: WindowSnapshot = [];
     for (let seq = this.head; seq < this.tail; seq++) {
@@ -148,7 +154,7 @@ export class DedupeWindow {
   }
 
   /** Loads a snapshot, keeping only entries still inside the window, oldest first. */
-  restore(entries: unknown, now: number = Date.now()): number {
+  restore(entries: unknown, now: number = this.clock.now()): number {
     if (!Array.isArray(entries)) return this.seen.size;
     const valid = entries.filter(
       (e): e is WindowEntry => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'number' && now - e[1] < this.ttlMs,
@@ -291,11 +297,17 @@ export interface WindowTakeOver {
 export function takeOverWindow(nodeId: string, settings: KeptWindowSettings): WindowTakeOver {
   const kept = keptWindows.get(nodeId);
   keptWindows.delete(nodeId);
-  const fresh = (): DedupeWindow => new DedupeWindow({ ttlMs: settings.ttlMs, maxKeys: settings.maxKeys, refreshOnRepeat: settings.refreshOnRepeat });
+  const fresh = (): DedupeWindow =>
+    new DedupeWindow({ ttlMs: settings.ttlMs, maxKeys: settings.maxKeys, refreshOnRepeat: settings.refreshOnRepeat, clock: settings.clock });
   if (!kept || kept.settings.keyDefinition !== settings.keyDefinition) return { window: fresh(), carried: false, persistenceChanged: false };
   const persistenceChanged = kept.settings.persistence !== settings.persistence;
   const old = kept.window;
-  if (old.ttlMs === settings.ttlMs && old.maxKeys === settings.maxKeys && old.refreshOnRepeat === (settings.refreshOnRepeat ?? false))
+  if (
+    old.ttlMs === settings.ttlMs &&
+    old.maxKeys === settings.maxKeys &&
+    old.refreshOnRepeat === (settings.refreshOnRepeat ?? false) &&
+    old.clock === (settings.clock ?? systemClock)
+  )
     return { window: old, carried: true, persistenceChanged };
   const window = fresh();
   window.restore(old.snapshot());

@@ -3,11 +3,14 @@
  * Mode "id": the bridge's messageId (stable across retries). Mode "cooldown":
  * a key such as plate + detector, dropped for N seconds after it passed.
  * The window is lib's SeenKeys, kept here or shared through Redis
- * (window.ts); the settings are settings.ts. A configuration that cannot run
- * answers every message with the error.
+ * (window.ts); the settings are settings.ts. An optional cap (cap.ts) then
+ * holds back what passes beyond N per period and sums it up in a digest on
+ * the last output. Time is the node's clock (nodes/shared/clock.ts). A
+ * configuration that cannot run answers every message with the error.
  */
 import type { NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
+import { dropCap, type CapDecision, type Digest } from '../../lib/dedupe/cap';
 import { dropWindow, passes, type Sighting } from '../../lib/dedupe/local-window';
 import { eventHash } from '../../lib/events/event-hash';
 import { flowError, nodeText } from '../shared/i18n';
@@ -15,23 +18,39 @@ import { failConfig, throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
 import { registerCounts } from '../shared/metrics';
 import { withRedisState } from '../shared/redis';
+import { clockOf } from '../shared/clock';
+import { openCap } from './cap';
 import { dedupeSettings, type DedupeDef } from './settings';
 import { openWindow } from './window';
 
 type Send = (m: Array<NodeMessage | null>) => void;
 
 export = function register(RED: NodeAPI): void {
+  /** The next `flows:started` (every deploy, and Node-RED's start, ends in one): one listener for every node of the deploy. */
+  let nextStart: Promise<void> | undefined;
+  const flowsStarted = (): Promise<void> =>
+    (nextStart ??= new Promise((resolve) =>
+      (RED.events as unknown as { once(name: string, fn: () => void): void }).once('flows:started', () => {
+        nextStart = undefined;
+        resolve();
+      }),
+    ));
+
   registerNode<DedupeDef>(RED, 'detection-dedupe', (node, config) => {
     const t = nodeText(RED, 'detection-dedupe');
+    const clock = clockOf(RED);
     const counts = { passed: 0, dropped: 0 };
-    const parsed = dedupeSettings(RED, node, config, t);
+    const parsed = dedupeSettings(RED, node, config, t, clock);
     const opened = parsed.ok ? openWindow(RED, node, parsed.settings, t, () => showStatus()) : parsed;
     if (!opened.ok) {
       // A configuration that cannot run: every message ends with the error (Catch nodes see it).
       failConfig(node, t('status.error'), opened.problem, 'CONFIG');
       // a window kept from before stays for the next deploy, unless the node is gone
       node.on('close', (removed: boolean, done: () => void) => {
-        if (removed) dropWindow(node.id);
+        if (removed) {
+          dropWindow(node.id);
+          dropCap(node.id);
+        }
         done();
       });
       return;
@@ -39,13 +58,29 @@ export = function register(RED: NodeAPI): void {
     if (!parsed.ok) return; // cannot be: `opened` is the problem itself then
     const settings = parsed.settings;
     const { seen, connection, ready } = opened.window;
+    // Outputs: first sightings, then duplicates (when asked for), then the cap's digests (last).
+    const outputCount = 1 + (settings.duplicatesOutput ? 1 : 0) + (settings.cap ? 1 : 0);
+    const output = (index: number, msg: NodeMessage): Array<NodeMessage | null> => {
+      const out: Array<NodeMessage | null> = new Array(outputCount).fill(null);
+      out[index] = msg;
+      return out;
+    };
+    const capped = openCap(node, settings, connection, clock, {
+      t,
+      send: (digest: Digest) => node.send(output(outputCount - 1, { topic: 'digest', payload: digest })),
+      changed: () => showStatus(),
+      flowsStarted,
+    });
     // What a reset took off the status, kept for the metrics (a counter never goes down).
     const cleared = { passed: 0, dropped: 0 };
     registerCounts(node, 'dedupe', () => ({ passed: cleared.passed + counts.passed, dropped: cleared.dropped + counts.dropped }));
 
     const showStatus = throttledStatus(node, () => {
-      if (connection) return withRedisState(RED, connection, t('status.shared', counts));
-      const text = t('status.counts', { ...counts, keys: t('status.keys', { count: seen.size ?? 0 }) });
+      // While a period has held anything: how many, and when the digest is due (short: no keys then).
+      const pending = capped?.pending();
+      const capText = pending && t('status.held', { ...counts, held: pending.held, at: clockTime(pending.end, settings.cap?.periodMs ?? 0) });
+      if (connection) return withRedisState(RED, connection, capText || t('status.shared', counts));
+      const text = capText || t('status.counts', { ...counts, keys: t('status.keys', { count: seen.size ?? 0 }) });
       // Its key log's disk is full: keys kept in memory only until they are saved again.
       if (opened.window.unsaved()) return { fill: 'yellow', shape: 'dot', text: text + t('status.unsaved') };
       return { fill: 'green', shape: 'dot', text };
@@ -67,10 +102,27 @@ export = function register(RED: NodeAPI): void {
     /** Sends go out in arrival order, each once its check is answered (and its key saved):
      *  the next message is checked meanwhile, so keys checked together share one sync or round trip. */
     let lastSend: Promise<void> = Promise.resolve();
-    const inOrder = (answered: Promise<unknown>, then: (value: unknown) => void): Promise<void> => {
+    const inOrder = <T>(answered: Promise<T>, then: (value: T) => void): Promise<void> => {
       const sent = lastSend.then(() => answered).then(then);
       lastSend = sent.catch(() => undefined);
       return sent;
+    };
+
+    /** The cap is asked in arrival order too, each question once the window has let its message through,
+     *  without waiting for the answer before asking the next (one round trip per burst through Redis). */
+    let lastAsked: Promise<unknown> = Promise.resolve();
+    const askCap = <T>(
+      answered: Promise<T>,
+      wouldPass: (answer: T) => boolean,
+      key: string | null,
+      now: number,
+    ): Promise<[T, CapDecision | Error | undefined]> => {
+      if (!capped) return answered.then((answer) => [answer, undefined]);
+      const asked = lastAsked
+        .then(() => answered)
+        .then((answer) => ({ answer, decision: wouldPass(answer) ? capped.cap.check(key, now).catch((err: Error) => err) : undefined }));
+      lastAsked = asked.catch(() => undefined);
+      return asked.then(async ({ answer, decision }) => [answer, await decision]);
     };
 
     // Messages are handled strictly in arrival order (a reset must not overtake
@@ -106,6 +158,7 @@ export = function register(RED: NodeAPI): void {
         return { sending: inOrder(clearing, () => undefined) };
       }
       let key = await settings.keyOf(msg);
+      const now = clock.now();
       if (key === undefined || key === null || key === '') {
         if (settings.missingKey === 'drop') return { sending: inOrder(Promise.resolve(), () => drop(msg)) };
         if (settings.missingKey === 'pass') {
@@ -113,47 +166,88 @@ export = function register(RED: NodeAPI): void {
             warnedNoKey = true;
             node.warn(t('warn.no-key', { key: settings.keyName }));
           }
-          return { sending: inOrder(Promise.resolve(), () => pass(msg, send)) };
+          // passed without a key: still counted by the cap
+          const capChecked = askCap(Promise.resolve(), () => true, null, now);
+          return { sending: inOrder(capChecked, ([, decision]) => passCapped(msg, send, decision)) };
         }
         key = `hash:${eventHash(msg.payload)}`;
       }
       const keyText = typeof key === 'string' ? key : JSON.stringify(key);
       // which delivery this is: kept with a key that passes, to know the same event emitted again
       const mark = completion.mark(msg);
+      const redelivered = completion.isRedelivered(msg);
       // Asked now, answered with the next ones: one sync or round trip per burst, not per message.
-      const checked = seen.check(keyText, Date.now(), mark).catch((err: Error) => err);
-      return { sending: inOrder(checked, (sighting) => decide(msg, send, keyText, sighting as Sighting | Error, mark)) };
+      const checked = seen.check(keyText, now, mark).catch((err: Error) => err);
+      const capChecked = askCap(checked, (sighting) => windowPasses(sighting, redelivered, mark), keyText, now);
+      return { sending: inOrder(capChecked, ([sighting, decision]) => decide(msg, send, keyText, sighting, mark, decision)) };
     }
 
-    /** Passes, diverts or drops a message by its sighting (or the failure in its place). */
-    function decide(msg: NodeMessageInFlow, send: Send, keyText: string, sighting: Sighting | Error, mark: string | undefined): void {
+    /** Whether the window lets a message through (a shared window out of reach: as Redis down says). */
+    function windowPasses(sighting: Sighting | Error, redelivered: boolean, mark: string | undefined): boolean {
+      if (sighting instanceof Error) return seen.shared && settings.whenUnreachable === 'pass';
+      return passes(sighting, redelivered, mark);
+    }
+
+    /** One warning per outage of Redis (the window's or the cap's checks), as Redis down says. */
+    function unreachable(err: Error): void {
+      if (warnedUnreachable) return;
+      warnedUnreachable = true;
+      node.warn(t(settings.whenUnreachable === 'drop' ? 'warn.redis-drop' : 'warn.redis-pass', { message: err.message }));
+    }
+
+    /** Passes, diverts or drops a message by its sighting (or the failure in its place), then by the cap. */
+    function decide(
+      msg: NodeMessageInFlow,
+      send: Send,
+      keyText: string,
+      sighting: Sighting | Error,
+      mark: string | undefined,
+      decision: CapDecision | Error | undefined,
+    ): void {
       if (sighting instanceof Error) {
         // a local window failed to save its key: the message's error
         if (!seen.shared) throw sighting;
-        if (!warnedUnreachable) {
-          warnedUnreachable = true;
-          node.warn(t(settings.whenUnreachable === 'drop' ? 'warn.redis-drop' : 'warn.redis-pass', { message: sighting.message }));
-        }
+        unreachable(sighting);
         if (settings.whenUnreachable === 'drop') drop(msg);
-        else pass(msg, send);
+        else passCapped(msg, send, decision);
         return;
       }
       // An event detection-in emits again (after a crash or a deploy) passes only when it is
       // the very event that let its key through (the flow never finished it); a repeat of
       // an event that passed, redelivered or not, is dropped: no alert goes out twice.
-      if (passes(sighting, completion.isRedelivered(msg), mark)) pass(msg, send);
+      if (passes(sighting, completion.isRedelivered(msg), mark)) passCapped(msg, send, decision);
       else if (settings.duplicatesOutput && sighting.duplicate) {
         counts.dropped++;
         showStatus();
         (msg as NodeMessageInFlow & { duplicateOf: unknown }).duplicateOf = { key: keyText, firstSeen: new Date(sighting.since).toISOString() };
-        send([null, msg]);
+        send(output(1, msg));
       } else drop(msg);
+    }
+
+    /** A message the window lets through: passed, unless the cap holds it back. */
+    function passCapped(msg: NodeMessageInFlow, send: Send, decision: CapDecision | Error | undefined): void {
+      if (decision instanceof Error) {
+        // the shared cap out of reach: as Redis down says, like the window
+        unreachable(decision);
+        if (settings.whenUnreachable === 'drop') drop(msg);
+        else pass(msg, send);
+        return;
+      }
+      if (decision) capped?.noted(decision);
+      if (!decision || decision.pass) pass(msg, send);
+      else hold(msg);
     }
 
     function pass(msg: NodeMessageInFlow, send: Send): void {
       counts.passed++;
       showStatus();
-      send([msg, null]);
+      send(output(0, msg));
+    }
+
+    /** Held back by the cap: counted in the digest, and finished, so its receiver does not emit it again. */
+    function hold(msg: NodeMessageInFlow): void {
+      showStatus();
+      completion.finish(msg);
     }
 
     /** Dropped here on purpose: finished, so its receiver does not emit it again. */
@@ -165,6 +259,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (removed: boolean, done: () => void) => {
       unwatch?.();
+      capped?.close(removed);
       void lastSend
         .then(() => opened.window.close(removed))
         .then(done, (err: Error) => {
@@ -174,3 +269,11 @@ export = function register(RED: NodeAPI): void {
     });
   });
 };
+
+/** When a digest is due, as the status says it: hh:mm in Node-RED's time zone (with seconds for a period under an hour). */
+function clockTime(ms: number, periodMs: number): string {
+  const at = new Date(ms);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const hm = `${two(at.getHours())}:${two(at.getMinutes())}`;
+  return periodMs < 3_600_000 ? `${hm}:${two(at.getSeconds())}` : hm;
+}

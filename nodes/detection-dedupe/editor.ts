@@ -7,7 +7,9 @@
     ttl?: number | string;
     ttlUnits?: string;
     store?: string;
-    /** Set by the dialog: 2 with the duplicates output. */
+    duplicatesOutput?: boolean;
+    cap?: boolean;
+    /** Set by the dialog: 1, plus the duplicates output, plus the digest output of the cap. */
     outputs?: number;
   }
   type Mode = 'id' | 'cooldown';
@@ -15,7 +17,7 @@
   const ruleOf = DetectionBridgeEditor.ruleOf;
   /** The Key TypedInput's own type: a key picked by name, read from the event (runtime: lib/dedupe/key.ts). */
   const BY_NAME = 'event';
-  const CHOICES = ['plateAtCamera', 'plate', 'person', 'camera', 'messageId'];
+  const CHOICES = ['plateAtCamera', 'plate', 'plateLookalikeAtCamera', 'plateLookalike', 'person', 'camera', 'messageId'];
   const DEFAULT_KEYS: Record<Mode, { key: string; keyType: string }> = {
     id: { key: 'messageId', keyType: BY_NAME },
     cooldown: { key: 'plateAtCamera', keyType: BY_NAME },
@@ -71,6 +73,7 @@
       missingKey: option('detection-dedupe', 'missingKey'),
       ttl: option('detection-dedupe', 'ttl'),
       ttlUnits: option('detection-dedupe', 'ttlUnits'),
+      // the cooldown's origin (shown as a choice: from the last message let through, or from the last sighting)
       refresh: option('detection-dedupe', 'refresh'),
       // checked in both scopes: the runtime needs a valid number even where it does not apply
       maxKeys: option('detection-dedupe', 'maxKeys'),
@@ -88,6 +91,12 @@
         },
       },
       whenUnreachable: option('detection-dedupe', 'whenUnreachable'),
+      cap: option('detection-dedupe', 'cap'),
+      // checked with the cap off too, as keys held is in both scopes: the values stay ready to use
+      capCount: option('detection-dedupe', 'capCount'),
+      capPeriod: option('detection-dedupe', 'capPeriod'),
+      capUnits: option('detection-dedupe', 'capUnits'),
+      capPer: option('detection-dedupe', 'capPer'),
       sharedName: {
         value: '',
         validate: function (v, _opt) {
@@ -119,7 +128,9 @@
       return this._('detection-dedupe.inputs.events');
     },
     outputLabels: function (index: number) {
-      return this._(index === 0 ? 'detection-dedupe.outputs.first' : 'detection-dedupe.outputs.duplicates');
+      if (index === 0) return this._('detection-dedupe.outputs.first');
+      if (index === 1 && this.duplicatesOutput) return this._('detection-dedupe.outputs.duplicates');
+      return this._('detection-dedupe.outputs.digest');
     },
     oneditprepare: function () {
       const node = this;
@@ -148,6 +159,20 @@
       $('#node-input-key').on('change', showKeyType);
       showKeyType();
       $('#node-input-ttl').spinner({ min: 0.001 });
+      $('#node-input-capPeriod').spinner({ min: 0.001 });
+      const capCount = ruleOf('detection-dedupe', 'capCount');
+      if (capCount.kind === 'number') $('#node-input-capCount').spinner({ min: capCount.min, max: capCount.max });
+      // The cooldown's origin is one choice; it is saved as `refresh` (counted from the last sighting), as always.
+      const from = $('#detection-dedupe-cooldownFrom');
+      from.val($('#node-input-refresh').is(':checked') ? 'sighting' : 'pass');
+      from.on('change', function () {
+        $('#node-input-refresh').prop('checked', from.val() === 'sighting');
+      });
+      function showCap() {
+        $('.detection-dedupe-cap').toggle($('#node-input-cap').is(':checked'));
+      }
+      $('#node-input-cap').on('change', showCap);
+      showCap();
       const maxKeys = ruleOf('detection-dedupe', 'maxKeys');
       if (maxKeys.kind === 'number') $('#node-input-maxKeys').spinner({ min: maxKeys.min, max: maxKeys.max });
 
@@ -203,7 +228,7 @@
       showScope();
     },
     oneditsave: function () {
-      this.outputs = $('#node-input-duplicatesOutput').is(':checked') ? 2 : 1;
+      this.outputs = 1 + ($('#node-input-duplicatesOutput').is(':checked') ? 1 : 0) + ($('#node-input-cap').is(':checked') ? 1 : 0);
     },
   });
 })();

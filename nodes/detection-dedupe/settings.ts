@@ -6,9 +6,11 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
+import type { CapSettings } from '../../lib/dedupe/cap';
 import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/dedupe/key';
 import type { KeptWindowSettings } from '../../lib/dedupe/local-window';
-import { limitOption, parseOptions } from '../../lib/core/options';
+import type { Clock } from '../../lib/core/clock';
+import { limitOption, parseOptions, type OptionProblem } from '../../lib/core/options';
 import { nodeOptions, optionRule, type NodeOptionsTable } from '../../lib/config/node-options';
 import { translate, type Vars } from '../shared/i18n';
 import { propertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -27,6 +29,7 @@ export interface DedupeDef extends NodeDef {
   missingKey: DedupeOptions['missingKey']['choices'][number];
   ttl: number | string;
   ttlUnits: 's' | 'm' | 'h';
+  /** Cooldown: counted from the last sighting (true, a sliding cooldown) or from the message that passed (false). */
   refresh: boolean;
   maxKeys: number | string;
   duplicatesOutput: boolean;
@@ -40,13 +43,26 @@ export interface DedupeDef extends NodeDef {
   whenUnreachable?: DedupeOptions['whenUnreachable']['choices'][number];
   /** scope redis: the window's name in Redis; instances with the same name share it (default: the node's id). */
   sharedName?: string;
+  /** The cap: at most capCount messages per capPeriod capUnits, overall or per key; what it holds back goes into a digest. */
+  cap?: boolean;
+  capCount?: number | string;
+  capPeriod?: number | string;
+  capUnits?: DedupeOptions['capUnits']['choices'][number];
+  capPer?: DedupeOptions['capPer']['choices'][number];
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** An option's default in lib's table. */
+const optionDefault = (name: 'capCount' | 'capPeriod'): unknown => optionRule('detection-dedupe', name).default;
 /** The window's size: a flow cannot run without them, so a bad value is an error, not a default. */
 const WindowLimits = z.object({
   ttl: limitOption(optionRule('detection-dedupe', 'ttl')),
   maxKeys: limitOption(optionRule('detection-dedupe', 'maxKeys')),
+});
+/** The cap's size, when it is on: a wrong one stops the node rather than hold back alerts by a number nobody chose. */
+const CapLimits = z.object({
+  capCount: limitOption(optionRule('detection-dedupe', 'capCount')),
+  capPeriod: limitOption(optionRule('detection-dedupe', 'capPeriod')),
 });
 /** The `store` value that persists to an append-only key log on disk instead of a context store. */
 export const KEY_LOG_STORE = 'detection-bridge:key-log';
@@ -65,6 +81,8 @@ export interface DedupeSettings {
   shared?: { redis: string | undefined; name: string };
   /** Local: saved to the key log, a context store (its name; undefined: the default), or not at all. */
   save?: { keyLog: true } | { keyLog: false; store: string | undefined };
+  /** The cap, when it is on. */
+  cap?: CapSettings;
 }
 
 /** The node's settings, or the problem that keeps it from running. */
@@ -73,15 +91,21 @@ export function dedupeSettings(
   node: { id: string },
   config: DedupeDef,
   t: (key: string, vars?: Vars) => string,
+  clock: Clock,
 ): { ok: true; settings: DedupeSettings } | { ok: false; problem: string } {
   const options = nodeOptions('detection-dedupe', config);
   const shared = options.scope === 'redis';
   // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
   const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: shared ? 1 : config.maxKeys });
-  if (!limits.ok) {
-    const [problem] = limits.problems;
-    return { ok: false, problem: t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }) };
-  }
+  // A cap saved without its numbers (by hand) takes the dialog's; a wrong one stops the node.
+  const capLimits = parseOptions(CapLimits, {
+    capCount: config.capCount ?? optionDefault('capCount'),
+    capPeriod: config.capPeriod ?? optionDefault('capPeriod'),
+  });
+  const configProblem = (problem: OptionProblem) =>
+    ({ ok: false, problem: t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }) }) as const;
+  if (!limits.ok) return configProblem(limits.problems[0]);
+  if (options.cap && !capLimits.ok) return configProblem(capLimits.problems[0]);
   // No key saved (a hand-written node): this mode's key by name.
   const keyGiven = typeof config.key === 'string' && config.key.trim() !== '';
   const keyType = keyGiven ? config.keyType || 'msg' : KEY_CHOICE_TYPE;
@@ -103,7 +127,7 @@ export function dedupeSettings(
       readKey(msg, (err, value) => {
         if (err) reject(err);
         else if (byName) resolve(choiceKey(keyValue as Parameters<typeof choiceKey>[0], value));
-        else if (value === undefined && isDefaultIdKey) resolve(RED.util.getMessageProperty(msg, 'payload.payload.messageId'));
+        else if (value === undefined && isDefaultIdKey) resolve(innerMessageId(msg));
         else resolve(value);
       });
     });
@@ -127,9 +151,27 @@ export function dedupeSettings(
         keyDefinition: JSON.stringify(byName ? [keyType, keyValue, propertyType, property] : [keyType, keyValue]),
         // where the window is saved: the store of a kept window that changed is written afresh
         persistence: !persist ? '' : keyLog ? KEY_LOG_STORE : `context:${store ?? ''}`,
+        clock,
       },
       shared: shared ? { redis: config.redis, name: (config.sharedName ?? '').trim() || node.id } : undefined,
       save: !persist ? undefined : keyLog ? { keyLog: true } : { keyLog: false, store },
+      cap:
+        options.cap && capLimits.ok
+          ? {
+              count: Math.floor(capLimits.value.capCount),
+              periodMs: capLimits.value.capPeriod * UNIT_MS[options.capUnits],
+              per: options.capPer,
+              // per key: counted keys bounded as the window's keys are (a shared cap's live in Redis)
+              maxKeys: Math.floor(limits.value.maxKeys),
+            }
+          : undefined,
     },
   };
+}
+
+/** The bridge's id inside an event (msg.payload.payload.messageId), or undefined where a level is missing (a message of another shape has no key, rather than an error). */
+function innerMessageId(msg: NodeMessageInFlow): unknown {
+  const event = (msg as { payload?: unknown }).payload;
+  const inner = event !== null && typeof event === 'object' ? (event as { payload?: unknown }).payload : undefined;
+  return inner !== null && typeof inner === 'object' ? (inner as { messageId?: unknown }).messageId : undefined;
 }

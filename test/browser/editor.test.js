@@ -317,10 +317,14 @@ const CASES = {
     valid: {
       steps: [
         { select: 'mode', value: 'cooldown' },
-        { check: 'refresh', value: true },
         { fill: 'maxKeys', value: '5000' },
         { check: 'duplicatesOutput', value: true },
         { check: 'persist', value: true },
+        { check: 'cap', value: true },
+        { fill: 'capCount', value: '3' },
+        { fill: 'capPeriod', value: '2' },
+        { select: 'capUnits', value: 'h' },
+        { select: 'capPer', value: 'key' },
       ],
       check: async (page, nr, ui) => {
         // switching the mode swaps in the cooldown defaults (key and window)
@@ -336,7 +340,19 @@ const CASES = {
         assert.ok(await page.locator('.detection-dedupe-event').isVisible(), 'where the event is read: shown for a key picked by name');
         assert.equal(await page.locator('#node-input-ttl').inputValue(), '60');
         assert.equal(await page.locator('#node-input-ttlUnits').inputValue(), 's');
-        assert.ok(await page.locator('#node-input-refresh').isVisible(), 'the refresh option is shown in cooldown mode');
+        // the cooldown's origin: one choice, saved as refresh (from the last sighting) as before
+        const from = page.locator('#detection-dedupe-cooldownFrom');
+        assert.ok(await from.isVisible(), "the cooldown's origin is shown in cooldown mode");
+        assert.ok(!(await page.locator('#node-input-refresh').isVisible()), 'as a choice, not a checkbox');
+        assert.equal(await from.inputValue(), 'pass', 'from the last message let through by default');
+        await from.selectOption('sighting');
+        assert.equal(await page.locator('#node-input-refresh').isChecked(), true, 'from the last sighting: refresh');
+        // the cap's rows with the cap on, and what happens to what it holds back
+        assert.ok(await page.locator('#node-input-capPer').isVisible(), "the cap's rows are shown with the cap on");
+        assert.match(await page.locator('.detection-dedupe-cap .form-tips').innerText(), /not lost/);
+        await ui.step({ check: 'cap', value: false });
+        assert.ok(!(await page.locator('#node-input-capCount').isVisible()), "the cap's rows are hidden with the cap off");
+        await ui.step({ check: 'cap', value: true });
         assert.ok(await page.locator('#node-input-store').isVisible(), 'the store is shown when persisting');
         // the window kept in this Node-RED, or shared through Redis: each with its own rows
         const local = ['maxKeys', 'persist', 'store'];
@@ -375,9 +391,15 @@ const CASES = {
         scope: 'redis',
         whenUnreachable: 'drop',
         sharedName: 'e2e-window',
-        outputs: 2,
+        cap: true,
+        capCount: 3,
+        capPeriod: 2,
+        capUnits: 'h',
+        capPer: 'key',
+        outputs: 3,
       },
-      ports: 2,
+      // first sightings, duplicates, the cap's digest
+      ports: 3,
     },
     invalid: [
       { steps: [{ fill: 'ttl', value: '0' }], error: 'ttl', reason: 'validators.ttl', restore: [{ fill: 'ttl', value: '60' }] },
@@ -406,6 +428,14 @@ const CASES = {
         error: 'sharedName',
         reason: 'validators.sharedName',
         restore: [{ fill: 'sharedName', value: 'e2e-window' }],
+      },
+      { steps: [{ fill: 'capCount', value: '0' }], error: 'capCount', reason: 'validators.capCount', restore: [{ fill: 'capCount', value: '3' }] },
+      { steps: [{ fill: 'capCount', value: '2.5' }], error: 'capCount', reason: 'validators.capCount', restore: [{ fill: 'capCount', value: '3' }] },
+      {
+        steps: [{ fill: 'capPeriod', value: '0' }],
+        error: 'capPeriod',
+        reason: 'validators.capPeriod',
+        restore: [{ fill: 'capPeriod', value: '2' }],
       },
     ],
   },

@@ -1,20 +1,37 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { getHelper, nodeModule, translatedModule, collect, until, completeProbe, trackFinished } = require('../support');
-const { holdDateNow } = require('../support/fake-clock');
+const {
+  getHelper,
+  nodeModule,
+  translatedModule,
+  translate,
+  collect,
+  until,
+  completeProbe,
+  trackFinished,
+  loadWithHttp,
+  closeServers,
+  request,
+} = require('../support');
+const http = require('node:http');
+const { FakeClock } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
 
 const dedupe = nodeModule('detection-dedupe');
 const helper = getHelper();
 const { dropWindow } = require('../../dist/lib/dedupe/local-window');
-const { keepTracker, dropTracker } = require('../../dist/lib/delivery/registry');
+const { dropCap } = require('../../dist/lib/dedupe/cap');
+const { keepTracker, dropTracker, trackerOf } = require('../../dist/lib/delivery/registry');
+const { RedisServer, redisAvailable, redisClient } = require('../support/redis-server');
 
 /** The old default key of the cooldown, before keys could be picked by name. */
 const OLD_COOLDOWN_KEY =
   '($p := payload.payload; ($p.lprPlateInfo.plate ? $p.lprPlateInfo.plate : $p.personInfo.faceId) & " @ " & $p.detectionInfo.detectorName)';
 
 function flow(config = {}) {
-  const outputs = config.duplicatesOutput ? 2 : 1;
+  // first sightings, duplicates (when asked for), the cap's digest (last, with a cap)
+  const wires = [['first'], ...(config.duplicatesOutput ? [['dups']] : []), ...(config.cap ? [['digest']] : [])];
+  const outputs = wires.length;
   return [
     { id: 'f1', type: 'tab', label: 'test' },
     {
@@ -34,14 +51,16 @@ function flow(config = {}) {
       persist: false,
       store: '',
       outputs,
-      wires: outputs === 2 ? [['first'], ['dups']] : [['first']],
+      wires,
       ...config,
     },
     { id: 'first', type: 'helper', z: 'f1' },
     { id: 'dups', type: 'helper', z: 'f1' },
+    { id: 'digest', type: 'helper', z: 'f1' },
     // fires once per message the dedupe node has finished (passed, dropped or reset)
     ...completeProbe('dd', 'f1'),
-  ];
+    // x and y: a node without them is taken for a configuration node when a deploy rewires it
+  ].map((node) => (node.type === 'tab' ? node : { x: 100, y: 100, ...node }));
 }
 
 /** A moment to hold the clock at while windows are tested. */
@@ -64,18 +83,25 @@ function resent(event) {
   return copy;
 }
 
+/** The node's clock, given through Node-RED's settings (nodes/shared/clock.ts): it moves only when a test moves it. */
+let clock;
+/** Node-RED's settings for the next load: `extra` and the test's clock. */
+const useSettings = (extra = {}) => helper.settings({ detectionBridgeClock: clock, ...extra });
+
 describe('detection-dedupe node', () => {
-  // The window reads Date.now(): tests of its time hold it still and move it by hand.
-  let clock;
-  const holdClock = () => (clock = holdDateNow(T0));
-  beforeEach(() => helper.startServer());
+  beforeEach(() => {
+    clock = new FakeClock(T0);
+    useSettings();
+    return helper.startServer();
+  });
   afterEach(async () => {
-    if (clock) clock.restore();
-    clock = undefined;
+    await closeServers();
     await helper.unload();
     await helper.stopServer();
-    // the test helper stops flows as a deploy does: the window would be kept for the next test's node
+    helper.settings({});
+    // the test helper stops flows as a deploy does: the window (and a cap's period) would be kept for the next test's node
     dropWindow('dd');
+    dropCap('dd');
   });
 
   async function start(config, mod = dedupe) {
@@ -83,12 +109,6 @@ describe('detection-dedupe node', () => {
     const node = helper.getNode('dd');
     const finished = trackFinished(node);
     return { node, first: helper.getNode('first'), dups: helper.getNode('dups'), finished };
-  }
-
-  function countInputs(node) {
-    const seen = [];
-    node.on('input', (m) => seen.push(m));
-    return seen;
   }
 
   it('passes the first delivery of a messageId and drops the resent one', async () => {
@@ -158,7 +178,7 @@ describe('detection-dedupe node', () => {
     const os = require('node:os');
     const path = require('node:path');
     const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dedupe-keylog-'));
-    helper.settings({ userDir });
+    useSettings({ userDir });
     try {
       let { node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' });
       let passed = countInputs(first);
@@ -185,7 +205,7 @@ describe('detection-dedupe node', () => {
         'only the new key passes after the reload',
       );
     } finally {
-      helper.settings({});
+      useSettings();
       fs.rmSync(userDir, { recursive: true, force: true });
     }
   });
@@ -195,7 +215,7 @@ describe('detection-dedupe node', () => {
     const os = require('node:os');
     const path = require('node:path');
     const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dedupe-keylog-'));
-    helper.settings({ userDir });
+    useSettings({ userDir });
     try {
       let { node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' });
       const events = ['a', 'b', 'c'].map((id) => {
@@ -223,7 +243,7 @@ describe('detection-dedupe node', () => {
       const warned = node.warn.getCalls().filter((c) => c.args[0] === 'detection-dedupe.warn.key-log-damaged');
       assert.equal(warned.length, 1, 'said once');
     } finally {
-      helper.settings({});
+      useSettings();
       fs.rmSync(userDir, { recursive: true, force: true });
     }
   });
@@ -233,7 +253,7 @@ describe('detection-dedupe node', () => {
     const path = require('node:path');
     const { mountTmpfs, fillUp } = require('../support/tmpfs');
     const disk = mountTmpfs('256k');
-    helper.settings({ userDir: disk.dir });
+    useSettings({ userDir: disk.dir });
     try {
       let { node, first, finished } = await start({ persist: true, store: 'detection-bridge:key-log' });
       const events = Array.from({ length: 30 }, (_, i) => {
@@ -275,7 +295,7 @@ describe('detection-dedupe node', () => {
       assert.ok(fs.existsSync(path.join(disk.dir, 'detection-bridge', 'dedupe-dd.keys')));
     } finally {
       await helper.unload();
-      helper.settings({});
+      useSettings();
       disk.unmount();
     }
   });
@@ -294,10 +314,9 @@ describe('detection-dedupe node', () => {
     const { node, dups, finished } = await start({ duplicatesOutput: true });
     const got = collect(dups, 1);
     const event = ev.fullLpr();
-    holdClock();
     node.receive(delivery(event));
     await finished();
-    clock.advance(1500);
+    await clock.advance(1500);
     node.receive(delivery(resent(event)));
     const [dup] = await got;
     assert.equal(dup.duplicateOf.key, 'msg-lpr-0001');
@@ -359,15 +378,14 @@ describe('detection-dedupe node', () => {
     const { node, first, finished } = await start({ ttl: 10, ttlUnits: 's' });
     const passed = countInputs(first);
     const event = ev.fullLpr();
-    holdClock();
     node.receive(delivery(event));
     node.receive(delivery(resent(event)));
     await finished();
-    clock.advance(9999); // the last millisecond of the 10 s window
+    await clock.advance(9999); // the last millisecond of the 10 s window
     node.receive(delivery(resent(event)));
     await finished();
     assert.equal(passed.length, 1, 'still inside the window');
-    clock.advance(1); // the window has ended
+    await clock.advance(1); // the window has ended
     node.receive(delivery(resent(event)));
     await finished();
     assert.equal(passed.length, 2);
@@ -398,13 +416,12 @@ describe('detection-dedupe node', () => {
       e.payload.messageId = id;
       return delivery(e);
     };
-    holdClock();
     node.receive(read('PARK1', 'Gate 1', 'm1'));
     node.receive(read('PARK1', 'Gate 1', 'm2')); // parked car, read again: dropped
     node.receive(read('PARK1', 'Gate 2', 'm3')); // same plate, other camera: passes
     node.receive(read('VISIT9', 'Gate 1', 'm4'));
     await finished();
-    clock.advance(2 * 60_000); // the 2 min cooldown ends
+    await clock.advance(2 * 60_000); // the 2 min cooldown ends
     node.receive(read('PARK1', 'Gate 1', 'm5')); // cooldown over
     await finished();
     assert.deepEqual(
@@ -428,17 +445,16 @@ describe('detection-dedupe node', () => {
     });
     const passed = countInputs(first);
     const e = ev.minimalLpr();
-    holdClock();
     // seen every 40 s for 160 s, each time within the 60 s cooldown, which restarts
     for (let i = 0; i < 5; i++) {
       node.receive({ payload: e, n: i });
       await finished();
-      clock.advance(40_000);
+      await clock.advance(40_000);
     }
     // 40 s after the last sighting, 200 s after the first: still quiet
     node.receive({ payload: e, n: 'parked' });
     await finished();
-    clock.advance(60_000); // no longer seen for the whole cooldown
+    await clock.advance(60_000); // no longer seen for the whole cooldown
     node.receive({ payload: e, n: 'after' });
     await finished();
     assert.deepEqual(
@@ -550,7 +566,7 @@ describe('detection-dedupe node', () => {
       const os = require('node:os');
       const path = require('node:path');
       const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dedupe-deploy-'));
-      helper.settings({ userDir, contextStorage: { default: { module: 'localfilesystem' } } });
+      useSettings({ userDir, contextStorage: { default: { module: 'localfilesystem' } } });
       const completed = fakeReceiver('rx');
       try {
         const config = { persist: true, store };
@@ -603,7 +619,7 @@ describe('detection-dedupe node', () => {
         assert.deepEqual(completed, [2, 2]);
       } finally {
         dropTracker('rx');
-        helper.settings({});
+        useSettings();
         fs.rmSync(userDir, { recursive: true, force: true });
       }
     });
@@ -684,7 +700,15 @@ describe('detection-dedupe node', () => {
   });
 
   it('with settings that cannot run: every message ends with the error, for Catch nodes', async () => {
-    for (const bad of [{ ttl: 0 }, { key: 'nonsense', keyType: 'event' }, { key: 'payload.(', keyType: 'jsonata' }, { scope: 'redis', redis: '' }]) {
+    for (const bad of [
+      { ttl: 0 },
+      { key: 'nonsense', keyType: 'event' },
+      { key: 'payload.(', keyType: 'jsonata' },
+      { scope: 'redis', redis: '' },
+      { cap: true, capCount: 0 },
+      { cap: true, capCount: 2.5 },
+      { cap: true, capPeriod: 0 },
+    ]) {
       const catchFlow = [
         ...flow(bad),
         { id: 'c1', type: 'catch', z: 'f1', scope: ['dd'], uncaught: false, wires: [['caught']] },
@@ -712,4 +736,374 @@ describe('detection-dedupe node', () => {
     await until(() => shown().text === '2 passed · 1 dropped · 2 keys', 2000, 'the status after three messages');
     assert.equal(shown().fill, 'green');
   });
+
+  describe('the cap', () => {
+    /** At most 5 messages a minute, overall. */
+    const CAP = { cap: true, capCount: 5, capPeriod: 1, capUnits: 'm', capPer: 'all' };
+    const MINUTE = 60_000;
+    /** A plate read, as detection-in emits it. */
+    const read = (plate, id, camera = 'Gate 1') => {
+      const e = ev.minimalLpr();
+      e.payload.lprPlateInfo.plate = plate;
+      e.payload.detectionInfo.detectorName = camera;
+      e.payload.messageId = id;
+      return delivery(e);
+    };
+    /** When the digest is due, as the status shows it (Node-RED's time zone; seconds for a period under an hour). */
+    const dueAt = (ms) => {
+      const d = new Date(ms);
+      return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+    };
+    const warnings = (node, key) => node.warn.getCalls().filter((c) => c.thisValue === node && c.args[0] === key);
+
+    it('a burst of 1,000 events through a receiver and a cap of 5 per minute: 5 messages, and at the minute’s end one digest that counts 995', async function () {
+      this.timeout(60_000);
+      const receiver = { id: 'rin', type: 'detection-in', z: 'f1', path: '/hooks/cap', auth: 'none', finishedWhen: 'done', wires: [['dd'], []] };
+      const base = await loadWithHttp([nodeModule('detection-in'), translatedModule('detection-dedupe')], [...flow(CAP), receiver]);
+      const node = helper.getNode('dd');
+      const passed = countInputs(helper.getNode('first'));
+      const finished = countInputs(helper.getNode('dd-finished'));
+      const digests = countInputs(helper.getNode('digest'));
+      const events = Array.from({ length: 1000 }, (_, i) => {
+        const e = ev.minimalLpr();
+        e.payload.messageId = `burst-${i}`;
+        return e;
+      });
+      // eight senders at once on kept-alive connections, as a bridge sends
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+      let next = 0;
+      const answers = [];
+      try {
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            while (next < events.length) {
+              const i = next++;
+              const body = JSON.stringify(events[i]);
+              answers[i] = (await request(`${base}/hooks/cap`, { headers: { 'content-type': 'application/json' }, body, agent })).status;
+            }
+          }),
+        );
+      } finally {
+        agent.destroy();
+      }
+      assert.ok(
+        answers.every((status) => status === 200),
+        'every event answered 200',
+      );
+      await until(() => finished.length === 1000, 30_000, 'dedupe done with all 1,000');
+      assert.equal(passed.length, 5, 'five messages let through');
+      assert.equal(digests.length, 0, 'no digest before the period ends');
+      assert.equal(trackerOf('rin').pending.events, 5, 'the 995 held are finished: their receiver does not emit them again');
+      const end = T0 + MINUTE;
+      await until(() => statusText(node) === `5 passed · 0 dropped · 995 held (digest ${dueAt(end)})`, 2000, 'the held count in the status');
+
+      const got = collect(helper.getNode('digest'), 1);
+      await clock.advance(MINUTE);
+      const [digest] = await got;
+      assert.equal(digest.topic, 'digest');
+      assert.equal(digest.payload.held, 995);
+      assert.equal(digest.payload.passed, 5);
+      assert.equal(digest.payload.start, new Date(T0).toISOString());
+      assert.equal(digest.payload.end, new Date(end).toISOString());
+      assert.deepEqual(digest.payload.cap, { count: 5, periodMs: MINUTE, per: 'all' });
+      assert.equal(digest.payload.keys.length, 100, 'at most 100 keys listed');
+      assert.equal(digest.payload.notListed, 895, 'the rest counted');
+      assert.ok(
+        digest.payload.keys.every((k) => /^burst-\d+$/.test(k.key) && k.held === 1),
+        'each held message id listed once',
+      );
+      assert.equal(passed.length, 5);
+      await until(() => statusText(node) === '5 passed · 0 dropped · 1000 keys', 2000, 'the status without a period running');
+    });
+
+    for (const capPer of ['key', 'all']) {
+      it(`counts ${capPer === 'key' ? 'per key' : 'overall'}, after the cooldown: a repeat the cooldown drops is not counted`, async () => {
+        const cooldown = { mode: 'cooldown', key: 'plate', keyType: 'event', ttl: 10, ttlUnits: 's' };
+        const { node, first, finished } = await start({ ...cooldown, ...CAP, capCount: 2, capPer });
+        const passed = countInputs(first);
+        const digests = countInputs(helper.getNode('digest'));
+        for (const [plate, id, wait] of [
+          ['PARK1', 'm1', 0],
+          ['PARK1', 'm2', 11_000], // cooldown over: passes (PARK1's second)
+          ['PARK1', 'm3', 11_000], // cooldown over again: PARK1's third, past the cap per key
+          ['VISIT9', 'm4', 1000],
+          ['PARK1', 'm5', 1000], // inside PARK1's cooldown (counted from m3): dropped, not counted
+        ]) {
+          await clock.advance(wait);
+          node.receive(read(plate, id));
+          await finished();
+        }
+        const got = collect(helper.getNode('digest'), 1);
+        await clock.advance(MINUTE);
+        const [digest] = await got;
+        if (capPer === 'key') {
+          assert.deepEqual(
+            passed.map((m) => m.messageId),
+            ['m1', 'm2', 'm4'],
+          );
+          assert.deepEqual(
+            digest.payload.keys.map((k) => [k.key, k.held]),
+            [['PARK1', 1]],
+          );
+        } else {
+          assert.deepEqual(
+            passed.map((m) => m.messageId),
+            ['m1', 'm2'],
+          );
+          assert.deepEqual(
+            digest.payload.keys.map((k) => [k.key, k.held]),
+            [
+              ['PARK1', 1],
+              ['VISIT9', 1],
+            ],
+          );
+        }
+        assert.equal(digest.payload.cap.per, capPer);
+        assert.equal(digests.length, 1);
+      });
+    }
+
+    for (const [from, refresh, expected] of [
+      ['the last message let through', false, [0, 80, 160, 'after']],
+      ['the last sighting', true, [0, 'after']],
+    ]) {
+      it(`the cooldown counted from ${from}`, async () => {
+        const { node, first, finished } = await start({ mode: 'cooldown', key: 'plate', keyType: 'event', ttl: 60, ttlUnits: 's', refresh });
+        const passed = countInputs(first);
+        const e = ev.minimalLpr();
+        // a parked car read every 40 s: inside a 60 s cooldown each time
+        for (let at = 0; at <= 160; at += 40) {
+          node.receive({ payload: e, n: at });
+          await finished();
+          await clock.advance(40_000);
+        }
+        await clock.advance(60_000); // not seen for a whole cooldown
+        node.receive({ payload: e, n: 'after' });
+        await finished();
+        assert.deepEqual(
+          passed.map((m) => m.n),
+          expected,
+        );
+      });
+    }
+
+    it('held messages are finished, so their receiver does not emit them again; the digest has its own output after the duplicates', async () => {
+      const completed = fakeReceiver('rx');
+      try {
+        const { node, first, dups, finished } = await start({ ...CAP, capCount: 1, duplicatesOutput: true });
+        const passed = countInputs(first);
+        const repeats = countInputs(dups);
+        const as = (id, event) => ({ ...delivery(event), _delivery: { receiver: 'rx', id } });
+        const events = ['a', 'b', 'c'].map((id) => {
+          const e = ev.minimalLpr();
+          e.payload.messageId = id;
+          return e;
+        });
+        node.receive(as(1, events[0]));
+        node.receive(as(2, events[1]));
+        node.receive(as(3, events[2]));
+        node.receive(as(4, resent(events[1]))); // a retry of a held event: a repeat, as any
+        await finished();
+        assert.deepEqual(
+          passed.map((m) => m._delivery.id),
+          [1],
+        );
+        assert.deepEqual(
+          repeats.map((m) => m._delivery.id),
+          [4],
+          'the window decides before the cap: a repeat of a held event is a duplicate',
+        );
+        assert.deepEqual(completed, [2, 3], 'the held ones finished');
+        const got = collect(helper.getNode('digest'), 1);
+        await clock.advance(MINUTE);
+        const [digest] = await got;
+        assert.deepEqual(
+          digest.payload.keys.map((k) => k.key),
+          ['b', 'c'],
+        );
+      } finally {
+        dropTracker('rx');
+      }
+    });
+
+    it('passes messages without a key through the cap too (key null in the digest)', async () => {
+      const { node, first, finished } = await start({ ...CAP, capCount: 1 });
+      const passed = countInputs(first);
+      for (let i = 0; i < 3; i++) node.receive({ payload: {}, n: i });
+      await finished();
+      assert.deepEqual(
+        passed.map((m) => m.n),
+        [0],
+      );
+      const got = collect(helper.getNode('digest'), 1);
+      await clock.advance(MINUTE);
+      const [digest] = await got;
+      assert.deepEqual(digest.payload.keys, [{ key: null, held: 2, first: new Date(T0).toISOString(), last: new Date(T0).toISOString() }]);
+    });
+
+    it('goes on counting across a deploy, and sends one digest for the whole period', async () => {
+      const { node, finished } = await start(CAP);
+      for (let i = 0; i < 3; i++) node.receive({ messageId: `before-${i}`, payload: {} });
+      await finished();
+      await clock.advance(10_000);
+      const next = await redeploy(CAP);
+      const digests = countInputs(helper.getNode('digest'));
+      for (let i = 0; i < 4; i++) next.node.receive({ messageId: `after-${i}`, payload: {} });
+      await next.finished();
+      assert.deepEqual(
+        next.passed.map((m) => m.messageId),
+        ['after-0', 'after-1'],
+        'five in the period: three before the deploy, two after',
+      );
+      const got = collect(helper.getNode('digest'), 1);
+      await clock.advance(MINUTE - 10_000);
+      const [digest] = await got;
+      assert.equal(digest.payload.held, 2);
+      assert.equal(digest.payload.passed, 5);
+      assert.equal(digest.payload.start, new Date(T0).toISOString(), 'the period started before the deploy');
+      assert.equal(digests.length, 1);
+    });
+
+    it('a deploy that shortens the period past now sends the digest as soon as the flows have started', async () => {
+      const { node, finished } = await start(CAP);
+      for (let i = 0; i < 7; i++) node.receive({ messageId: `m${i}`, payload: {} });
+      await finished();
+      await clock.advance(30_000);
+      const got = collect(helper.getNode('digest'), 1);
+      const shorter = { ...CAP, capPeriod: 20, capUnits: 's' };
+      await helper.setFlows(flow(shorter), 'nodes');
+      const [digest] = await got;
+      assert.equal(digest.payload.held, 2);
+      assert.equal(digest.payload.end, new Date(T0 + 20_000).toISOString());
+    });
+
+    it('says in a warning what a removed node, or one whose cap a deploy turned off, had held: no digest is sent for it', async () => {
+      const { node, finished } = await start(CAP);
+      for (let i = 0; i < 7; i++) node.receive({ messageId: `m${i}`, payload: {} });
+      await finished();
+      // the cap turned off: the next instance says it
+      const next = await redeploy({ ...CAP, cap: false });
+      assert.equal(warnings(next.node, 'detection-dedupe.warn.cap-off').length, 1);
+      // removed with messages held
+      const again = await redeploy(CAP);
+      for (let i = 0; i < 7; i++) again.node.receive({ messageId: `n${i}`, payload: {} });
+      await again.finished();
+      await helper.setFlows(
+        flow(CAP).filter((n) => n.id !== 'dd' && n.id !== 'dd-complete'),
+        'full',
+      );
+      assert.equal(warnings(again.node, 'detection-dedupe.warn.cap-removed').length, 1);
+    });
+
+    it('the status while a period holds messages, and its digest time', async () => {
+      const { node, finished } = await start(CAP, translatedModule('detection-dedupe'));
+      for (let i = 0; i < 8; i++) node.receive({ messageId: `m${i}`, payload: {} });
+      await finished();
+      await until(() => statusText(node) === `5 passed · 0 dropped · 3 held (digest ${dueAt(T0 + MINUTE)})`, 2000, 'the held count');
+      assert.equal(
+        translate('detection-dedupe.status.held', { passed: 5, dropped: 0, held: 3, at: '14:02' }),
+        '5 passed · 0 dropped · 3 held (digest 14:02)',
+      );
+    });
+  });
 });
+
+describe('detection-dedupe node: a cap shared through Redis (redis-server)', function () {
+  this.timeout(30_000);
+  let server;
+  let client;
+  let n = 0;
+  before(async function () {
+    if (!redisAvailable()) {
+      console.log('      (redis-server is not installed: apt-get install -y redis-server)');
+      this.skip();
+    }
+    server = await RedisServer.start();
+    client = await redisClient(server.url);
+  });
+  after(async () => {
+    await client?.close();
+    await server?.close();
+  });
+  beforeEach(() => {
+    clock = new FakeClock(T0);
+    useSettings();
+    return helper.startServer();
+  });
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+    helper.settings({});
+  });
+
+  it('two dedupe nodes on their own connections let 5 per minute through between them, and one of them sends the one digest', async () => {
+    const prefix = `capnodes${++n}:`;
+    const redis = (id) => ({ id, type: 'detection-redis', url: server.url, prefix });
+    const dedupeNode = (id, redisId) => ({
+      id,
+      type: 'detection-dedupe',
+      z: 't1',
+      mode: 'id',
+      key: 'messageId',
+      keyType: 'msg',
+      ttl: 1,
+      ttlUnits: 'h',
+      scope: 'redis',
+      redis: redisId,
+      sharedName: 'site',
+      cap: true,
+      capCount: 5,
+      capPeriod: 1,
+      capUnits: 'm',
+      capPer: 'all',
+      outputs: 2,
+      wires: [[`${id}-out`], [`${id}-digest`]],
+    });
+    await helper.load(
+      [nodeModule('detection-redis'), translatedModule('detection-dedupe')],
+      [
+        { id: 't1', type: 'tab' },
+        redis('redis1'),
+        redis('redis2'),
+        dedupeNode('d1', 'redis1'),
+        dedupeNode('d2', 'redis2'),
+        ...['d1-out', 'd1-digest', 'd2-out', 'd2-digest', 'finished'].map((id) => ({ id, type: 'helper', z: 't1' })),
+        // one Complete node for both (the test helper loads the core node once per node of its type)
+        { id: 'both-complete', type: 'complete', z: 't1', scope: ['d1', 'd2'], uncaught: false, wires: [['finished']] },
+      ],
+    );
+    const d1 = helper.getNode('d1');
+    const d2 = helper.getNode('d2');
+    assert.notEqual(helper.getNode('redis1').connection, helper.getNode('redis2').connection, 'two connections');
+    await until(() => helper.getNode('redis1').connection.ready && helper.getNode('redis2').connection.ready, 5000, 'both connected');
+    const finished = countInputs(helper.getNode('finished'));
+    const passed = [countInputs(helper.getNode('d1-out')), countInputs(helper.getNode('d2-out'))];
+    const digests = [countInputs(helper.getNode('d1-digest')), countInputs(helper.getNode('d2-digest'))];
+    for (let i = 0; i < 100; i++) (i % 2 ? d1 : d2).receive({ messageId: `m${i}`, payload: {} });
+    await until(() => finished.length === 100, 10_000, 'all 100 done');
+    assert.equal(passed[0].length + passed[1].length, 5, 'five between both');
+    const held = (node) => /held/.test(statusText(node));
+    await until(() => held(d1) && held(d2), 2000, 'both show the period’s held count');
+
+    await clock.advance(60_000);
+    // both timers fire at the period's end; each claim ends with the status back to counts
+    await until(() => !held(d1) && !held(d2), 5000, 'both have asked for the digest');
+    assert.equal(digests[0].length + digests[1].length, 1, 'one digest between both');
+    const [digest] = [...digests[0], ...digests[1]];
+    assert.equal(digest.payload.held, 95);
+    assert.equal(digest.payload.passed, 5);
+    assert.deepEqual(await client.keys(`${prefix}dedupe-cap:*`), [], 'the period is gone from Redis');
+  });
+});
+
+function countInputs(node) {
+  const seen = [];
+  node.on('input', (m) => seen.push(m));
+  return seen;
+}
+
+/** The node's own last status text (the test helper spies on every node at once). */
+function statusText(node) {
+  const own = node.status.getCalls().filter((c) => c.thisValue === node);
+  return own.length ? String(own[own.length - 1].args[0].text) : '';
+}

@@ -19,14 +19,15 @@ describe('lib/dedupe/key: keys picked by name', () => {
   };
 
   it('makes the keys the list offers, from a plate event and from a face event', () => {
-    assert.deepEqual(KEY_CHOICES, ['plateAtCamera', 'plate', 'person', 'camera', 'messageId']);
+    assert.deepEqual(KEY_CHOICES, ['plateAtCamera', 'plate', 'plateLookalikeAtCamera', 'plateLookalike', 'person', 'camera', 'messageId']);
     assert.deepEqual(
       KEY_CHOICES.map((c) => choiceKey(c, lpr())),
-      ['XYZ987 @ Gate 2', 'XYZ987', undefined, 'Gate 2', 'm-1'],
+      // XYZ987: Z and 2 look alike, so folded it reads XY2987
+      ['XYZ987 @ Gate 2', 'XYZ987', 'XY2987 @ Gate 2', 'XY2987', undefined, 'Gate 2', 'm-1'],
     );
     assert.deepEqual(
       KEY_CHOICES.map((c) => choiceKey(c, face())),
-      ['face-7 @ Entrance Cam 3', undefined, 'face-7', 'Entrance Cam 3', face().payload.messageId],
+      ['face-7 @ Entrance Cam 3', undefined, 'face-7 @ Entrance Cam 3', undefined, 'face-7', 'Entrance Cam 3', face().payload.messageId],
     );
   });
 
@@ -48,5 +49,37 @@ describe('lib/dedupe/key: keys picked by name', () => {
       assert.equal(choiceKey(c, 'text'), undefined, c);
       assert.equal(choiceKey(c, { payload: { lprPlateInfo: { plate: '' }, messageId: null } }), undefined, c);
     }
+  });
+
+  it('plate, look-alikes as one: a misread of a plate is the same key, another plate is not', () => {
+    const read = (plate, camera = 'Gate 2') => {
+      const e = lpr();
+      e.payload.lprPlateInfo.plate = plate;
+      e.payload.detectionInfo.detectorName = camera;
+      return e;
+    };
+    // each default class (0ODQ 1I 2Z 5S 8B 6G), both ways, with spaces, dashes and lower case as read
+    for (const [a, b] of [
+      ['8OB123', '80B123'],
+      ['8OB123', 'BOB123'],
+      ['D0Q-771', '00O 771'],
+      ['AB1', 'A8I'],
+      ['Z5', '2S'],
+      ['GG6', '666'],
+      ['xyz 987', 'XY2-987'],
+    ]) {
+      assert.equal(choiceKey('plateLookalike', read(a)), choiceKey('plateLookalike', read(b)), `${a} = ${b}`);
+      assert.equal(choiceKey('plateLookalikeAtCamera', read(a)), choiceKey('plateLookalikeAtCamera', read(b)), `${a} = ${b} at a camera`);
+      assert.notEqual(choiceKey('plate', read(a)), choiceKey('plate', read(b)), `${a} and ${b} differ as plates`);
+    }
+    assert.equal(choiceKey('plateLookalike', read('8OB123')), '808123');
+    assert.notEqual(choiceKey('plateLookalike', read('8OB123')), choiceKey('plateLookalike', read('8OB124')), 'another character is another plate');
+    assert.notEqual(choiceKey('plateLookalike', read('8OB123')), choiceKey('plateLookalike', read('8OB1234')), 'a character more is another plate');
+    assert.notEqual(
+      choiceKey('plateLookalikeAtCamera', read('8OB123', 'Gate 1')),
+      choiceKey('plateLookalikeAtCamera', read('80B123', 'Gate 2')),
+      'at another camera: another key',
+    );
+    assert.equal(choiceKey('plateLookalike', read(' - ')), undefined, 'a plate of spaces and dashes only is no key');
   });
 });
