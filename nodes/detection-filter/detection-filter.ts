@@ -1,13 +1,15 @@
 /**
  * detection-filter: passes the events that hold the rules (all, or any) on
  * output 1, the others on output 2 when it is turned on. A thin adapter: the
- * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts.
- * The account's tag prefix is the node's own, else that of the events bridge it names.
+ * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts,
+ * plate matching lib/plates. The account's tag prefix is the node's own, else
+ * that of the events bridge it names. A message that passes on a plate rule
+ * gets msg.match (why it matched); the dialog's preview asks preview.ts.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
 import { viewOfEvent } from '../../lib/events/detection-view';
-import { compileFilter, listProblem } from '../../lib/events/filter';
+import { compileFilter, listProblem, type FilterOutcome, type PlateMatch } from '../../lib/events/filter';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
@@ -15,6 +17,7 @@ import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
 import { tagPrefixOf } from '../shared/events-bridge-node';
+import { servePlatePreview } from './preview';
 
 interface DetectionFilterDef extends NodeDef {
   property: string;
@@ -26,11 +29,14 @@ interface DetectionFilterDef extends NodeDef {
   tagPrefix?: string;
   /** An events-bridge configuration node whose tag prefix applies (optional). */
   bridge?: string;
+  /** The look-alike classes as typed (`0ODQ 1I …`); missing: the default ones. */
+  plateClasses?: unknown;
 }
 
 type Send = (msg: NodeMessage | Array<NodeMessage | null>) => void;
 
 export = function register(RED: NodeAPI): void {
+  servePlatePreview(RED);
   registerNode<DetectionFilterDef>(RED, 'detection-filter', (node, config) => {
     const t = nodeText(RED, 'detection-filter');
     const util = RED.util as unknown as PropertyUtil;
@@ -51,14 +57,20 @@ export = function register(RED: NodeAPI): void {
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
-    const { combine, noMatchOutput } = nodeOptions('detection-filter', config);
+    const { combine, noMatchOutput, plateLookalikes, plateExtraMissing, plateSimilar } = nodeOptions('detection-filter', config);
 
     const tagPrefix = tagPrefixFor(config);
     if (typeof tagPrefix !== 'string') {
       failConfig(node, tagPrefix.status, tagPrefix.problem, 'CONFIG');
       return;
     }
-    const compiled = compileFilter(config.rules, combine, { tagPrefix });
+    const plates = {
+      lookalikes: Number(plateLookalikes),
+      extraMissing: Number(plateExtraMissing),
+      classes: typeof config.plateClasses === 'string' ? config.plateClasses : undefined,
+      similar1Plate: plateSimilar,
+    };
+    const compiled = compileFilter(config.rules, combine, { tagPrefix, plates });
     if (!compiled.ok) {
       const problems = compiled.problems.map((p) => translate(RED, p));
       failConfig(node, problems[0], t('errors.config', { problems: problems.join('; ') }), 'CONFIG');
@@ -110,9 +122,11 @@ export = function register(RED: NodeAPI): void {
       node.warn(t(`warn.list-${problem}`, { position: read.position, property: `${read.source}.${read.property}` }));
     }
 
-    function decide(msg: NodeMessage, send: Send, matched: boolean): void {
-      if (matched) {
+    function decide(msg: NodeMessage, send: Send, outcome: FilterOutcome): void {
+      if (outcome.passed) {
         counts.matched++;
+        // why it passed, when a plate rule held (the message is not copied: one object more on it)
+        if (outcome.match) (msg as NodeMessage & { match: PlateMatch }).match = outcome.match;
         send(noMatchOutput ? [msg, null] : msg);
       } else {
         counts.not++;
@@ -131,7 +145,7 @@ export = function register(RED: NodeAPI): void {
         }
         const view = viewOfEvent(value);
         if (!view || readLists.length === 0) {
-          decide(msg, send, filter.matches(view));
+          decide(msg, send, filter.evaluate(view));
           done();
           return;
         }
@@ -154,7 +168,7 @@ export = function register(RED: NodeAPI): void {
             checkList(index, list);
             lists[index] = list;
             if (--pending > 0) return;
-            decide(msg, send, filter.matches(view, lists));
+            decide(msg, send, filter.evaluate(view, lists));
             done();
           }),
         );
