@@ -69,7 +69,6 @@ function folded(text: string): string {
   return text.trim().toLowerCase();
 }
 
-
 /** One item of a list as compared: trimmed text, a finite number as text; anything else '' (left out). */
 function itemText(item: unknown): string {
   return typeof item === 'string' ? item.trim() : typeof item === 'number' && Number.isFinite(item) ? String(item) : '';

@@ -387,12 +387,15 @@ export class PlateList {
     return found;
   }
 
-  private result(found: { id: number; entry: string; read: string; lookalikes: number; extraMissing: number }, read: string, against: 'plate' | 'similar1Plate'): PlateListMatch {
+  private result(
+    found: { id: number; entry: string; read: string; lookalikes: number; extraMissing: number },
+    read: string,
+    against: 'plate' | 'similar1Plate',
+  ): PlateListMatch {
     const differences: PlateDifference[] = [];
     alignPlates(found.entry, found.read, this.classes, differences);
     const similar = against === 'similar1Plate';
-    const kind: PlateMatchKind =
-      found.extraMissing > 0 ? 'extra-missing' : found.lookalikes > 0 ? 'look-alike' : similar ? 'similar1Plate' : 'exact';
+    const kind: PlateMatchKind = found.extraMissing > 0 ? 'extra-missing' : found.lookalikes > 0 ? 'look-alike' : similar ? 'similar1Plate' : 'exact';
     return {
       entry: this.written[found.id],
       read,

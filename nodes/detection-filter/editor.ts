@@ -519,7 +519,9 @@
             }
             const refused = $('<ul class="detection-filter-preview-refused" style="margin:2px 0 0 18px;"></ul>');
             for (const x of answer.refused || []) exampleLine(x, '— ' + refusalText(x, lookalikes, extra)).appendTo(refused);
-            $('<div></div>').text(node._('detection-filter.preview.accepted', { entry: answer.entry || entry })).appendTo(preview);
+            $('<div></div>')
+              .text(node._('detection-filter.preview.accepted', { entry: answer.entry || entry }))
+              .appendTo(preview);
             accepted.appendTo(preview);
             $('<div></div>').text(node._('detection-filter.preview.refused-title')).appendTo(preview);
             refused.appendTo(preview);
