@@ -115,13 +115,67 @@ class Folder {
   }
 }
 
-/** FNV-1a over code units, with a final mix so that every bit counts for the slot. */
-function hashCodes(codes: Uint16Array, from: number, to: number, skipA: number, skipB: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) {
-    if (i === skipA || i === skipB) continue;
-    h = Math.imul(h ^ codes[i], 0x01000193);
+/**
+ * Hashes of a key and of the key with one or two characters deleted, each in
+ * constant time once the key is loaded: a polynomial hash (mod 2^32) over
+ * prefixes and suffixes, then a final mix so that every bit counts for the
+ * slot. Collisions only cost a verification.
+ */
+class KeyHasher {
+  private pre = new Int32Array(65);
+  private suf = new Int32Array(65);
+  private pow = new Int32Array(65);
+  private length = 0;
+
+  constructor() {
+    this.powers(64);
   }
+
+  private powers(max: number): void {
+    this.pow = new Int32Array(max + 1);
+    this.pre = new Int32Array(max + 1);
+    this.suf = new Int32Array(max + 1);
+    this.pow[0] = 1;
+    for (let i = 1; i <= max; i++) this.pow[i] = Math.imul(this.pow[i - 1], BASE);
+  }
+
+  /** Takes the key codes[from, to). */
+  load(codes: Uint16Array, from: number, to: number): void {
+    const n = to - from;
+    if (n >= this.pow.length) this.powers(n * 2);
+    const { pre, suf, pow } = this;
+    pre[0] = 0;
+    for (let i = 0; i < n; i++) pre[i + 1] = (Math.imul(pre[i], BASE) + codes[from + i]) | 0;
+    suf[n] = 0;
+    for (let i = n - 1; i >= 0; i--) suf[i] = (Math.imul(codes[from + i], pow[n - 1 - i]) + suf[i + 1]) | 0;
+    this.length = n;
+  }
+
+  /** The whole key. */
+  whole(): number {
+    return mix(this.pre[this.length], this.length);
+  }
+
+  /** The key without its character `a` (from 0). */
+  without(a: number): number {
+    const n = this.length;
+    return mix((Math.imul(this.pre[a], this.pow[n - 1 - a]) + this.suf[a + 1]) | 0, n - 1);
+  }
+
+  /** The key without its characters `a` < `b`. */
+  withoutTwo(a: number, b: number): number {
+    const { pre, suf, pow } = this;
+    const n = this.length;
+    const middle = (pre[b] - Math.imul(pre[a + 1], pow[b - a - 1])) | 0;
+    return mix((Math.imul(pre[a], pow[n - 2 - a]) + Math.imul(middle, pow[n - 1 - b]) + suf[b + 1]) | 0, n - 2);
+  }
+}
+
+const BASE = 0x01000193;
+
+/** murmur3's finaliser over the polynomial and the length. */
+function mix(h: number, length: number): number {
+  h = (h + Math.imul(length, 0x9e3779b9)) | 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -179,6 +233,7 @@ class PairTable {
 /** Scratch space for the one check running at a time (Node.js runs one at a time). */
 let scratch = new Uint16Array(64);
 const candidates: number[] = [];
+const readHasher = new KeyHasher();
 
 /** What verifying one candidate found: the fewest look-alikes, and the extra or missing characters; undefined: no match. */
 interface Alignment {
@@ -307,19 +362,21 @@ export class PlateList {
     this.written = written;
     this.keys = new PairTable(written.length);
     this.deletions = e > 0 ? new PairTable(pairs) : null;
+    const hasher = new KeyHasher();
     let from = 0;
     for (let id = 0; id < written.length; id++) {
       const to = ends[id];
-      this.keys.add(hashCodes(codes, from, to, -1, -1), id);
+      hasher.load(codes, from, to);
+      this.keys.add(hasher.whole(), id);
       const deletions = this.deletions;
       if (deletions) {
         const n = to - from;
-        for (let a = from; a < to && n > 1; a++) {
+        for (let a = 0; a < n && n > 1; a++) {
           // deleting any one of a run of equal characters gives the same key
-          if (a > from && codes[a] === codes[a - 1]) continue;
-          deletions.add(hashCodes(codes, from, to, a, -1), id);
+          if (a > 0 && codes[from + a] === codes[from + a - 1]) continue;
+          deletions.add(hasher.without(a), id);
           if (e < 2 || n < 3) continue;
-          for (let b = a + 1; b < to; b++) deletions.add(hashCodes(codes, from, to, a, b), id);
+          for (let b = a + 1; b < n; b++) deletions.add(hasher.withoutTwo(a, b), id);
         }
       }
       from = to;
@@ -361,17 +418,20 @@ export class PlateList {
     const codes = scratch;
     for (let i = 0; i < m; i++) codes[i] = this.folder.code(read.charCodeAt(i));
     candidates.length = 0;
-    this.keys.collect(hashCodes(codes, 0, m, -1, -1), candidates);
+    const hasher = readHasher;
+    hasher.load(codes, 0, m);
+    const key = hasher.whole();
+    this.keys.collect(key, candidates);
     if (this.deletions) {
       // the read has extra characters: its key less those is an entry's key
       for (let a = 0; a < m && m > 1; a++) {
         if (a > 0 && codes[a] === codes[a - 1]) continue;
-        this.keys.collect(hashCodes(codes, 0, m, a, -1), candidates);
+        this.keys.collect(hasher.without(a), candidates);
         if (this.extraMissing < 2 || m < 3) continue;
-        for (let b = a + 1; b < m; b++) this.keys.collect(hashCodes(codes, 0, m, a, b), candidates);
+        for (let b = a + 1; b < m; b++) this.keys.collect(hasher.withoutTwo(a, b), candidates);
       }
       // the read misses characters: it is an entry's key less those
-      this.deletions.collect(hashCodes(codes, 0, m, -1, -1), candidates);
+      this.deletions.collect(key, candidates);
     }
     let found: (Alignment & { id: number; entry: string; read: string; score: number }) | undefined;
     for (const id of candidates) {
