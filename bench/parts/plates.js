@@ -78,7 +78,8 @@ function renderPlates(plates, table) {
 /** The goal: ≥ 100,000 checks/s on 100,000 entries with one look-alike and one extra/missing character. */
 function platesTargets(plates, add) {
   const run = plates.runs.find((r) => r.entries === 100_000 && r.extraMissing === 1);
-  if (run) add('plates checks/s at 100,000 entries (one look-alike + one extra/missing)', run.checksPerSecond, '≥ 100,000', run.checksPerSecond >= 100_000);
+  if (run)
+    add('plates checks/s at 100,000 entries (one look-alike + one extra/missing)', run.checksPerSecond, '≥ 100,000', run.checksPerSecond >= 100_000);
 }
 
 module.exports = { runPlates, renderPlates, platesTargets };
@@ -109,10 +110,7 @@ function child() {
   const [entries, lookalikes, extraMissing, checks] = process.argv.slice(2).map(Number);
   const next = random(28 + entries);
   const pick = (s) => s[Math.floor(next() * s.length)];
-  const plate = () =>
-    [...pick(SHAPES)]
-      .map((c) => (c === 'L' ? pick(LETTERS) : pick(DIGITS)))
-      .join('');
+  const plate = () => [...pick(SHAPES)].map((c) => (c === 'L' ? pick(LETTERS) : pick(DIGITS))).join('');
   // the index's tables are typed arrays, whose memory V8 keeps outside its heap: counted too
   const heapUsed = () => {
     global.gc();

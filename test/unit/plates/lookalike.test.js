@@ -1,12 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const {
-  DEFAULT_LOOKALIKE_CLASSES,
-  DEFAULT_LOOKALIKES,
-  NO_LOOKALIKES,
-  normalisePlate,
-  parseLookalikeClasses,
-} = require('../../../dist/lib/plates');
+const { DEFAULT_LOOKALIKE_CLASSES, DEFAULT_LOOKALIKES, NO_LOOKALIKES, normalisePlate, parseLookalikeClasses } = require('../../../dist/lib/plates');
 const { renderMessage } = require('../../../dist/lib/core/messages');
 
 describe('plates: look-alike classes', () => {
