@@ -13,6 +13,9 @@
  *   burst     64 connections posting 1 MB plate events at detection-in:
  *             peak RSS, and every 200 comes out at the end of the flow
  *   dedupe    DedupeWindow checks/s and heap bytes per key at 100k and 1M keys
+ *   plates    detection filter's plate matcher: checks/s and heap bytes per
+ *             entry on lists of 1,000, 100,000 and 1,000,000 plates, with one
+ *             look-alike, and with one look-alike and one extra/missing character
  *   push      10,000 POS transactions: platform-push batches against one core
  *             http request per transaction, into the mock core
  *   openapi   a POS batch through the platform client, checked against the
@@ -27,7 +30,7 @@
  * Options:
  *   --quick         smoke mode: every part with tiny sizes and durations (a
  *                   few seconds); results are not written unless --out is given
- *   --only a,b      run only these parts (receiver, burst, dedupe, push, redis, openapi)
+ *   --only a,b      run only these parts (receiver, burst, dedupe, plates, push, redis, openapi)
  *   --baseline REF  the receiver part as an A/B run instead: the same receiver
  *                   scenario on a build of git commit REF (built once, cached
  *                   in bench/.baselines/) and on this tree's build, taking
@@ -67,13 +70,14 @@ const { render, targets } = require('./support/report');
 const { runReceiver } = require('./parts/receiver');
 const { runBurst } = require('./parts/burst');
 const { runDedupe } = require('./parts/dedupe');
+const { runPlates } = require('./parts/plates');
 const { runPush } = require('./parts/push');
 const { runRedis } = require('./parts/redis');
 const { runOpenapi } = require('./parts/openapi');
 const { runReceiverAb } = require('./parts/receiver-ab');
 const { baselineBuild, hasNodeType } = require('./support/baseline');
 
-const PARTS = ['receiver', 'burst', 'dedupe', 'push', 'redis', 'openapi'];
+const PARTS = ['receiver', 'burst', 'dedupe', 'plates', 'push', 'redis', 'openapi'];
 const TOKEN = 'bench-bearer-token';
 const KiB = 1024;
 
@@ -99,6 +103,7 @@ const CONFIG = {
     },
     burst: { connections: 64, bytes: 1024 * KiB, seconds: 10 },
     dedupe: { keys: [100_000, 1_000_000], checks: 1_000_000, timeoutMs: 180_000 },
+    plates: { entries: [1_000, 100_000, 1_000_000], checks: 300_000, timeoutMs: 300_000 },
     push: { transactions: 10_000, warmup: 1_000, window: 16, timeoutMs: 180_000 },
     openapi: { requests: 1_000, rounds: 6, batch: 20, window: 8, warmup: 500 },
     redis: {
@@ -127,6 +132,7 @@ const CONFIG = {
     },
     burst: { connections: 8, bytes: 128 * KiB, seconds: 0.5 },
     dedupe: { keys: [1_000, 10_000], checks: 20_000, timeoutMs: 60_000 },
+    plates: { entries: [1_000, 10_000], checks: 5_000, timeoutMs: 60_000 },
     push: { transactions: 300, warmup: 50, window: 16, timeoutMs: 60_000 },
     openapi: { requests: 100, rounds: 2, batch: 20, window: 8, warmup: 20 },
     redis: {
@@ -320,6 +326,17 @@ async function main() {
         fail('dedupe', err);
       }
       timings.dedupe = seconds();
+    }
+
+    if (run('plates')) {
+      log('bench: plates');
+      try {
+        results.plates = await runPlates({ config: config.plates, log });
+        results.problems.push(...results.plates.problems);
+      } catch (err) {
+        fail('plates', err);
+      }
+      timings.plates = seconds();
     }
 
     if (run('openapi')) {

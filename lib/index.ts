@@ -41,8 +41,11 @@ export {
   RULE_TYPES,
   type Combine,
   type CompileResult,
+  type FilterOutcome,
   type FilterProblem,
   type ListRead,
+  type PlateMatch,
+  type PlateOptions,
   type RuleConfig,
   type RuleType,
 } from './events';
@@ -62,6 +65,29 @@ export {
   type TimeWindow,
   type WindowsResult,
 } from './events';
+// Plates as read: look-alike classes, the watch-list index, the preview of an entry.
+export {
+  compilePlateList,
+  DEFAULT_LOOKALIKE_CLASSES,
+  DEFAULT_LOOKALIKES,
+  Lookalikes,
+  MAX_EXTRA_MISSING,
+  MAX_LOOKALIKES,
+  NO_LOOKALIKES,
+  normalisePlate,
+  parseLookalikeClasses,
+  PlateList,
+  plateListCompilations,
+  previewPlateEntry,
+  type LookalikeParse,
+  type PlateDifference,
+  type PlateListMatch,
+  type PlateListOptions,
+  type PlateMatchKind,
+  type PlatePreview,
+  type PreviewChange,
+  type PreviewExample,
+} from './plates';
 export { buildSampleEvent, sampleModelPath, type SampleOptions } from './bridge';
 export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './bridge';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './image';

@@ -1,6 +1,7 @@
 'use strict';
 /** Plain-text tables of the bench results, and the targets of issue 6. */
 const { verdict } = require('./ab');
+const { renderPlates, platesTargets } = require('../parts/plates');
 
 const MB = 1024 * 1024;
 
@@ -46,6 +47,7 @@ function targets(results) {
     const largest = results.dedupe.sizes[results.dedupe.sizes.length - 1];
     if (largest) add(`dedupe heap bytes/key at ${num(largest.keys)} keys`, largest.heapBytesPerKey, '≤ 200', largest.heapBytesPerKey <= 200);
   }
+  if (results.plates) platesTargets(results.plates, add);
   if (results.push && results.push.ratio !== undefined) {
     add('push: batched ÷ per-message transactions/s', results.push.ratio, '≥ 10', results.push.ratio >= 10);
   }
@@ -144,6 +146,8 @@ function render(results) {
         ),
     );
   }
+
+  if (results.plates) parts.push(renderPlates(results.plates, table));
 
   if (results.push) {
     const p = results.push;

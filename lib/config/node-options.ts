@@ -52,6 +52,11 @@ export const NODE_OPTIONS = {
   'detection-filter': {
     combine: choiceRule(['all', 'any'], { default: 'all' }),
     noMatchOutput: flagRule({ default: false }),
+    // How plate rules match (the classes, text, are the node's own: DEFAULT_LOOKALIKE_CLASSES, lib/plates).
+    // A new node forgives one look-alike; one saved before the option matched exactly and still does.
+    plateLookalikes: choiceRule(['0', '1', '2'], { default: '1', absent: '0' }),
+    plateExtraMissing: choiceRule(['0', '1', '2'], { default: '0' }),
+    plateSimilar: flagRule({ default: true }),
   },
   'detection-dedupe': {
     mode: choiceRule(['id', 'cooldown'], { default: 'id' }),

@@ -1,8 +1,9 @@
 /**
  * The rules of detection-filter, Node-RED-free: compiled once at deploy
- * (lists into Sets, wildcards into RegExps), then matched against the
- * DetectionView of each event. A list a rule reads from msg/flow/global is
- * handed in per message by the node and compiled then, cheaply.
+ * (lists into Sets, plate lists into a PlateList index of lib/plates,
+ * wildcards into RegExps), then matched against the DetectionView of each
+ * event. A list a rule reads from msg/flow/global is handed in per message
+ * by the node and compiled only when it changes (cachedList).
  *
  * A time rule's windows (./time-window.ts) are typed in, read from env at
  * deploy, or read per message like a list and parsed once per change.
@@ -14,7 +15,7 @@ import type { DetectionView } from './detection-view';
 import { message, renderMessage, translateEnglish, type Message, type Translate } from '../core/messages';
 import { parseIsoDate } from '../core/iso-date';
 import { tagKey } from './tag-prefix';
-import { normalisePlate } from '../plates';
+import { compilePlateList, DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses, type Lookalikes, type PlateList, type PlateListMatch } from '../plates';
 import { formatWindows, isInside, knownTimeZone, parseWindows, systemTimeZone, timeZoneProblem, windowsReader, type TimeWindow } from './time-window';
 
 export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'time'] as const;
@@ -76,7 +77,19 @@ export interface FilterProblem extends Message {
 
 export type CompileResult = { ok: true; filter: DetectionFilter } | { ok: false; problems: FilterProblem[] };
 
-type Test = (view: DetectionView, lists: readonly unknown[], when: DetectionTime | undefined) => boolean;
+/** Why a message passed on a plate rule: the match of lib/plates, with the rule's position (from 1). Becomes msg.match. */
+export interface PlateMatch extends PlateListMatch {
+  rule: number;
+}
+
+/** A rule's verdict: held or not; a plate rule that holds says how (truthy). */
+type Test = (view: DetectionView, lists: readonly unknown[], when: DetectionTime | undefined) => boolean | PlateMatch;
+
+/** How an event fared: whether it passes, and the match of the first plate rule that held (when one did). */
+export interface FilterOutcome {
+  passed: boolean;
+  match: PlateMatch | undefined;
+}
 
 const ITEM_SEPARATOR = /[,\r\n]+/;
 
@@ -85,13 +98,18 @@ function folded(text: string): string {
   return text.trim().toLowerCase();
 }
 
+/** One item of a list as compared: trimmed text, a finite number as text; anything else '' (left out). */
+function itemText(item: unknown): string {
+  return typeof item === 'string' ? item.trim() : typeof item === 'number' && Number.isFinite(item) ? String(item) : '';
+}
+
 /** The items of a typed list or of a list read from context: an array of
  *  strings (numbers too), or one string with comma/newline separated items. */
 export function listItems(value: unknown): string[] {
   const raw = typeof value === 'string' ? value.split(ITEM_SEPARATOR) : Array.isArray(value) ? value : typeof value === 'number' ? [value] : [];
   const items: string[] = [];
   for (const item of raw) {
-    const text = typeof item === 'string' ? item.trim() : typeof item === 'number' && Number.isFinite(item) ? String(item) : '';
+    const text = itemText(item);
     if (text !== '') items.push(text);
   }
   return items;
@@ -132,50 +150,95 @@ export function wildcardRegExp(pattern: string): RegExp {
   return new RegExp(`^${body}$`, 'is');
 }
 
-/** The comparable form of a list rule's items and of the values they are compared with;
+/** The comparable form of the items of a tag, camera or site list and of the values they are compared with;
  *  tags without the account's prefix (`tagPrefix`, normalised; '' for none). */
-function keyFor(type: ListRuleType, tagPrefix: string): (text: string) => string {
-  if (type === 'plate') return normalisePlate;
+function keyFor(type: Exclude<ListRuleType, 'plate'>, tagPrefix: string): (text: string) => string {
   if (type === 'tag' && tagPrefix !== '') return (name) => tagKey(name, tagPrefix);
   return folded;
 }
 
-/** A Set of a list's keys; the last list seen is kept, so an unchanged context list is not compiled again. */
-function cachedSet(key: (text: string) => string): (value: unknown) => Set<string> {
-  let lastString: string | undefined;
-  let lastItems: unknown[] | undefined;
-  let lastSet = new Set<string>();
+/** Whether the array `value` has the very `items` (as listItems reads them), without making a new list. */
+function sameItems(value: unknown, items: readonly string[]): boolean {
+  if (!Array.isArray(value)) return false;
+  let k = 0;
+  for (const item of value) {
+    const text = itemText(item);
+    if (text === '') continue;
+    if (k >= items.length || items[k] !== text) return false;
+    k++;
+  }
+  return k === items.length;
+}
+
+/**
+ * A list read for each message, compiled only when it changes. Unchanged,
+ * checked in constant time: the same text, or the same array with the same
+ * length. Another array (a store that hands out copies, a msg list on each
+ * message) is compared item by item with the list compiled last, and
+ * compiled only if its items differ. So a list set anew (flow.set, a change
+ * node), or an array grown or shrunk in place (push, splice), is compiled
+ * again; an item replaced in place, the length unchanged, is not seen until
+ * the list is set again (docs/nodes/detection-filter.md says so).
+ */
+function cachedList<T>(compile: (items: string[]) => T): (value: unknown) => T {
+  let compiled: T | undefined;
+  let lastValue: unknown;
+  let lastLength = -1;
+  let lastItems: readonly string[] = [];
   return (value) => {
-    if (typeof value === 'string') {
-      if (value === lastString) return lastSet;
-      lastString = value;
-      lastItems = undefined;
-    } else if (Array.isArray(value)) {
-      // compared item by item: a list changed in place (flow.get(...).push) is seen
-      if (lastItems && lastItems.length === value.length && lastItems.every((item, i) => item === value[i])) return lastSet;
-      lastItems = value.slice();
-      lastString = undefined;
-    } else {
-      lastString = undefined;
-      lastItems = undefined;
+    const length = Array.isArray(value) ? value.length : -1;
+    if (compiled !== undefined) {
+      if (value === lastValue && length === lastLength) return compiled;
+      if (sameItems(value, lastItems)) {
+        lastValue = value;
+        lastLength = length;
+        return compiled;
+      }
     }
-    lastSet = new Set(listItems(value).map(key));
-    return lastSet;
+    const items = listItems(value);
+    compiled = compile(items);
+    lastValue = value;
+    lastLength = length;
+    lastItems = items;
+    return compiled;
   };
 }
 
-/** The view's values a list rule compares. */
-function valuesOf(type: ListRuleType, view: DetectionView): Array<string | null> {
+/** The view's values a tag, camera or site list rule compares. */
+function valuesOf(type: Exclude<ListRuleType, 'plate'>, view: DetectionView): Array<string | null> {
   if (type === 'tag') return view.tags;
   if (type === 'camera') return [view.camera];
-  if (type === 'site') return [view.site];
-  return view.kind === 'lpr' ? [view.plate, view.similar1Plate] : [];
+  return [view.site];
 }
 
-function hasAny(type: ListRuleType, key: (text: string) => string, set: Set<string>, view: DetectionView): boolean {
+function hasAny(type: Exclude<ListRuleType, 'plate'>, key: (text: string) => string, set: Set<string>, view: DetectionView): boolean {
   if (set.size === 0) return false;
   for (const value of valuesOf(type, view)) if (value !== null && set.has(key(value))) return true;
   return false;
+}
+
+/** The plate rule's test on a compiled list: the match with the rule's position, or false. Never holds for a face. */
+function plateMatch(list: PlateList, position: number, view: DetectionView): PlateMatch | false {
+  if (view.kind !== 'lpr') return false;
+  const match = list.match(view.plate, view.similar1Plate);
+  return match ? { rule: position, ...match } : false;
+}
+
+/** How plate rules match, as compileFilter was given it (the classes compiled). */
+interface PlateMatching {
+  lookalikes: number;
+  extraMissing: number;
+  classes: Lookalikes | undefined;
+  similar1Plate: boolean;
+}
+
+/** A plate rule's summary: `plate 8OB123`, with what it forgives (`~1` look-alike, `±1` extra or missing). */
+function plateSummary(list: string, plates: PlateMatching): Message {
+  const { lookalikes, extraMissing } = plates;
+  if (lookalikes > 0 && extraMissing > 0) return message('filter.summary.plate-both', { list, lookalikes, extra: extraMissing });
+  if (lookalikes > 0) return message('filter.summary.plate-lookalikes', { list, lookalikes });
+  if (extraMissing > 0) return message('filter.summary.plate-extra', { list, extra: extraMissing });
+  return message('filter.summary.plate', { list });
 }
 
 function contextText(value: unknown): string | undefined {
@@ -208,6 +271,8 @@ interface RuleContext {
   timeZone: string;
   /** An environment variable's value (at deploy). */
   env: (name: string) => unknown;
+  /** How plate rules match. */
+  plates: PlateMatching;
 }
 
 /** Whether `when` is inside the windows, in the event's own zone or else `zone`. */
@@ -268,7 +333,7 @@ function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): 
 
 /** One rule, or the problem that keeps it from working. */
 function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Compiled | FilterProblem {
-  const { reads, tagPrefix } = ctx;
+  const { reads, tagPrefix, plates } = ctx;
   const type = rule.t;
   if (type === undefined || type === null || type === '') return problem(position, 'type-missing');
   if (typeof type !== 'string' || !(RULE_TYPES as readonly string[]).includes(type)) return problem(position, 'type', { type: String(type) });
@@ -283,28 +348,38 @@ function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Comp
     case 'site':
     case 'plate': {
       const listType = type as ListRuleType;
-      const key = keyFor(listType, tagPrefix);
       const source = rule.vt === undefined || rule.vt === null || rule.vt === '' ? 'list' : rule.vt;
       if (typeof source !== 'string' || !(LIST_SOURCES as readonly string[]).includes(source))
         return problem(position, 'source', { source: text(source) });
-      if (source === 'list') {
-        const items = listItems(value);
-        if (items.length === 0) return problem(position, `${listType}-empty`);
-        const set = new Set(items.map(key));
-        return { test: (view) => hasAny(listType, key, set, view), summary: message(`filter.summary.${listType}`, { list: items.join(', ') }) };
-      }
       const property = value.trim();
-      if (property === '') return problem(position, 'property', { source });
-      const index = reads.push({ position, type: listType, source: source as ListSource, property }) - 1;
-      ctx.readChecks.push((list) => {
-        const why = listProblem(list);
-        return why === undefined ? undefined : { kind: why };
-      });
-      const setOf = cachedSet(key);
-      return {
-        test: (view, lists) => hasAny(listType, key, setOf(lists[index]), view),
-        summary: message(`filter.summary.${listType}`, { list: `${source}.${property}` }),
-      };
+      if (source !== 'list' && property === '') return problem(position, 'property', { source });
+      const items = source === 'list' ? listItems(value) : [];
+      if (source === 'list' && items.length === 0) return problem(position, `${listType}-empty`);
+      const shown = source === 'list' ? items.join(', ') : `${source}.${property}`;
+      const index = source === 'list' ? -1 : reads.push({ position, type: listType, source: source as ListSource, property }) - 1;
+      if (index >= 0)
+        ctx.readChecks.push((list) => {
+          const why = listProblem(list);
+          return why === undefined ? undefined : { kind: why };
+        });
+      if (listType === 'plate') {
+        const compile = (entries: string[]) => compilePlateList(entries, plates);
+        const summary = plateSummary(shown, plates);
+        if (index < 0) {
+          const list = compile(items);
+          return { test: (view) => plateMatch(list, position, view), summary };
+        }
+        const listOf = cachedList(compile);
+        return { test: (view, lists) => plateMatch(listOf(lists[index]), position, view), summary };
+      }
+      const key = keyFor(listType, tagPrefix);
+      const summary = message(`filter.summary.${listType}`, { list: shown });
+      if (index < 0) {
+        const set = new Set(items.map(key));
+        return { test: (view) => hasAny(listType, key, set, view), summary };
+      }
+      const setOf = cachedList((entries) => new Set(entries.map(key)));
+      return { test: (view, lists) => hasAny(listType, key, setOf(lists[index]), view), summary };
     }
     case 'camera-match': {
       if (value.trim() === '') return problem(position, 'pattern');
@@ -348,6 +423,9 @@ function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Comp
 /** The length past which a summary is cut with "…". */
 export const SUMMARY_MAX = 40;
 
+const PASSED: FilterOutcome = Object.freeze({ passed: true, match: undefined });
+const REFUSED: FilterOutcome = Object.freeze({ passed: false, match: undefined });
+
 export class DetectionFilter {
   constructor(
     readonly combine: Combine,
@@ -360,16 +438,44 @@ export class DetectionFilter {
     private readonly readChecks: ReadonlyArray<(value: unknown) => ReadProblem | undefined> = [],
     /** Whether a rule judges the time (give `matches` a DetectionTime). */
     readonly judgesTime: boolean = false,
+    /** Which rules are plate rules, by position − 1. */
+    private readonly plateRules: readonly boolean[] = [],
   ) {}
 
   /** Whether the event passes: all rules hold (or any, by `combine`). No rules: every event passes.
    *  Not an event (undefined): never. `when`: what time rules judge (detectionTime); without it,
    *  the view's time and zone (a zone of UTC counting as none). */
   matches(view: DetectionView | undefined, lists: readonly unknown[] = [], when?: DetectionTime): boolean {
-    if (!view) return false;
-    if (this.tests.length === 0) return true;
-    if (this.combine === 'all') return this.tests.every((test) => test(view, lists, when));
-    return this.tests.some((test) => test(view, lists, when));
+    return this.evaluate(view, lists, when).passed;
+  }
+
+  /**
+   * Whether the event passes (as `matches`), and when it does, the match of
+   * the first plate rule that holds, if any (msg.match). With `any`, the
+   * rules after the one that let the event pass are tried only while no
+   * plate rule has held, and only the plate rules.
+   */
+  evaluate(view: DetectionView | undefined, lists: readonly unknown[] = [], when?: DetectionTime): FilterOutcome {
+    if (!view) return REFUSED;
+    if (this.tests.length === 0) return PASSED;
+    if (this.combine === 'all') {
+      let match: PlateMatch | undefined;
+      for (const test of this.tests) {
+        const verdict = test(view, lists, when);
+        if (!verdict) return REFUSED;
+        if (match === undefined && typeof verdict === 'object') match = verdict;
+      }
+      return match ? { passed: true, match } : PASSED;
+    }
+    let passed = false;
+    for (let i = 0; i < this.tests.length; i++) {
+      if (passed && !this.plateRules[i]) continue;
+      const verdict = this.tests[i](view, lists, when);
+      if (!verdict) continue;
+      if (typeof verdict === 'object') return { passed: true, match: verdict };
+      passed = true;
+    }
+    return passed ? PASSED : REFUSED;
   }
 
   /** Why the value read for `reads[index]` cannot be used (the rule then holds for no event), or undefined. */
@@ -404,6 +510,20 @@ export interface FilterOptions {
   systemTimeZone?: string;
   /** An environment variable's value, for time windows read from env at deploy (default: process.env). */
   env?: (name: string) => unknown;
+  /** How plate rules match (every plate rule of the filter alike). Not given: exactly, and on similar1Plate too. */
+  plates?: PlateOptions;
+}
+
+/** How plate rules match, as a node's options say it. */
+export interface PlateOptions {
+  /** Look-alike characters a match may have, 0–2 (default 0). */
+  lookalikes?: number;
+  /** Extra or missing characters a match may have, 0–2 (default 0). */
+  extraMissing?: number;
+  /** The look-alike classes as typed (`0ODQ 1I …`; default DEFAULT_LOOKALIKE_CLASSES); read only when look-alikes are allowed. */
+  classes?: string;
+  /** Whether a plate rule also holds on the reader's second guess, similar1Plate (default true). */
+  similar1Plate?: boolean;
 }
 
 /** Compiles the saved rules; every rule that cannot work is reported, not only the first. */
@@ -411,9 +531,23 @@ export function compileFilter(rules: unknown, combine: Combine = 'all', options:
   const tagPrefix = options.tagPrefix ?? '';
   const list = rules === undefined || rules === null ? [] : rules;
   if (!Array.isArray(list)) return { ok: false, problems: [{ position: 0, ...message('filter.not-a-list') }] };
+  const problems: FilterProblem[] = [];
+  const plateOptions = options.plates ?? {};
+  const plates: PlateMatching = {
+    lookalikes: plateOptions.lookalikes ?? 0,
+    extraMissing: plateOptions.extraMissing ?? 0,
+    classes: undefined,
+    similar1Plate: plateOptions.similar1Plate !== false,
+  };
+  // The classes matter only to plate rules that allow look-alikes: only then can they stop the filter.
+  const hasPlateRule = list.some((rule: unknown) => rule !== null && typeof rule === 'object' && (rule as RuleConfig).t === 'plate');
+  if (hasPlateRule && plates.lookalikes > 0) {
+    const parsed = parseLookalikeClasses(plateOptions.classes ?? DEFAULT_LOOKALIKE_CLASSES);
+    if (parsed.ok) plates.classes = parsed.lookalikes;
+    else problems.push({ position: 0, ...message('filter.classes', { problem: parsed.problem }) });
+  }
   const tests: Test[] = [];
   const summaries: Message[] = [];
-  const problems: FilterProblem[] = [];
   const ownZone = typeof options.timeZone === 'string' ? options.timeZone.trim() : '';
   const ctx: RuleContext = {
     reads: [],
@@ -421,8 +555,10 @@ export function compileFilter(rules: unknown, combine: Combine = 'all', options:
     tagPrefix,
     timeZone: knownTimeZone(ownZone) ?? options.systemTimeZone ?? systemTimeZone(),
     env: options.env ?? ((name) => process.env[name]),
+    plates,
   };
   let judgesTime = false;
+  const plateRules: boolean[] = [];
   list.forEach((rule: unknown, i) => {
     const config = rule !== null && typeof rule === 'object' ? (rule as RuleConfig) : {};
     const compiled = compileRule(config, i + 1, ctx);
@@ -431,11 +567,12 @@ export function compileFilter(rules: unknown, combine: Combine = 'all', options:
     else {
       tests.push(compiled.test);
       summaries.push(compiled.summary);
+      plateRules.push(config.t === 'plate');
     }
   });
   // the node's zone matters to time rules only; a wrong one is reported first, it is the node's own setting
   const zoneProblem = judgesTime ? timeZoneProblem(ownZone) : undefined;
   if (zoneProblem) problems.unshift({ position: 0, ...message('filter.time-zone', { problem: zoneProblem }) });
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, filter: new DetectionFilter(combine, tests, summaries, ctx.reads, tagPrefix, ctx.readChecks, judgesTime) };
+  return { ok: true, filter: new DetectionFilter(combine, tests, summaries, ctx.reads, tagPrefix, ctx.readChecks, judgesTime, plateRules) };
 }

@@ -17,7 +17,12 @@ import { message, type Message } from '../core/messages';
 
 /** Plates are compared without spaces and dashes, in upper case: `xyz-987` is `XYZ 987`. */
 export function normalisePlate(text: string): string {
-  return text.replace(/[\s-]+/g, '').toUpperCase();
+  // most plates arrive as they are compared (A–Z, 0–9): returned as they are, without a regular expression
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90))) return text.replace(/[\s-]+/g, '').toUpperCase();
+  }
+  return text;
 }
 
 /** The look-alike classes a new node gets, as written in its dialog. */

@@ -1,15 +1,17 @@
 /**
  * detection-filter: passes the events that hold the rules (all, or any) on
  * output 1, the others on output 2 when it is turned on. A thin adapter: the
- * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts.
- * The account's tag prefix is the node's own, else that of the events bridge it names.
+ * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts,
+ * plate matching lib/plates. The account's tag prefix is the node's own, else
+ * that of the events bridge it names. A message that passes on a plate rule
+ * gets msg.match (why it matched); the dialog's preview asks preview.ts.
  * Time rules judge the event's detection time (lib/events/time-window.ts) in its
  * own zone, else the node's Time zone, else Node-RED's.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
 import { viewOfEvent } from '../../lib/events/detection-view';
-import { compileFilter, detectionTime, type ReadProblem } from '../../lib/events/filter';
+import { compileFilter, detectionTime, type FilterOutcome, type PlateMatch, type ReadProblem } from '../../lib/events/filter';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
@@ -18,6 +20,7 @@ import { propertyReader, type PropertyReader, type PropertyUtil } from '../share
 import { registerNode } from '../shared/register';
 import { tagPrefixOf } from '../shared/events-bridge-node';
 import { clockOf } from '../shared/clock';
+import { servePlatePreview } from './preview';
 
 interface DetectionFilterDef extends NodeDef {
   property: string;
@@ -31,11 +34,14 @@ interface DetectionFilterDef extends NodeDef {
   bridge?: string;
   /** The IANA zone time rules judge events in that carry none; empty: Node-RED's own. */
   timeZone?: string;
+  /** The look-alike classes as typed (`0ODQ 1I …`); missing: the default ones. */
+  plateClasses?: unknown;
 }
 
 type Send = (msg: NodeMessage | Array<NodeMessage | null>) => void;
 
 export = function register(RED: NodeAPI): void {
+  servePlatePreview(RED);
   registerNode<DetectionFilterDef>(RED, 'detection-filter', (node, config) => {
     const t = nodeText(RED, 'detection-filter');
     const util = RED.util as unknown as PropertyUtil;
@@ -56,15 +62,22 @@ export = function register(RED: NodeAPI): void {
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
-    const { combine, noMatchOutput } = nodeOptions('detection-filter', config);
+    const { combine, noMatchOutput, plateLookalikes, plateExtraMissing, plateSimilar } = nodeOptions('detection-filter', config);
 
     const tagPrefix = tagPrefixFor(config);
     if (typeof tagPrefix !== 'string') {
       failConfig(node, tagPrefix.status, tagPrefix.problem, 'CONFIG');
       return;
     }
+    const plates = {
+      lookalikes: Number(plateLookalikes),
+      extraMissing: Number(plateExtraMissing),
+      classes: typeof config.plateClasses === 'string' ? config.plateClasses : undefined,
+      similar1Plate: plateSimilar,
+    };
     const compiled = compileFilter(config.rules, combine, {
       tagPrefix,
+      plates,
       timeZone: typeof config.timeZone === 'string' ? config.timeZone : '',
       // time windows from env are read once, at deploy, as Node-RED reads env (the flow's, the group's, the process's)
       env: (name): unknown => RED.util.evaluateNodeProperty(name, 'env', node, {}),
@@ -145,9 +158,11 @@ export = function register(RED: NodeAPI): void {
       return when;
     }
 
-    function decide(msg: NodeMessage, send: Send, matched: boolean): void {
-      if (matched) {
+    function decide(msg: NodeMessage, send: Send, outcome: FilterOutcome): void {
+      if (outcome.passed) {
         counts.matched++;
+        // why it passed, when a plate rule held (the message is not copied: one object more on it)
+        if (outcome.match) (msg as NodeMessage & { match: PlateMatch }).match = outcome.match;
         send(noMatchOutput ? [msg, null] : msg);
       } else {
         counts.not++;
@@ -167,7 +182,7 @@ export = function register(RED: NodeAPI): void {
         const view = viewOfEvent(value);
         const when = view ? timeOf(value) : undefined;
         if (!view || readLists.length === 0) {
-          decide(msg, send, filter.matches(view, [], when));
+          decide(msg, send, filter.evaluate(view, [], when));
           done();
           return;
         }
@@ -197,7 +212,7 @@ export = function register(RED: NodeAPI): void {
             checkRead(index, list);
             lists[index] = list;
             if (--pending > 0) return;
-            decide(msg, send, filter.matches(view, lists, when));
+            decide(msg, send, filter.evaluate(view, lists, when));
             done();
           }),
         );

@@ -40,6 +40,29 @@ declare const DetectionBridgeTimeWindows: {
     combine?: string;
     tagPrefix?: string;
     timeZone?: string;
+    plateLookalikes?: string;
+    plateExtraMissing?: string;
+    plateClasses?: string;
+    plateSimilar?: boolean;
+  }
+  /** What the preview endpoint answers (nodes/detection-filter/preview.ts, lib/plates/preview.ts). */
+  interface PreviewDifference {
+    position: number;
+    entry: string;
+    read: string;
+    kind: string;
+  }
+  interface PreviewExample {
+    plate: string;
+    similar1Plate?: string;
+    change: { lookalikes: number; extra: number; missing: number; unrelated: number; similar1Plate: boolean };
+    match?: { kind: string; against: string; differences: PreviewDifference[]; score: number };
+  }
+  interface PreviewAnswer {
+    problem?: string;
+    entry?: string;
+    accepted?: PreviewExample[];
+    refused?: PreviewExample[];
   }
   const option = DetectionBridgeEditor.option;
   const windowsLib = DetectionBridgeTimeWindows;
@@ -56,6 +79,47 @@ declare const DetectionBridgeTimeWindows: {
   /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
   const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
   const check = DetectionBridgeEditor.validators('detection-filter').check;
+  /** The look-alike classes a new node gets: DEFAULT_LOOKALIKE_CLASSES of lib/plates/lookalike.ts (a unit test compares them). */
+  const DEFAULT_CLASSES = '0ODQ 1I 2Z 5S 8B 6G';
+
+  /**
+   * What is wrong with look-alike classes as typed, as lib/plates/lookalike.ts
+   * (parseLookalikeClasses) reads them: groups separated by spaces or commas, each
+   * of two or more characters, a character in one group only. The key of
+   * lib's message (plates.*, merged into this node's catalog) and its
+   * parameters, or null. test/unit/events/filter.test.js holds the two to the same answers.
+   */
+  function classesProblem(v: unknown): { key: string; vars: Record<string, string> } | null {
+    const groups = str(v)
+      .split(/[\s,;]+/)
+      .map(function (g) {
+        return g.replace(/[\s-]+/g, '').toUpperCase();
+      })
+      .filter(function (g) {
+        return g !== '';
+      });
+    const owner: Record<string, string> = {};
+    for (const group of groups) {
+      const chars: string[] = [];
+      for (const c of Array.from(group)) if (chars.indexOf(c) < 0) chars.push(c);
+      if (chars.length < 2) return { key: 'plates.class-short', vars: { group: group } };
+      for (const c of chars) {
+        if (owner[c] !== undefined) return { key: 'plates.class-twice', vars: { char: c, group: group, other: owner[c] } };
+        owner[c] = group;
+      }
+    }
+    return null;
+  }
+
+  /** Whether the node has a plate rule (the plate options matter only then). */
+  function hasPlateRule(rules: unknown): boolean {
+    return (
+      Array.isArray(rules) &&
+      rules.some(function (r) {
+        return r && r.t === 'plate';
+      })
+    );
+  }
 
   /** A typed prefix as the runtime uses it: trimmed, its trailing dash dropped; '' for none; null when not valid. */
   function prefixOf(v: unknown): string | null {
@@ -199,6 +263,13 @@ declare const DetectionBridgeTimeWindows: {
       if (r.t === 'kind') return _('detection-filter.summary.' + v);
       if (isList(r.t)) {
         const list = !r.vt || r.vt === 'list' ? items(v).join(', ') : r.vt + '.' + v;
+        if (r.t === 'plate') {
+          // what plate rules forgive, as the runtime says it (lib/events/filter.ts, plateSummary)
+          const lookalikes = Number(node.plateLookalikes) || 0;
+          const extra = Number(node.plateExtraMissing) || 0;
+          const key = lookalikes && extra ? 'plate-both' : lookalikes ? 'plate-lookalikes' : extra ? 'plate-extra' : 'plate';
+          return _('detection-filter.summary.' + key, { list: list, lookalikes: lookalikes, extra: extra });
+        }
         return _('detection-filter.summary.' + r.t, { list: list });
       }
       if (r.t === 'camera-match') return _('detection-filter.summary.camera', { list: v });
@@ -233,6 +304,20 @@ declare const DetectionBridgeTimeWindows: {
         },
       },
       noMatchOutput: option('detection-filter', 'noMatchOutput'),
+      // How plate rules match: lib/plates through lib/events/filter.ts.
+      plateLookalikes: option('detection-filter', 'plateLookalikes'),
+      plateExtraMissing: option('detection-filter', 'plateExtraMissing'),
+      plateClasses: {
+        value: DEFAULT_CLASSES,
+        // checked only where it is used, as at run time: a plate rule that allows look-alikes
+        validate: function (v, _opt) {
+          if (!hasPlateRule(this.rules) || !(Number(this.plateLookalikes) > 0)) return true;
+          const problem = classesProblem(v);
+          if (!problem) return true;
+          return typeof this._ === 'function' ? this._('filter.classes', { problem: this._(problem.key, problem.vars) }) : false;
+        },
+      },
+      plateSimilar: option('detection-filter', 'plateSimilar'),
       // The account's tag prefix: typed here, else the chosen events bridge's (optional, only for tag rules).
       tagPrefix: {
         value: '',
@@ -283,6 +368,10 @@ declare const DetectionBridgeTimeWindows: {
     },
     oneditprepare: function () {
       const node = this;
+      // the preview's state: declared first, as the rule rows (added below) ask for a preview
+      const preview = $('#detection-filter-preview');
+      let previewTimer: ReturnType<typeof setTimeout> | undefined;
+      let previewAsked = 0;
       $('#node-input-property').typedInput({
         default: 'msg',
         types: ['msg', 'flow', 'global', 'jsonata', 'env'],
@@ -447,6 +536,7 @@ declare const DetectionBridgeTimeWindows: {
             return r.t === 'time';
           }),
         );
+        syncPlates(rules);
         // the field of a row that is wrong is marked, the others cleared
         rows.each(function (i) {
           const bad = !!ruleProblem(rules[i]);
@@ -566,6 +656,126 @@ declare const DetectionBridgeTimeWindows: {
         container.editableList('addItem', { rule: rule });
       });
       showProblem();
+
+      /** The plate matching options and the preview: shown while the node has a plate rule. */
+      function syncPlates(rules: FilterRule[]) {
+        const shown = hasPlateRule(rules);
+        $('#detection-filter-plates').toggle(shown);
+        const entry = $('#detection-filter-preview-entry');
+        if (!shown || String(entry.val() || '').trim() !== '') return;
+        // the first plate typed in a rule, as a start
+        for (const rule of rules) {
+          const first = rule.t === 'plate' && (!rule.vt || rule.vt === 'list') ? items(rule.v)[0] : undefined;
+          if (first) {
+            entry.val(first);
+            previewSoon();
+            return;
+          }
+        }
+      }
+
+      /** Shows the classes' problem under them while they are typed (the same words as the node's validator). */
+      function showClassesProblem() {
+        const problem = Number($('#node-input-plateLookalikes').val()) > 0 ? classesProblem($('#node-input-plateClasses').val()) : null;
+        $('#node-input-plateClasses').toggleClass('input-error', !!problem);
+      }
+
+      function previewSoon() {
+        if (previewTimer) clearTimeout(previewTimer);
+        previewTimer = setTimeout(showPreview, 250);
+      }
+      /** What a difference of an accepted read is, in words: "O read as 0 at 2". */
+      function differenceText(d: PreviewDifference): string {
+        return node._('detection-filter.preview.' + d.kind, { position: d.position, entry: d.entry, read: d.read });
+      }
+      /** Why a read made from the entry is not accepted with the options chosen. */
+      function refusalText(x: PreviewExample, lookalikes: number, extra: number): string {
+        const c = x.change;
+        if (c.unrelated) return node._('detection-filter.preview.refused-unrelated');
+        if (c.similar1Plate) return node._('detection-filter.preview.refused-similar1Plate');
+        if (c.lookalikes > lookalikes)
+          return lookalikes === 0
+            ? node._('detection-filter.preview.refused-lookalike')
+            : node._('detection-filter.preview.refused-lookalikes', { count: c.lookalikes, allowed: lookalikes });
+        if (c.extra > extra)
+          return extra === 0
+            ? node._('detection-filter.preview.refused-extra-none')
+            : node._('detection-filter.preview.refused-extra', { count: c.extra, allowed: extra });
+        if (c.missing > extra)
+          return extra === 0
+            ? node._('detection-filter.preview.refused-missing-none')
+            : node._('detection-filter.preview.refused-missing', { count: c.missing, allowed: extra });
+        return node._('detection-filter.preview.refused');
+      }
+      /** One example as a line: the read (and similar1Plate), then what it shows. */
+      function exampleLine(x: PreviewExample, text: string): JQuery {
+        const line = $('<li></li>');
+        $('<code></code>').text(x.plate).appendTo(line);
+        if (x.similar1Plate) {
+          line.append(document.createTextNode(' + similar1Plate '));
+          $('<code></code>').text(x.similar1Plate).appendTo(line);
+        }
+        line.append(document.createTextNode(' ' + text));
+        return line;
+      }
+      /** Asks the runtime what the entry accepts with the options as they are in the dialog (deployed or not), and shows it. */
+      function showPreview() {
+        const entry = String($('#detection-filter-preview-entry').val() || '').trim();
+        if (!entry) {
+          preview.text(node._('detection-filter.preview.hint'));
+          return;
+        }
+        const lookalikes = Number($('#node-input-plateLookalikes').val()) || 0;
+        const extra = Number($('#node-input-plateExtraMissing').val()) || 0;
+        const asked = ++previewAsked;
+        $.getJSON('detection-bridge/plates/preview', {
+          entry: entry,
+          lookalikes: String(lookalikes),
+          extraMissing: String(extra),
+          classes: String($('#node-input-plateClasses').val() || ''),
+          similar1Plate: $('#node-input-plateSimilar').prop('checked') ? 'true' : 'false',
+        })
+          .done(function (answer: PreviewAnswer) {
+            if (asked !== previewAsked) return; // an older answer, after a newer question
+            preview.empty();
+            if (answer.problem) {
+              preview.text(answer.problem);
+              return;
+            }
+            const accepted = $('<ul class="detection-filter-preview-accepted" style="margin:2px 0 6px 18px;"></ul>');
+            for (const x of answer.accepted || []) {
+              const m = x.match;
+              if (!m) continue;
+              const why = m.differences.length
+                ? m.differences.map(differenceText).join(', ')
+                : node._(m.kind === 'similar1Plate' ? 'detection-filter.preview.similar1Plate' : 'detection-filter.preview.exact');
+              exampleLine(x, '— ' + why + ' · ' + node._('detection-filter.preview.score', { score: m.score })).appendTo(accepted);
+            }
+            const refused = $('<ul class="detection-filter-preview-refused" style="margin:2px 0 0 18px;"></ul>');
+            for (const x of answer.refused || []) exampleLine(x, '— ' + refusalText(x, lookalikes, extra)).appendTo(refused);
+            $('<div></div>')
+              .text(node._('detection-filter.preview.accepted', { entry: answer.entry || entry }))
+              .appendTo(preview);
+            accepted.appendTo(preview);
+            $('<div></div>').text(node._('detection-filter.preview.refused-title')).appendTo(preview);
+            refused.appendTo(preview);
+          })
+          .fail(function (xhr: JQuery.jqXHR) {
+            if (asked !== previewAsked) return;
+            preview.text(node._('detection-filter.preview.failed', { status: xhr.status }));
+          });
+      }
+      $('#detection-filter-preview-entry').on('change keyup input', previewSoon);
+      $('#node-input-plateLookalikes, #node-input-plateExtraMissing, #node-input-plateSimilar').on('change', function () {
+        showClassesProblem();
+        previewSoon();
+      });
+      $('#node-input-plateClasses').on('change keyup input', function () {
+        showClassesProblem();
+        previewSoon();
+      });
+      showClassesProblem();
+      previewSoon();
 
       function syncOutputs() {
         $('#node-input-outputs').val($('#node-input-noMatchOutput').prop('checked') ? '2' : '1');

@@ -15,11 +15,13 @@ const {
   loadWithHttp,
   closeServers,
   postJson,
+  nodeModule,
 } = require('../support');
 const { FakeClock } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
 
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib'));
+const { plateListCompilations } = require(path.join(ROOT, 'dist', 'lib', 'plates'));
 
 const TYPE = 'detection-filter';
 const helper = getHelper();
@@ -749,5 +751,283 @@ describe('detection-filter node', function () {
     const [msg] = await got;
     assert.match(msg.error.message, /detection filter could not read jsonata:\$error\("boom"\): boom/);
     assert.equal(msg.error.code, 'PROPERTY_READ');
+  });
+});
+
+describe('detection-filter: plates as readers get them wrong, over real HTTP (receiver → filter)', function () {
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await closeServers();
+    await helper.unload();
+    await helper.stopServer();
+  });
+
+  /** A plate event read as `plate` (and `similar1Plate`, when given), tagged with `topic` in its messageId. */
+  const plateEvent = (plate, similar1Plate) =>
+    event('lpr', (e) => {
+      e.payload.lprPlateInfo.plate = plate;
+      if (similar1Plate === undefined) delete e.payload.lprPlateInfo.similar1Plate;
+      else e.payload.lprPlateInfo.similar1Plate = similar1Plate;
+    });
+
+  /**
+   * A receiver on /hooks/plates wired to one filter per entry of `filters`
+   * ({ id: config }), each with its match and other helpers. Returns the URL
+   * to post to and, per filter, the messages each output got.
+   */
+  async function receiverToFilters(filters, extra = []) {
+    const ids = Object.keys(filters);
+    const base = await loadWithHttp(
+      [nodeModule('detection-in'), translatedModule(TYPE)],
+      [
+        { id: 'f1', type: 'tab', label: 'test' },
+        {
+          id: 'in1',
+          type: 'detection-in',
+          z: 'f1',
+          path: '/hooks/plates',
+          auth: 'none',
+          headerName: '',
+          maxBodyMiB: 16,
+          validation: 'lenient',
+          wires: [ids, []],
+        },
+        ...ids.flatMap((id) => [
+          filterNode(id, filters[id]),
+          { id: `${id}-match`, type: 'helper', z: 'f1' },
+          { id: `${id}-other`, type: 'helper', z: 'f1' },
+        ]),
+        ...extra,
+      ],
+    );
+    const got = Object.fromEntries(ids.map((id) => [id, record(id)]));
+    return { url: `${base}/hooks/plates`, got };
+  }
+
+  /** Posts each event, in order, and waits until every filter has sent each one out of an output. */
+  async function post(url, got, events) {
+    const before = Object.fromEntries(Object.entries(got).map(([id, g]) => [id, g.match.length + g.other.length]));
+    for (const e of events) assert.equal((await postJson(url, e)).status, 200);
+    await until(
+      () => Object.entries(got).every(([id, g]) => g.match.length + g.other.length === before[id] + events.length),
+      10000,
+      `${events.length} events through every filter`,
+    );
+  }
+
+  const PAIRS = [
+    ['0', 'O'],
+    ['0', 'D'],
+    ['0', 'Q'],
+    ['1', 'I'],
+    ['2', 'Z'],
+    ['5', 'S'],
+    ['8', 'B'],
+    ['6', 'G'],
+  ];
+
+  it('one look-alike of each default class, in both directions, passes with msg.match naming entry, read, position and score', async () => {
+    // entry K<i><a>7M is read K<i><b>7M; entry J<i><b>7M is read J<i><a>7M
+    const cases = PAIRS.flatMap(([a, b], i) => [
+      { entry: `K${i}${a}7M`, read: `K${i}${b}7M`, position: 2 + String(i).length, written: a, seen: b },
+      { entry: `J${i}${b}7M`, read: `J${i}${a}7M`, position: 2 + String(i).length, written: b, seen: a },
+    ]);
+    const list = cases.map((c) => c.entry).join(', ');
+    const { url, got } = await receiverToFilters({
+      one: { rules: [{ t: 'plate', v: list, vt: 'list' }], plateLookalikes: '1' },
+      exact: { rules: [{ t: 'plate', v: list, vt: 'list' }], plateLookalikes: '0' },
+      'saved-before': { rules: [{ t: 'plate', v: list, vt: 'list' }] },
+    });
+    await post(
+      url,
+      got,
+      cases.map((c) => plateEvent(c.read)),
+    );
+    assert.equal(got.one.match.length, cases.length, 'every read passes with one look-alike');
+    cases.forEach((c, i) => {
+      const msg = got.one.match[i];
+      assert.equal(msg.payload.payload.lprPlateInfo.plate, c.read);
+      assert.deepEqual(msg.match, {
+        rule: 1,
+        entry: c.entry,
+        read: c.read,
+        against: 'plate',
+        kind: 'look-alike',
+        differences: [{ position: c.position, entry: c.written, read: c.seen, kind: 'look-alike' }],
+        score: 0.9,
+      });
+    });
+    assert.equal(got.exact.match.length, 0, 'look-alikes off: none passes');
+    assert.equal(got['saved-before'].match.length, 0, 'a filter saved before the option matches exactly, as it did');
+    assert.ok(
+      got.exact.other.every((m) => m.match === undefined),
+      'no msg.match on messages that did not pass',
+    );
+  });
+
+  it('two look-alikes only when two are allowed; extra or missing characters only when allowed; an unrelated character never', async () => {
+    const rules = [{ t: 'plate', v: '8OB123', vt: 'list' }];
+    const { url, got } = await receiverToFilters({
+      one: { rules, plateLookalikes: '1', plateExtraMissing: '0' },
+      two: { rules, plateLookalikes: '2', plateExtraMissing: '0' },
+      extra: { rules, plateLookalikes: '1', plateExtraMissing: '1' },
+      extra2: { rules, plateLookalikes: '0', plateExtraMissing: '2' },
+    });
+    const reads = ['8OB123', '80B123', 'B0B123', '8OB1123', '8OB23', '80B1234', '8OB11223', '8OB127', '8OB1274'];
+    await post(
+      url,
+      got,
+      reads.map((r) => plateEvent(r)),
+    );
+    const passed = (id) => got[id].match.map((m) => m.payload.payload.lprPlateInfo.plate);
+    assert.deepEqual(passed('one'), ['8OB123', '80B123']);
+    assert.deepEqual(passed('two'), ['8OB123', '80B123', 'B0B123']);
+    assert.deepEqual(passed('extra'), ['8OB123', '80B123', '8OB1123', '8OB23', '80B1234']);
+    assert.deepEqual(passed('extra2'), ['8OB123', '8OB1123', '8OB23', '8OB11223']);
+    const byRead = (id, r) => got[id].match.find((m) => m.match.read === r).match;
+    assert.deepEqual(byRead('two', 'B0B123').differences, [
+      { position: 1, entry: '8', read: 'B', kind: 'look-alike' },
+      { position: 2, entry: 'O', read: '0', kind: 'look-alike' },
+    ]);
+    assert.equal(byRead('two', 'B0B123').score, 0.8);
+    assert.deepEqual(byRead('extra', '8OB23'), {
+      rule: 1,
+      entry: '8OB123',
+      read: '8OB23',
+      against: 'plate',
+      kind: 'extra-missing',
+      differences: [{ position: 4, entry: '1', read: '', kind: 'missing' }],
+      score: 0.7,
+    });
+    assert.equal(byRead('extra', '80B1234').score, 0.6);
+    assert.equal(byRead('extra2', '8OB11223').score, 0.4);
+  });
+
+  it('similar1Plate: counted by default, and not when turned off', async () => {
+    const rules = [{ t: 'plate', v: '8OB123', vt: 'list' }];
+    const { url, got } = await receiverToFilters({
+      on: { rules, plateLookalikes: '1' },
+      off: { rules, plateLookalikes: '1', plateSimilar: false },
+    });
+    await post(url, got, [plateEvent('XYZ987', '8OB 123'), plateEvent('XYZ987', '80B123')]);
+    assert.deepEqual(
+      got.on.match.map((m) => [m.match.against, m.match.kind, m.match.read, m.match.score]),
+      [
+        ['similar1Plate', 'similar1Plate', '8OB 123', 0.95],
+        ['similar1Plate', 'look-alike', '80B123', 0.85],
+      ],
+    );
+    assert.equal(got.off.match.length, 0);
+  });
+
+  it('look-alike classes that cannot be used stop the node, saying what is wrong', async () => {
+    await helper.load(translatedModule(TYPE), flow({ rules: [{ t: 'plate', v: '8OB123' }], plateLookalikes: '1', plateClasses: '0O O8' }));
+    const flt = helper.getNode('flt');
+    await until(() => flt.error.called, 2000, 'an error at deploy');
+    assert.equal(
+      flt.error.firstCall.args[0],
+      'detection filter cannot run: look-alike characters: "O" is in two look-alike groups (0O and O8): put it in one',
+    );
+    assert.equal(lastStatus(flt).fill, 'red');
+  });
+
+  it('a 100,000-entry list from flow context is compiled once across many messages, and again when it changes', async function () {
+    this.timeout(60000);
+    const { url, got } = await receiverToFilters({
+      hot: { rules: [{ t: 'plate', v: 'hotlist', vt: 'flow' }], plateLookalikes: '1', plateExtraMissing: '1' },
+    });
+    const hot = helper.getNode('hot');
+    const list = Array.from({ length: 100_000 }, (_, i) => `HL${String(i).padStart(6, '0')}`);
+    list[54_321] = '8OB-123';
+    hot.context().flow.set('hotlist', list);
+    const before = plateListCompilations();
+    // a realistic mix: a look-alike, an exact hit, a missing and an extra character, a plate not on the list
+    const EXPECTED = {
+      '80B123': ['8OB-123', 'look-alike'],
+      HL000007: ['HL000007', 'exact'],
+      HL00007: ['HL000007', 'extra-missing'], // HL000070, HL100007… too: the first in the list wins
+      HL0000077: ['HL000007', 'extra-missing'],
+      ZZ9999: undefined,
+    };
+    const mix = Object.keys(EXPECTED);
+    const reads = Array.from({ length: 40 }, (_, i) => mix[i % mix.length]);
+    await post(
+      url,
+      got,
+      reads.map((r) => plateEvent(r)),
+    );
+    assert.equal(plateListCompilations() - before, 1, 'compiled once for 40 messages');
+    assert.deepEqual(
+      got.hot.match.map((m) => [m.match.read, m.match.entry, m.match.kind]),
+      reads.filter((r) => EXPECTED[r]).map((r) => [r, ...EXPECTED[r]]),
+    );
+    assert.equal(got.hot.other.length, 8, 'the plate not on the list, each time');
+    // set anew: compiled again, once, and the new entry is seen
+    hot.context().flow.set('hotlist', [...list, 'NEW123']);
+    await post(url, got, [plateEvent('NEW123'), plateEvent('NEW1Z3'), plateEvent('80B123')]);
+    assert.equal(plateListCompilations() - before, 2, 'compiled again once, for the changed list');
+    assert.deepEqual(
+      got.hot.match.slice(-3).map((m) => [m.match.entry, m.match.kind]),
+      [
+        ['NEW123', 'exact'],
+        ['NEW123', 'look-alike'],
+        ['8OB-123', 'look-alike'],
+      ],
+    );
+    assert.equal(ownCalls(hot, 'warn').length, 0);
+  });
+});
+
+describe('detection-filter: the preview of a plate entry (admin API)', function () {
+  beforeEach(() => helper.startServer());
+  afterEach(async () => {
+    await helper.unload();
+    await helper.stopServer();
+  });
+
+  it('answers what an entry accepts and refuses with the options given, for a node not deployed', async () => {
+    await helper.load(translatedModule(TYPE), [{ id: 'f1', type: 'tab', label: 'test' }]);
+    const res = await helper
+      .request()
+      .get('/detection-bridge/plates/preview')
+      .query({ entry: '8ob-123', lookalikes: '1', extraMissing: '0', classes: '0ODQ 1I 2Z 5S 8B 6G', similar1Plate: 'true' })
+      .expect(200);
+    assert.equal(res.body.entry, '8OB123');
+    assert.deepEqual(
+      res.body.accepted.map((x) => [x.plate, x.match.kind, x.match.score]),
+      [
+        ['8OB123', 'exact', 1],
+        ['BOB123', 'look-alike', 0.9],
+        ['80B123', 'look-alike', 0.9],
+        ['8O8123', 'look-alike', 0.9],
+        ['8OBI23', 'look-alike', 0.9],
+        ['8OB1Z3', 'look-alike', 0.9],
+        ['777777', 'similar1Plate', 0.95],
+      ],
+    );
+    assert.deepEqual(
+      res.body.refused.map((x) => x.plate),
+      ['B0B123', '8OB1123', '8OB23', '8OB127'],
+    );
+    const extra = await helper
+      .request()
+      .get('/detection-bridge/plates/preview')
+      .query({ entry: '8OB123', lookalikes: '0', extraMissing: '1' })
+      .expect(200);
+    assert.ok(extra.body.accepted.some((x) => x.plate === '8OB1123' && x.match.kind === 'extra-missing'));
+    assert.ok(
+      extra.body.refused.some((x) => x.plate === 'BOB123'),
+      'a look-alike with none allowed',
+    );
+  });
+
+  it('says what is wrong with look-alike classes that cannot be used', async () => {
+    await helper.load(translatedModule(TYPE), [{ id: 'f1', type: 'tab', label: 'test' }]);
+    const res = await helper
+      .request()
+      .get('/detection-bridge/plates/preview')
+      .query({ entry: '8OB123', lookalikes: '1', classes: '0O 1' })
+      .expect(200);
+    assert.deepEqual(res.body, { problem: 'the look-alike group "1" has one character: a group needs two or more, such as 0O' });
   });
 });

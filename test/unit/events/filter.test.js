@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { compileFilter, detectionTime, listItems, listProblem, wildcardRegExp } = require('../../../dist/lib/events/filter');
-const { normalisePlate } = require('../../../dist/lib/plates');
+const { normalisePlate, parseLookalikeClasses, plateListCompilations, DEFAULT_LOOKALIKE_CLASSES } = require('../../../dist/lib/plates');
 const { viewOfEvent } = require('../../../dist/lib/events/detection-view');
 const { normaliseTagPrefix, tagKey, TAG_PREFIX_SOURCE } = require('../../../dist/lib/events/tag-prefix');
 const { buildSampleEvent } = require('../../../dist/lib/bridge/sample');
@@ -352,6 +352,15 @@ describe('lib/events/filter', () => {
       assert.equal(f.matches(plate(), ['gate 1 lpr']), false);
     });
 
+    it('an item replaced in place, the length unchanged, is not seen until the list is set again', () => {
+      const f = filter([{ t: 'camera', v: 'cameras', vt: 'global' }]);
+      const list = ['Gate 1 LPR'];
+      assert.equal(f.matches(plate(), [list]), false);
+      list[0] = 'Gate 2 LPR';
+      assert.equal(f.matches(plate(), [list]), false, 'the list compiled before (documented)');
+      assert.equal(f.matches(plate(), [[...list]]), true, 'set again: another array');
+    });
+
     it('list items and problems', () => {
       assert.deepEqual(listItems(' a, b ,,\n c\r\n'), ['a', 'b', 'c']);
       assert.deepEqual(listItems(['a ', 7, '', null, { x: 1 }]), ['a', '7']);
@@ -655,6 +664,149 @@ describe('lib/events/filter', () => {
         result.problems.map((p) => p.position),
         [2],
       );
+    });
+  });
+
+  describe('plate matching (lib/plates)', () => {
+    /** The sample plate read as `read` (and similar1Plate as `similar`; none when undefined). */
+    const read = (text, similar) =>
+      plate((e) => {
+        e.payload.lprPlateInfo.plate = text;
+        if (similar === undefined) delete e.payload.lprPlateInfo.similar1Plate;
+        else e.payload.lprPlateInfo.similar1Plate = similar;
+      });
+    /** The filter of `rules` with plate options `plates`, failing the test when it does not compile. */
+    const fuzzy = (rules, plates, combine = 'all') => {
+      const result = compileFilter(rules, combine, { plates });
+      assert.ok(result.ok, `compiles: ${JSON.stringify(result.problems && result.problems.map((p) => renderMessage(p)))}`);
+      return result.filter;
+    };
+
+    it('without options: exact, as the plate rule always matched', () => {
+      const f = filter([{ t: 'plate', v: '8OB123' }]);
+      assert.equal(f.matches(read('8OB 123')), true);
+      assert.equal(f.matches(read('80B123')), false);
+    });
+
+    it('look-alikes and extra or missing characters as allowed; the outcome says why, with the rule position', () => {
+      const f = fuzzy(
+        [
+          { t: 'kind', v: 'lpr' },
+          { t: 'plate', v: 'XYZ987, 8OB-123' },
+        ],
+        { lookalikes: 1, extraMissing: 1 },
+      );
+      const outcome = f.evaluate(read('80B1234'));
+      assert.equal(outcome.passed, true);
+      assert.deepEqual(outcome.match, {
+        rule: 2,
+        entry: '8OB-123',
+        read: '80B1234',
+        against: 'plate',
+        kind: 'extra-missing',
+        differences: [
+          { position: 2, entry: 'O', read: '0', kind: 'look-alike' },
+          { position: 7, entry: '', read: '4', kind: 'extra' },
+        ],
+        score: 0.6,
+      });
+      assert.deepEqual(f.evaluate(read('B0B123')), { passed: false, match: undefined }, 'two look-alikes');
+      assert.equal(f.evaluate(face()).passed, false, 'never a face');
+    });
+
+    it('similar1Plate counts unless told otherwise', () => {
+      const on = fuzzy([{ t: 'plate', v: '8OB123' }], { lookalikes: 1 });
+      assert.deepEqual((({ against, kind, score }) => ({ against, kind, score }))(on.evaluate(read('777', '8OB123')).match), {
+        against: 'similar1Plate',
+        kind: 'similar1Plate',
+        score: 0.95,
+      });
+      const off = fuzzy([{ t: 'plate', v: '8OB123' }], { lookalikes: 1, similar1Plate: false });
+      assert.equal(off.matches(read('777', '8OB123')), false);
+    });
+
+    it('msg.match is the first plate rule that held; rules of other types give none', () => {
+      const both = fuzzy(
+        [
+          { t: 'plate', v: 'AAA111' },
+          { t: 'plate', v: '8OB123' },
+          { t: 'plate', v: '80B123' },
+        ],
+        { lookalikes: 1 },
+        'any',
+      );
+      assert.equal(both.evaluate(read('80B123')).match.rule, 2, 'rule 2 holds by a look-alike, before rule 3 exactly');
+      const tagFirst = fuzzy(
+        [
+          { t: 'tag', v: 'VIP' },
+          { t: 'plate', v: '8OB123' },
+        ],
+        { lookalikes: 1 },
+        'any',
+      );
+      assert.equal(tagFirst.evaluate(read('80B123')).match.rule, 2, 'any: a tag rule held first, the plate rule still says why');
+      assert.deepEqual(tagFirst.evaluate(read('XYZ987')), { passed: true, match: undefined }, 'passed on the tag only');
+      const tagOnly = fuzzy([{ t: 'tag', v: 'VIP' }], { lookalikes: 1 });
+      assert.deepEqual(tagOnly.evaluate(read('XYZ987')), { passed: true, match: undefined });
+    });
+
+    it('a plate list from context: compiled once while it is unchanged, again when it changes', () => {
+      const f = fuzzy([{ t: 'plate', v: 'watchlist', vt: 'flow' }], { lookalikes: 1 });
+      const list = Array.from({ length: 1000 }, (_, i) => `AB${String(i).padStart(4, '0')}`).concat('8OB123');
+      const before = plateListCompilations();
+      for (let i = 0; i < 50; i++) assert.equal(f.matches(read('80B123'), [list]), true);
+      assert.equal(plateListCompilations(), before + 1, 'once for 50 messages');
+      assert.equal(f.matches(read('80B123'), [[...list]]), true, 'a copy with the same items');
+      assert.equal(plateListCompilations(), before + 1, 'not compiled again');
+      list.push('XYZ987');
+      assert.equal(f.matches(read('XYZ 987'), [list]), true, 'grown in place');
+      assert.equal(plateListCompilations(), before + 2);
+      assert.equal(f.matches(read('XYZ987'), [['AB0001']]), false, 'set anew');
+      assert.equal(plateListCompilations(), before + 3);
+      assert.equal(f.matches(read('AB0001'), ['AB0001, CD2']), true, 'text');
+      assert.equal(f.matches(read('AB0001'), ['AB0001, CD2']), true);
+      assert.equal(plateListCompilations(), before + 4, 'the same text: once');
+    });
+
+    it('the classes are checked where they are used: a problem names what is wrong', () => {
+      const bad = compileFilter([{ t: 'plate', v: '8OB123' }], 'all', { plates: { lookalikes: 1, classes: '0O 1' } });
+      assert.equal(bad.ok, false);
+      assert.equal(bad.problems[0].position, 0);
+      assert.equal(
+        renderMessage(bad.problems[0]),
+        'look-alike characters: the look-alike group "1" has one character: a group needs two or more, such as 0O',
+      );
+      assert.ok(compileFilter([{ t: 'plate', v: '8OB123' }], 'all', { plates: { lookalikes: 0, classes: '0O 1' } }).ok, 'exact: not used');
+      assert.ok(compileFilter([{ t: 'tag', v: 'VIP' }], 'all', { plates: { lookalikes: 1, classes: '0O 1' } }).ok, 'no plate rule');
+      const custom = fuzzy([{ t: 'plate', v: '7A' }], { lookalikes: 1, classes: '7T' });
+      assert.equal(custom.matches(read('TA')), true);
+      assert.equal(custom.matches(read('7A')), true);
+      assert.equal(fuzzy([{ t: 'plate', v: '8B' }], { lookalikes: 1, classes: '7T' }).matches(read('BB')), false, 'the default classes replaced');
+    });
+
+    it('the summary says what plate rules forgive', () => {
+      const rules = [{ t: 'plate', v: '8OB123' }];
+      assert.equal(fuzzy(rules, {}).summary(), 'plate 8OB123');
+      assert.equal(fuzzy(rules, { lookalikes: 1 }).summary(), 'plate 8OB123 (~1)');
+      assert.equal(fuzzy(rules, { extraMissing: 2 }).summary(), 'plate 8OB123 (±2)');
+      assert.equal(fuzzy([{ t: 'plate', v: 'hot', vt: 'flow' }], { lookalikes: 1, extraMissing: 1 }).summary(), 'plate flow.hot (~1 ±1)');
+    });
+
+    it("the dialog's default classes and its classes check restate lib's", () => {
+      const editor = require('../../support/editor-defaults');
+      const def = editor.definitions()['detection-filter'].defaults.plateClasses;
+      assert.equal(def.value, DEFAULT_LOOKALIKE_CLASSES);
+      const english = (key, vars = {}) => renderMessage({ key, params: vars });
+      const node = (v) => ({ _: english, rules: [{ t: 'plate', v: 'AB1', vt: 'list' }], plateLookalikes: '1', plateClasses: v });
+      const cases = [DEFAULT_LOOKALIKE_CLASSES, '', '  ', '0o, 1i', '0O 1', '0O O8', '0O;1I', 'AA', 'ÄA ÖO', '0-O 1I', '0O 0Q', '8B b8'];
+      for (const text of cases) {
+        const parsed = parseLookalikeClasses(text);
+        const verdict = def.validate.call(node(text), text, {});
+        const expected = parsed.ok ? true : renderMessage({ key: 'filter.classes', params: { problem: parsed.problem } });
+        assert.equal(verdict, expected, JSON.stringify(text));
+      }
+      assert.equal(def.validate.call({ ...node('1'), plateLookalikes: '0' }, '1', {}), true, 'exact: not used, not checked');
+      assert.equal(def.validate.call({ ...node('1'), rules: [{ t: 'tag', v: 'VIP' }] }, '1', {}), true, 'no plate rule');
     });
   });
 });
