@@ -11,7 +11,15 @@
  */
 import type { Clock } from '../core/clock';
 import { readPresenceFile, removePresenceFile, writePresenceFile } from './state-file';
-import { PresenceTable, type PresenceEntry, type PresenceOptions, type PresenceStore, type SightingInput, type SightResult, type SweepResult } from './table';
+import {
+  PresenceTable,
+  type PresenceEntry,
+  type PresenceOptions,
+  type PresenceStore,
+  type SightingInput,
+  type SightResult,
+  type SweepResult,
+} from './table';
 
 /** Saves come at most this often while the table changes. */
 export const SAVE_DELAY_MS = 2000;

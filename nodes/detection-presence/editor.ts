@@ -99,7 +99,7 @@
           return check(this, fieldOf(this, 'scope', 'local') !== 'redis' || (name.length <= 200 && !/[:\s{}]/.test(name)), 'sharedName');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion(TYPE) },
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-presence') },
     },
     inputs: 1,
     outputs: 4,

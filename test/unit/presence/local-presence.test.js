@@ -86,7 +86,12 @@ describe('presence kept in this process', () => {
 
   it('a file of another key definition, or not one at all, is not loaded', async () => {
     const clock = new FakeClock(T0);
-    await writePresenceFile(file, 'keys-v0', [{ ...plate('A1', T0), firstSeen: T0, lastSeen: T0, cameras: [], sightings: 1, stillHereSent: false }], T0);
+    await writePresenceFile(
+      file,
+      'keys-v0',
+      [{ ...plate('A1', T0), firstSeen: T0, lastSeen: T0, cameras: [], sightings: 1, stillHereSent: false }],
+      T0,
+    );
     assert.deepEqual(await open(clock).store.load(), { loaded: 0, damaged: 0, otherKeys: true });
     fs.writeFileSync(file, '{"v":1,');
     await assert.rejects(open(clock).store.load(), SyntaxError);
@@ -117,23 +122,55 @@ describe('presence kept in this process', () => {
     assert.equal(problems.length, 3);
     assert.equal(problems[2], undefined, 'saved again');
     assert.equal(store.size, 1);
-    assert.deepEqual((await readPresenceFile(file)).entries.map((e) => e.key), ['A1']);
+    assert.deepEqual(
+      (await readPresenceFile(file)).entries.map((e) => e.key),
+      ['A1'],
+    );
   });
 
   it('writes to one file wait for each other: the last state asked for is the one on disk', async () => {
-    const entry = (key) => ({ id: `lpr:${key}`, key, kind: 'lpr', label: key, firstSeen: T0, lastSeen: T0, cameras: [], sightings: 1, stillHereSent: false });
+    const entry = (key) => ({
+      id: `lpr:${key}`,
+      key,
+      kind: 'lpr',
+      label: key,
+      firstSeen: T0,
+      lastSeen: T0,
+      cameras: [],
+      sightings: 1,
+      stillHereSent: false,
+    });
     await Promise.all([
       writePresenceFile(file, 'k', [entry('A')], 1),
       writePresenceFile(file, 'k', [entry('B')], 2),
       writePresenceFile(file, 'k', [entry('C')], 3),
     ]);
-    assert.deepEqual((await readPresenceFile(file)).entries.map((e) => e.key), ['C']);
+    assert.deepEqual(
+      (await readPresenceFile(file)).entries.map((e) => e.key),
+      ['C'],
+    );
   });
 
   it('the table alone: a restore keeps the most recently seen up to the bound', () => {
     const table = new PresenceTable({ ...OPTIONS, maxKeys: 2 });
-    const entry = (key, lastSeen) => ({ id: key, key, kind: 'lpr', label: key, firstSeen: T0, lastSeen, cameras: [], sightings: 1, stillHereSent: false });
+    const entry = (key, lastSeen) => ({
+      id: key,
+      key,
+      kind: 'lpr',
+      label: key,
+      firstSeen: T0,
+      lastSeen,
+      cameras: [],
+      sightings: 1,
+      stillHereSent: false,
+    });
     assert.equal(table.restore([entry('old', T0), entry('new', T0 + 2), entry('mid', T0 + 1)]), 2);
-    assert.deepEqual(table.list().map((e) => e.key).sort(), ['mid', 'new']);
+    assert.deepEqual(
+      table
+        .list()
+        .map((e) => e.key)
+        .sort(),
+      ['mid', 'new'],
+    );
   });
 });
