@@ -10,7 +10,7 @@
  * sent, so it is sent again after the restart (late).
  */
 import type { Clock } from '../core/clock';
-import { readPresenceFile, removePresenceFile, writePresenceFile } from './state-file';
+import { readPresenceFile, writePresenceFile } from './state-file';
 import {
   PresenceTable,
   type PresenceEntry,
@@ -48,7 +48,6 @@ export interface LoadResult {
 export class LocalPresence implements PresenceStore {
   readonly shared = false;
   private saveTimer: unknown;
-  private saving: Promise<void> = Promise.resolve();
   private failing = false;
   private closed = false;
 
@@ -113,25 +112,21 @@ export class LocalPresence implements PresenceStore {
         this.options.saveProblem?.(err);
       },
     );
-    this.saving = write;
     return write;
   }
 
   /**
-   * The node stops: the table is kept for its next instance (a deploy) and
-   * saved, or, when the node was removed, forgotten and its file removed.
+   * The node stops: the table is saved, and kept for its next instance (a
+   * deploy), or, when the node was removed (deleted or disabled), forgotten
+   * in memory; its file stays, so a node enabled again (or a deletion
+   * undone) takes it back, as at a restart.
    */
   async close(nodeId: string, removed: boolean): Promise<void> {
     this.closed = true;
     if (this.saveTimer !== undefined) this.options.clock.clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    if (removed) {
-      dropPresence(nodeId);
-      await this.saving;
-      if (this.options.file) await removePresenceFile(this.options.file);
-      return;
-    }
-    keepPresence(nodeId, this.table, this.options.keys);
+    if (removed) dropPresence(nodeId);
+    else keepPresence(nodeId, this.table, this.options.keys);
     await this.save();
   }
 }

@@ -41,6 +41,8 @@ import { openStore } from './store';
 const TYPE = 'detection-presence';
 /** Shared through Redis: swept at least this often, for what other instances recorded (ms on the node's clock). */
 const POLL_MS = 10_000;
+/** Longest single wait of the timer: Node's timers take at most 2^31 - 1 ms (a longer one fires at once); a day, then it waits again. */
+const MAX_WAIT_MS = 86_400_000;
 /** Past the bound, the warning is given again only once the table has had room (below this share of it). */
 const REARM_SHARE = 0.9;
 /** The outputs, in order. */
@@ -114,7 +116,7 @@ export = function register(RED: NodeAPI): void {
           timerAt = Infinity;
           sweepNow();
         },
-        Math.max(0, at - clock.now()),
+        Math.min(MAX_WAIT_MS, Math.max(0, at - clock.now())),
       );
     }
     /** When to sweep next: at the next due time; shared, at least every POLL_MS. */
@@ -196,6 +198,8 @@ export = function register(RED: NodeAPI): void {
     if (!connection) node.status({ fill: 'grey', shape: 'ring', text: statusText() });
     const ready = opening.opened.ready.then((loadedAt) => {
       resumedAt = loadedAt;
+      // a node closed meanwhile: its status is its successor's now
+      if (closing) return;
       if (!connection) node.status({ fill: 'grey', shape: 'ring', text: statusText() });
       // what fell due while Node-RED was stopped (or during the deploy) goes out now
       if (!connection) sweepNow();

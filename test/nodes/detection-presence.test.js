@@ -10,13 +10,26 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { getHelper, translatedModule, loadWithHttp, closeServers, postJson, collect, until, completeProbe, trackFinished } = require('../support');
+const {
+  ROOT,
+  NODE_RED_DIR,
+  getHelper,
+  translatedModule,
+  loadWithHttp,
+  closeServers,
+  postJson,
+  collect,
+  until,
+  completeProbe,
+  trackFinished,
+} = require('../support');
 const { FakeClock } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
 
 const helper = getHelper();
 const presence = translatedModule('detection-presence');
 const detectionIn = translatedModule('detection-in');
+const detectionSwitch = translatedModule('detection-switch');
 const { dropPresence } = require('../../dist/lib/presence/local-presence');
 
 const MIN = 60_000;
@@ -197,6 +210,24 @@ describe('detection-presence node', function () {
     await clock.advance(3 * 60 * MIN);
     assert.equal(out.left.length, 1, 'no second departure');
     assert.equal(out.still.length, 1);
+  });
+
+  it('waits for a time further off than Node’s timers reach (24.8 days) in steps: still here after 30 days', async () => {
+    const { node, finished, out } = await start({ away: 1000, awayUnits: 'h', stillHere: 720, stillHereUnits: 'h' });
+    node.receive({ payload: plateEvent('LONG1', T0) });
+    await finished();
+    const waits = [];
+    const setTimeout = clock.setTimeout.bind(clock);
+    clock.setTimeout = (fn, ms) => {
+      waits.push(ms);
+      return setTimeout(fn, ms);
+    };
+    await clock.advance(29 * 24 * 60 * MIN);
+    assert.deepEqual(out.still, []);
+    await clock.advance(24 * 60 * MIN);
+    assert.equal(out.still.length, 1);
+    assert.equal(out.still[0].payload.dwellSeconds, 30 * 24 * 3600);
+    assert.ok(waits.length > 0 && waits.every((ms) => ms <= 24 * 60 * MIN), `no wait past a day: ${waits.join(', ')}`);
   });
 
   it('a resent event counts by its detection time: one whose key would have left already makes no one arrive', async () => {
@@ -392,6 +423,53 @@ describe('detection-presence node', function () {
       assert.match(caught.error.message, /look-alike classes are not valid|choose a Redis server|event property is not valid/, JSON.stringify(bad));
       assert.equal(shown(helper.getNode('pr')).fill, 'red');
       await helper.unload();
+    }
+  });
+  it('runs the presence-who-is-here example as imported: arrives, the look-alike read is the same car, leaves at the exit camera', async () => {
+    const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'presence-who-is-here.json'), 'utf8'));
+    const coreDir = path.dirname(require.resolve('@node-red/nodes/package.json', { paths: [NODE_RED_DIR] }));
+    const core = (file) => require(path.join(coreDir, 'core', file));
+    const tab = { id: 'ex-tab', type: 'tab', label: 'example' };
+    const nodes = example.map((n) => ({ ...n, z: tab.id }));
+    const byName = (type, name) => nodes.find((n) => n.type === type && n.name === name);
+    const presenceNode = nodes.find((n) => n.type === 'detection-presence');
+    // probes on the example's own debug nodes, and on what the presence node finished
+    await loadWithHttp(
+      [detectionIn, detectionSwitch, presence, core('common/20-inject.js'), core('common/21-debug.js'), core('common/90-comment.js')],
+      [tab, ...nodes, ...completeProbe(presenceNode.id, tab.id).map((n) => ({ ...n, x: 100, y: 500 }))],
+    );
+    const seen = {};
+    for (const name of ['arrived', 'left', 'still here', 'present now']) {
+      seen[name] = [];
+      helper.getNode(byName('debug', name).id).on('input', (m) => seen[name].push(m));
+    }
+    let handled = 0;
+    helper.getNode(`${presenceNode.id}-finished`).on('input', () => handled++);
+    const press = async (name, count) => {
+      helper.getNode(byName('inject', name).id).receive({});
+      await until(() => handled >= count, 5000, `${name} handled`);
+    };
+    await press('8OB123 arrives (Gate 1 entry)', 1);
+    await press('BOB123 in the yard (same car)', 2);
+    await press('who is here?', 3);
+    await press('BOB123 leaves (Gate 1 exit)', 4);
+    await press('who is here?', 5);
+    assert.deepEqual(
+      seen.arrived.map((m) => [m.presence.label, m.presence.cameras]),
+      [['8OB123', ['Gate 1 entry']]],
+    );
+    assert.deepEqual(
+      seen['present now'].map((m) => m.payload.map((r) => [r.label, r.cameras])),
+      [[['8OB123', ['Gate 1 entry', 'Yard']]], []],
+    );
+    assert.deepEqual(
+      seen.left.map((m) => [m.payload.label, m.payload.reason, m.payload.sightings]),
+      [['8OB123', 'exit-camera', 3]],
+    );
+    assert.deepEqual(seen['still here'], []);
+    for (const n of nodes) {
+      const node = helper.getNode(n.id);
+      if (node && node.error) assert.equal(node.error.callCount, 0, `${n.type} ${n.name} reported an error`);
     }
   });
 });
