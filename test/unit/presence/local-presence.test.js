@@ -73,7 +73,11 @@ describe('presence kept in this process', () => {
     await next.store.close('n1', true);
     const again = open(clock);
     assert.equal(again.carried, false, 'nothing kept in memory');
-    assert.deepEqual(await again.store.load(), { loaded: 2, damaged: 0, otherKeys: false }, 'saved when it stopped: enabled again, it takes the table back');
+    assert.deepEqual(
+      await again.store.load(),
+      { loaded: 2, damaged: 0, otherKeys: false },
+      'saved when it stopped: enabled again, it takes the table back',
+    );
   });
 
   it('a smaller bound at a deploy keeps the most recently seen', async () => {
