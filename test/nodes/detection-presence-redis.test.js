@@ -138,6 +138,7 @@ describe('detection-presence shared through Redis (redis-server)', function () {
     assert.equal(await client.hLen(`${prefix}presence:{site}:state`), 0);
 
     // both answer who is here from the shared table: no one; and no departure came twice meanwhile
+    const shownBefore = nodes[0].status.args.length;
     for (const i of [1, 2]) {
       const answer = collect(helper.getNode(`list${i}`), 1);
       nodes[i - 1].receive({ topic: 'list' });
@@ -150,7 +151,7 @@ describe('detection-presence shared through Redis (redis-server)', function () {
       await answer;
     }
     assert.equal(left.length, plates.length);
-    await statusShows(nodes[0], `0 present`);
+    await statusShows(nodes[0], `0 present · ${arrived.filter(([i]) => i === 1).length} arrived`, shownBefore);
   });
 
   it('both list who is present from the shared table, longest present first', async () => {
