@@ -90,6 +90,23 @@ export {
 } from './plates';
 export { buildSampleEvent, sampleModelPath, type SampleOptions } from './bridge';
 export { fetchSample, sampleUrl, type FetchedSample, type FetchSampleOptions } from './bridge';
+export {
+  PresenceTable,
+  LocalPresence,
+  RedisPresence,
+  sightingOf,
+  presenceReport,
+  presentRows,
+  PRESENCE_KEYS,
+  type PresenceEntry,
+  type PresenceOptions,
+  type PresenceReport,
+  type PresenceStore,
+  type PresentRow,
+  type SightingInput,
+  type SightResult,
+  type SweepResult,
+} from './presence';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './image';
 
 // Keeping events until a flow has finished them.

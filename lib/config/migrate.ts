@@ -104,6 +104,7 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'events-bridge': [],
   'detection-enroll': [],
   'detection-monitor': [],
+  'detection-presence': [],
 };
 
 /**

@@ -77,6 +77,21 @@ export const NODE_OPTIONS = {
     capUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
     capPer: choiceRule(['all', 'key'], { default: 'all' }),
   },
+  'detection-presence': {
+    // what a stay is keyed by (lib/presence/sighting.ts PRESENCE_KEYS)
+    keyBy: choiceRule(['plateOrFace', 'plate', 'face', 'externalId'], { default: 'plateOrFace' }),
+    // 8OB123 and BOB123 are one car: a plate reader's misreads do not make a second arrival
+    lookalike: flagRule({ default: true }),
+    away: numberRule({ above: 0, default: 30 }),
+    awayUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
+    // 0: no still-here messages
+    stillHere: numberRule({ min: 0, default: 4 }),
+    stillHereUnits: choiceRule(['s', 'm', 'h'], { default: 'h' }),
+    maxKeys: numberRule({ integer: true, min: 1, max: 1_000_000, default: 10_000 }),
+    scope: choiceRule(['local', 'redis'], { default: 'local' }),
+    // an arrival too many beats one lost, as dedupe's default
+    whenUnreachable: choiceRule(['pass', 'drop'], { default: 'pass' }),
+  },
   'detection-image': {
     plateMode: choiceRule(['first', 'all'], { default: 'first' }),
     faceImage: choiceRule(['detection', 'photo'], { default: 'detection' }),

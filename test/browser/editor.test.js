@@ -573,6 +573,73 @@ const CASES = {
       },
     ],
   },
+  'detection-presence': {
+    valid: {
+      steps: [
+        { select: 'keyBy', value: 'plate' },
+        { fill: 'away', value: '2' },
+        { select: 'awayUnits', value: 'h' },
+        { fill: 'exitCameras', value: 'Gate 1 exit, Back gate' },
+        { fill: 'stillHere', value: '0' },
+        { fill: 'maxKeys', value: '500' },
+      ],
+      check: async (page, nr, ui) => {
+        const shown = (names) => Promise.all(names.map((n) => page.locator(`#node-input-${n}`).isVisible()));
+        assert.deepEqual(
+          await shown(['lookalike', 'lookalikeClasses']),
+          [true, true],
+          'plates folded by look-alikes by default: the classes are shown',
+        );
+        assert.equal(await page.locator('#node-input-lookalikeClasses').inputValue(), '0ODQ 1I 2Z 5S 8B 6G');
+        await ui.step({ check: 'lookalike', value: false });
+        assert.deepEqual(await shown(['lookalikeClasses']), [false], 'not folded: no classes');
+        await ui.step({ check: 'lookalike', value: true });
+        await ui.step({ select: 'keyBy', value: 'face' });
+        assert.deepEqual(await shown(['lookalike', 'lookalikeClasses']), [false, false], 'face ids: no plate options');
+        await ui.step({ select: 'keyBy', value: 'plate' });
+        const shared = ['redis', 'whenUnreachable', 'sharedName'];
+        assert.deepEqual(await shown(shared), [false, false, false], 'kept in this Node-RED: the Redis rows are hidden');
+        await ui.step({ select: 'scope', value: 'redis' });
+        assert.deepEqual(await shown(shared), [true, true, true], 'shared: the Redis rows are shown');
+        assert.ok(await ui.hasInputError('redis'), 'shared without a Redis server: the list is marked');
+        await ui.step({ select: 'scope', value: 'local' });
+        assert.ok(!(await ui.hasInputError('redis')), 'kept here: no Redis server needed');
+      },
+      ports: 4,
+      expect: {
+        keyBy: 'plate',
+        lookalike: true,
+        away: 2,
+        awayUnits: 'h',
+        exitCameras: 'Gate 1 exit, Back gate',
+        stillHere: 0,
+        maxKeys: 500,
+        scope: 'local',
+      },
+    },
+    invalid: [
+      { steps: [{ fill: 'away', value: '0' }], error: 'away', reason: 'validators.away', restore: [{ fill: 'away', value: '2' }] },
+      {
+        steps: [{ fill: 'stillHere', value: '-1' }],
+        error: 'stillHere',
+        reason: 'validators.stillHere',
+        restore: [{ fill: 'stillHere', value: '0' }],
+      },
+      {
+        steps: [{ fill: 'maxKeys', value: '2000000' }],
+        error: 'maxKeys',
+        reason: 'validators.maxKeys',
+        restore: [{ fill: 'maxKeys', value: '500' }],
+      },
+      {
+        steps: [{ fill: 'lookalikeClasses', value: '0O O1' }],
+        error: 'lookalikeClasses',
+        reason: 'validators.classes-twice',
+        reasonVars: { char: 'O', other: '0O', group: 'O1' },
+        restore: [{ fill: 'lookalikeClasses', value: '0ODQ 1I 2Z 5S 8B 6G' }],
+      },
+    ],
+  },
   'detection-monitor': {
     // metrics are never served without a credential unless the box says so
     fresh: 'validators.credential-needed',

@@ -1,0 +1,144 @@
+/**
+ * detection-presence: the editor dialog (compiled into dist/nodes/detection-presence/detection-presence.html by scripts/build.js).
+ */
+(function () {
+  interface DetectionPresenceNode extends EditorNode {
+    keyBy?: string;
+    lookalike?: boolean;
+    scope?: string;
+  }
+  const TYPE = 'detection-presence';
+  const option = DetectionBridgeEditor.option;
+  const ruleOf = DetectionBridgeEditor.ruleOf;
+  const validators = DetectionBridgeEditor.validators(TYPE);
+  const check = validators.check;
+  const redisCheck = validators.config('redis', 'redis-gone');
+  /** The default look-alike classes (lib/plates DEFAULT_LOOKALIKE_CLASSES: the runtime reads a missing value as these). */
+  const DEFAULT_CLASSES = '0ODQ 1I 2Z 5S 8B 6G';
+
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
+  function inDialog(node: EditorNode): boolean {
+    if (!$('#node-input-scope').length) return false;
+    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
+    return !stack || stack.indexOf(node) !== -1;
+  }
+  /** A field as the open dialog shows it, else as saved. */
+  function fieldOf(node: EditorNode, name: string, fallback: string): string {
+    const value = inDialog(node) ? $('#node-input-' + name).val() : node[name];
+    return String(value === undefined || value === null || value === '' ? fallback : value);
+  }
+  function lookalikeOn(node: EditorNode): boolean {
+    if (inDialog(node)) return $('#node-input-lookalike').is(':checked');
+    return node.lookalike !== false && node.lookalike !== 'false';
+  }
+  /**
+   * Look-alike classes as lib/plates parseLookalikeClasses reads them: groups
+   * separated by spaces or commas, each of two or more characters, a
+   * character in one group only (the runtime says the same when it refuses).
+   */
+  function classesProblem(text: string): { key: string; vars: Record<string, string> } | null {
+    const owner: Record<string, string> = {};
+    const groups = text
+      .split(/[\s,;]+/)
+      .map((g) => g.replace(/-/g, '').toUpperCase())
+      .filter((g) => g !== '');
+    for (const group of groups) {
+      const chars = group.split('').filter((c, i, all) => all.indexOf(c) === i);
+      if (chars.length < 2) return { key: 'classes-short', vars: { group } };
+      for (const char of chars) {
+        if (owner[char] !== undefined) return { key: 'classes-twice', vars: { char, group, other: owner[char] } };
+        owner[char] = group;
+      }
+    }
+    return null;
+  }
+
+  RED.nodes.registerType<DetectionPresenceNode>(TYPE, {
+    category: 'detection bridge',
+    color: '#87C4E6',
+    defaults: {
+      name: { value: '' },
+      property: {
+        value: 'payload',
+        validate: function (v, _opt) {
+          return validators.property(this, v, fieldOf(this, 'propertyType', 'msg'), 'property');
+        },
+      },
+      propertyType: { value: 'msg' },
+      keyBy: option(TYPE, 'keyBy'),
+      lookalike: option(TYPE, 'lookalike'),
+      lookalikeClasses: {
+        value: DEFAULT_CLASSES,
+        validate: function (v, _opt) {
+          if (!lookalikeOn(this)) return true;
+          const problem = classesProblem(String(v === undefined || v === null ? '' : v));
+          return problem ? check(this, false, problem.key, problem.vars) : true;
+        },
+      },
+      away: option(TYPE, 'away'),
+      awayUnits: option(TYPE, 'awayUnits'),
+      exitCameras: { value: '' },
+      stillHere: option(TYPE, 'stillHere'),
+      stillHereUnits: option(TYPE, 'stillHereUnits'),
+      maxKeys: option(TYPE, 'maxKeys'),
+      scope: option(TYPE, 'scope'),
+      redis: {
+        value: '',
+        type: 'detection-redis',
+        // needed only for a table shared through Redis
+        validate: function (v, _opt) {
+          if (fieldOf(this, 'scope', 'local') !== 'redis') return true;
+          return redisCheck.call(this, v, _opt);
+        },
+      },
+      whenUnreachable: option(TYPE, 'whenUnreachable'),
+      sharedName: {
+        value: '',
+        validate: function (v, _opt) {
+          const name = String(v || '').trim();
+          return check(this, fieldOf(this, 'scope', 'local') !== 'redis' || (name.length <= 200 && !/[:\s{}]/.test(name)), 'sharedName');
+        },
+      },
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-presence') },
+    },
+    inputs: 1,
+    outputs: 4,
+    icon: 'detection-presence.svg',
+    label: function () {
+      return this.name || this._('detection-presence.paletteLabel');
+    },
+    labelStyle: function () {
+      return this.name ? 'node_label_italic' : '';
+    },
+    paletteLabel: function () {
+      return this._('detection-presence.paletteLabel');
+    },
+    inputLabels: function () {
+      return this._('detection-presence.inputs.events');
+    },
+    outputLabels: function (index: number) {
+      return this._('detection-presence.outputs.' + ['arrived', 'left', 'stillHere', 'list'][index]);
+    },
+    oneditprepare: function () {
+      $('#node-input-property').typedInput({ default: 'msg', types: ['msg', 'flow', 'global'], typeField: '#node-input-propertyType' });
+      $('#node-input-away').spinner({ min: 0.001 });
+      $('#node-input-stillHere').spinner({ min: 0 });
+      const maxKeys = ruleOf(TYPE, 'maxKeys');
+      if (maxKeys.kind === 'number') $('#node-input-maxKeys').spinner({ min: maxKeys.min, max: maxKeys.max });
+      function showPlates() {
+        const plates = $('#node-input-keyBy').val() !== 'face';
+        $('.detection-presence-plates').toggle(plates);
+        $('.detection-presence-classes').toggle(plates && $('#node-input-lookalike').is(':checked'));
+      }
+      function showScope() {
+        const shared = $('#node-input-scope').val() === 'redis';
+        $('.detection-presence-shared').toggle(shared);
+        $('#detection-presence-tip-local').toggle(!shared);
+      }
+      $('#node-input-keyBy, #node-input-lookalike').on('change', showPlates);
+      $('#node-input-scope').on('change', showScope);
+      showPlates();
+      showScope();
+    },
+  });
+})();

@@ -1,0 +1,95 @@
+/**
+ * detection-presence's configuration as the node runs it: the options with
+ * their defaults (lib/config/node-options.ts), where the event is read, what
+ * a key is, the times, and where the table is kept. A configuration that
+ * cannot run is a problem (translated text) instead.
+ */
+import type { NodeAPI, NodeDef } from 'node-red';
+import { nodeOptions, type NodeOptionsTable } from '../../lib/config/node-options';
+import { DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses } from '../../lib/plates';
+import { keyDefinition, parseCameraList, type Keying, type PresenceOptions } from '../../lib/presence';
+import { translate, type Vars } from '../shared/i18n';
+import { propertyReader, typedLabel, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
+
+type PresenceOptionsTable = NodeOptionsTable['detection-presence'];
+type Choice<K extends keyof PresenceOptionsTable> = PresenceOptionsTable[K] extends { choices: readonly (infer T)[] } ? T : never;
+
+export interface PresenceDef extends NodeDef {
+  /** Where the event is read (msg.payload by default). */
+  property?: string;
+  propertyType?: string;
+  keyBy?: Choice<'keyBy'>;
+  lookalike?: boolean | string;
+  /** Look-alike classes as typed (`0ODQ 1I 2Z 5S 8B 6G`). */
+  lookalikeClasses?: string;
+  away?: number | string;
+  awayUnits?: Choice<'awayUnits'>;
+  /** Exit cameras' names, separated by commas. */
+  exitCameras?: string;
+  stillHere?: number | string;
+  stillHereUnits?: Choice<'stillHereUnits'>;
+  maxKeys?: number | string;
+  scope?: Choice<'scope'>;
+  /** scope redis: the detection-redis configuration node. */
+  redis?: string;
+  whenUnreachable?: Choice<'whenUnreachable'>;
+  /** scope redis: the table's name in Redis; nodes with the same name share it (default: the node's id). */
+  sharedName?: string;
+}
+
+export interface PresenceSettings {
+  readEvent: PropertyReader;
+  /** Where the event is read, as a person writes it (`msg.payload`). */
+  eventName: string;
+  keying: Keying;
+  /** What keys mean: a kept or saved table of another definition is not used. */
+  keys: string;
+  table: PresenceOptions;
+  whenUnreachable: Choice<'whenUnreachable'>;
+  /** Redis: the configuration node and the table's name there. */
+  shared?: { redis: string | undefined; name: string };
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+export function presenceSettings(
+  RED: NodeAPI,
+  node: { id: string },
+  config: PresenceDef,
+  t: (key: string, vars?: Vars) => string,
+): { ok: true; settings: PresenceSettings } | { ok: false; problem: string } {
+  const options = nodeOptions('detection-presence', config);
+  const property = config.property || 'payload';
+  const propertyType = config.propertyType || 'msg';
+  let readEvent: PropertyReader;
+  try {
+    readEvent = propertyReader(RED.util as unknown as PropertyUtil, node, property, propertyType);
+  } catch (err) {
+    return { ok: false, problem: t('errors.property', { message: (err as Error).message }) };
+  }
+  let keying: Keying = { by: options.keyBy, exitCameras: parseCameraList(config.exitCameras) };
+  if (options.lookalike) {
+    // a node saved without classes uses the default ones
+    const classes = typeof config.lookalikeClasses === 'string' ? config.lookalikeClasses : DEFAULT_LOOKALIKE_CLASSES;
+    const parsed = parseLookalikeClasses(classes);
+    if (!parsed.ok) return { ok: false, problem: t('errors.lookalike', { message: translate(RED, parsed.problem) }) };
+    keying = { ...keying, lookalikes: parsed.lookalikes };
+  }
+  const shared = options.scope === 'redis';
+  return {
+    ok: true,
+    settings: {
+      readEvent,
+      eventName: typedLabel(propertyType, property),
+      keying,
+      keys: keyDefinition(keying),
+      table: {
+        awayMs: options.away * UNIT_MS[options.awayUnits],
+        stillHereMs: options.stillHere * UNIT_MS[options.stillHereUnits],
+        maxKeys: options.maxKeys,
+      },
+      whenUnreachable: options.whenUnreachable,
+      shared: shared ? { redis: config.redis, name: (config.sharedName ?? '').trim() || node.id } : undefined,
+    },
+  };
+}
