@@ -152,6 +152,48 @@ const ROWS: Row[] = [
     value: (s) => s.counters.dropped,
   },
   {
+    name: 'detection_bridge_dedupe_held_total',
+    help: "Messages a dedupe node's cap held back (summed up in its digests).",
+    kind: 'dedupe',
+    type: 'counter',
+    value: (s) => s.counters.held,
+  },
+  {
+    name: 'detection_bridge_presence_arrived_total',
+    help: 'Arrivals a presence node sent.',
+    kind: 'presence',
+    type: 'counter',
+    value: (s) => s.counters.arrived,
+  },
+  {
+    name: 'detection_bridge_presence_left_total',
+    help: 'Departures a presence node sent.',
+    kind: 'presence',
+    type: 'counter',
+    value: (s) => s.counters.left,
+  },
+  {
+    name: 'detection_bridge_presence_still_here_total',
+    help: 'Still-here messages a presence node sent.',
+    kind: 'presence',
+    type: 'counter',
+    value: (s) => s.counters.stillHere,
+  },
+  {
+    name: 'detection_bridge_presence_dropped_total',
+    help: 'Keys a presence node dropped past its Most keys.',
+    kind: 'presence',
+    type: 'counter',
+    value: (s) => s.counters.dropped,
+  },
+  {
+    name: 'detection_bridge_presence_present',
+    help: 'Keys a presence node holds as present now.',
+    kind: 'presence',
+    type: 'gauge',
+    value: (s) => s.gauges.present,
+  },
+  {
     name: 'detection_bridge_push_batches_sent_total',
     help: 'Batches a platform push node sent successfully.',
     kind: 'push',
@@ -203,7 +245,7 @@ export function createMetricsExporter(
 
   /** Every key's values now; what costs I/O is asked of all sources at once, each bounded by slowMs. */
   const take = async (): Promise<Snapshot[]> => {
-    const entries = (['receiver', 'dedupe', 'push'] as const).flatMap((kind) => sources.list(kind).map((entry) => ({ kind, entry })));
+    const entries = (['receiver', 'dedupe', 'presence', 'push'] as const).flatMap((kind) => sources.list(kind).map((entry) => ({ kind, entry })));
     return Promise.all(
       entries.map(async ({ kind, entry }) => {
         const gauges = sources.gauges(entry);

@@ -73,7 +73,9 @@ export = function register(RED: NodeAPI): void {
     });
     // What a reset took off the status, kept for the metrics (a counter never goes down).
     const cleared = { passed: 0, dropped: 0 };
-    registerCounts(node, 'dedupe', () => ({ passed: cleared.passed + counts.passed, dropped: cleared.dropped + counts.dropped }));
+    /** Messages the cap held back, for the metrics (a reset clears the window, not the cap). */
+    let held = 0;
+    registerCounts(node, 'dedupe', () => ({ passed: cleared.passed + counts.passed, dropped: cleared.dropped + counts.dropped, held }));
 
     const showStatus = throttledStatus(node, () => {
       // While a period has held anything: how many, and when the digest is due (short: no keys then).
@@ -246,6 +248,7 @@ export = function register(RED: NodeAPI): void {
 
     /** Held back by the cap: counted in the digest, and finished, so its receiver does not emit it again. */
     function hold(msg: NodeMessageInFlow): void {
+      held++;
       showStatus();
       completion.finish(msg);
     }

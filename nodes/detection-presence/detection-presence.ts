@@ -32,6 +32,7 @@ import {
 import { clockOf } from '../shared/clock';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { withRedisState } from '../shared/redis';
+import { registerCounts } from '../shared/metrics';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty } from '../shared/typed-property';
@@ -83,6 +84,13 @@ export = function register(RED: NodeAPI): void {
     /** Keys present, as far as this node knows (local: the table; Redis: the last answer). */
     let present = opening.opened.size() ?? 0;
     const presentNow = (): number => opening.opened.size() ?? present;
+    // Read only when a monitor is scraped (lib/metrics): the totals go on across deploys.
+    registerCounts(
+      node,
+      'presence',
+      () => ({ ...counts }),
+      () => ({ present: presentNow() }),
+    );
     const statusText = (): string => {
       const text = t('status.counts', { present: presentNow(), arrived: counts.arrived, left: counts.left });
       return counts.dropped > 0 ? text + t('status.dropped', { count: counts.dropped }) : text;

@@ -6,7 +6,14 @@
 import type { Node } from 'node-red';
 import { metricSources, type SourceKind } from '../../lib/metrics';
 
-export function registerCounts(node: Node & { name?: string }, kind: SourceKind, read: () => Record<string, number>): void {
-  const registration = metricSources.register(kind, node.id, { read: () => ({ counters: read() }) }, { name: node.name ?? '' });
+export function registerCounts(
+  node: Node & { name?: string },
+  kind: SourceKind,
+  read: () => Record<string, number>,
+  /** Values now (how many are present), besides the totals. */
+  readGauges?: () => Record<string, number>,
+): void {
+  const source = { read: () => ({ counters: read(), gauges: readGauges?.() }) };
+  const registration = metricSources.register(kind, node.id, source, { name: node.name ?? '' });
   node.on('close', () => registration.unregister());
 }

@@ -5,6 +5,9 @@
  * credential, the health answers, and one monitor per path.
  */
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const { join } = require('node:path');
 const { getHelper, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until, translate } = require('../support');
 const ev = require('../fixtures/events');
 
@@ -13,6 +16,7 @@ const detectionIn = translatedModule('detection-in');
 const detectionDedupe = translatedModule('detection-dedupe');
 const detectionRedis = translatedModule('detection-redis');
 const detectionMonitor = translatedModule('detection-monitor');
+const detectionPresence = translatedModule('detection-presence');
 
 const METRICS = '/detection-bridge/metrics';
 const HEALTH = '/detection-bridge/health';
@@ -121,6 +125,77 @@ describe('detection-monitor node', function () {
       'no label from what a request carried',
     );
     assert.equal(helper.getNode('mon').credentials.token, 'scrape-secret');
+  });
+
+  it('serves what a presence node sent and holds, and what a dedupe’s cap held back', async () => {
+    const path = `/hooks/presence-${++n}`;
+    const pr = `pr-monitor-${n}`;
+    const dd = `dd-cap-${n}`;
+    const userDir = fs.mkdtempSync(join(os.tmpdir(), 'detection-bridge-monitor-'));
+    helper.settings({ userDir });
+    try {
+      const flow = [
+        { id: 't1', type: 'tab' },
+        { id: 'in1', type: 'detection-in', z: 't1', path, auth: 'none', wires: [[pr], []] },
+        // arrivals only go on: a car seen again while present is not
+        { id: pr, type: 'detection-presence', z: 't1', name: 'on site', keyBy: 'plate', away: 1, awayUnits: 'h', wires: [[dd], [], [], []] },
+        // one alert an hour: the second arrival is held back for the digest
+        {
+          id: dd,
+          type: 'detection-dedupe',
+          z: 't1',
+          name: 'capped',
+          mode: 'id',
+          key: 'messageId',
+          keyType: 'msg',
+          missingKey: 'pass',
+          ttl: 1,
+          ttlUnits: 'h',
+          maxKeys: 1000,
+          cap: true,
+          capCount: 1,
+          capPeriod: 1,
+          capUnits: 'h',
+          capPer: 'all',
+          outputs: 2,
+          wires: [['out'], []],
+        },
+        { id: 'out', type: 'helper', z: 't1' },
+        monitor({ metricsOpen: true }),
+      ];
+      const base = await loadWithHttp([detectionIn, detectionPresence, detectionDedupe, detectionMonitor], flow);
+      const plate = (id, text) => {
+        const event = lpr(id);
+        event.payload.lprPlateInfo.plate = text;
+        // seen now: a sighting older than Away after would make no one arrive
+        event.payload.detectionInfo.dateTimeUtc = new Date().toISOString();
+        return event;
+      };
+      for (const [id, text] of [
+        ['p-1', 'AB123'],
+        ['p-2', 'CD456'],
+        ['p-3', 'AB123'],
+      ])
+        assert.equal((await postJson(`${base}${path}`, plate(id, text))).status, 200);
+
+      let last = '';
+      const s = await until(async () => {
+        last = (await request(`${base}${METRICS}`, { method: 'GET' })).text;
+        const got = samples(last);
+        return got.get(`detection_bridge_dedupe_held_total{node="${dd}",name="capped"}`) === 1 ? got : undefined;
+      }).catch((err) => {
+        throw new Error(`${err.message}: the last scrape was\n${last}`, { cause: err });
+      });
+      const labels = `node="${pr}",name="on site"`;
+      assert.equal(s.get(`detection_bridge_presence_arrived_total{${labels}}`), 2);
+      assert.equal(s.get(`detection_bridge_presence_present{${labels}}`), 2);
+      assert.equal(s.get(`detection_bridge_presence_left_total{${labels}}`), 0);
+      assert.equal(s.get(`detection_bridge_presence_dropped_total{${labels}}`), 0);
+      assert.equal(s.get(`detection_bridge_dedupe_passed_total{node="${dd}",name="capped"}`), 1);
+    } finally {
+      helper.settings({});
+      fs.rmSync(userDir, { recursive: true, force: true });
+    }
   });
 
   it('answers liveness and readiness for all receivers and per receiver; 503 naming the one whose Redis is unreachable', async () => {

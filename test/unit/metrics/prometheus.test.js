@@ -30,7 +30,13 @@ describe('lib/metrics Prometheus exporter', () => {
     receiver.meter.observe(200, 0.03);
     receiver.meter.observe(503, 0.001);
     receiver.meter.observe(401, 0.001);
-    sources.register('dedupe', 'd1', { read: () => ({ counters: { passed: 5, dropped: 2 } }) }, { name: 'plates once' });
+    sources.register('dedupe', 'd1', { read: () => ({ counters: { passed: 5, dropped: 2, held: 7 } }) }, { name: 'plates once' });
+    sources.register(
+      'presence',
+      'pr1',
+      { read: () => ({ counters: { arrived: 9, left: 4, stillHere: 1, dropped: 2 }, gauges: { present: 5 } }) },
+      { name: 'on site' },
+    );
     sources.register('push', 'p1', { read: () => ({ counters: { batchesSent: 4, batchesFailed: 1 } }) }, { name: '' });
 
     const exporter = createMetricsExporter(sources);
@@ -61,6 +67,14 @@ describe('lib/metrics Prometheus exporter', () => {
     assert.match(body, /# TYPE detection_bridge_events_accepted_total counter/);
     assert.equal(s.get('detection_bridge_dedupe_passed_total{node="d1",name="plates once"}'), 5);
     assert.equal(s.get('detection_bridge_dedupe_dropped_total{node="d1",name="plates once"}'), 2);
+    assert.equal(s.get('detection_bridge_dedupe_held_total{node="d1",name="plates once"}'), 7);
+    const pr = 'node="pr1",name="on site"';
+    assert.equal(s.get(`detection_bridge_presence_arrived_total{${pr}}`), 9);
+    assert.equal(s.get(`detection_bridge_presence_left_total{${pr}}`), 4);
+    assert.equal(s.get(`detection_bridge_presence_still_here_total{${pr}}`), 1);
+    assert.equal(s.get(`detection_bridge_presence_dropped_total{${pr}}`), 2);
+    assert.equal(s.get(`detection_bridge_presence_present{${pr}}`), 5);
+    assert.match(body, /# TYPE detection_bridge_presence_present gauge/);
     assert.equal(s.get('detection_bridge_push_batches_sent_total{node="p1",name=""}'), 4);
     assert.equal(s.get('detection_bridge_push_batches_failed_total{node="p1",name=""}'), 1);
 
