@@ -12,6 +12,8 @@
  *   repeat only the documented one), the survivor emits the dead one's pending
  *   events again, and the bridge's resend of one of them reaching the survivor
  *   while it is pending is answered 200 and not emitted (issue 27).
+ * - Presence shared through Redis: each plate seen at both instances at once
+ *   (once with a look-alike misread) arrives once and leaves once in total.
  * - Redis down and back: 503 with Retry-After from the receiver and the
  *   dedupe's pass policy while Redis is stopped; a resilient run that spans
  *   the outage delivers every event once Redis is back (same port, its data kept).
@@ -145,6 +147,42 @@ function atomicFlow(redisUrl, probeFile) {
     lineOf('a-pass', 'a-file', ', passed: true'),
     lineOf('a-dup', 'a-file', ', passed: false'),
     fileNode('a-file', TAB, probeFile),
+  ];
+}
+
+/** memory receiver → presence shared through Redis (keyed by plate, away after `awaySeconds`) → arrived / left lines in one probe file. */
+function presenceFlow(redisUrl, probeFile, awaySeconds) {
+  const line = (id, state) =>
+    functionNode(
+      id,
+      TAB,
+      `msg.payload = JSON.stringify({ messageId: msg.presence.key, state: '${state}', late: msg.presence.late === true }); return msg;`,
+      'p-file',
+    );
+  return [
+    { id: TAB, type: 'tab', label: 'redis presence' },
+    redisConfig(redisUrl),
+    receiver('p-in', '/p/in', 'p-presence'),
+    {
+      id: 'p-presence',
+      type: 'detection-presence',
+      z: TAB,
+      name: '',
+      keyBy: 'plate',
+      lookalike: true,
+      away: awaySeconds,
+      awayUnits: 's',
+      stillHere: 0,
+      stillHereUnits: 'h',
+      maxKeys: 10000,
+      scope: 'redis',
+      redis: REDIS,
+      sharedName: 'site',
+      wires: [['p-arrived'], ['p-left'], [], []],
+    },
+    line('p-arrived', 'arrived'),
+    line('p-left', 'left'),
+    fileNode('p-file', TAB, probeFile),
   ];
 }
 
@@ -350,6 +388,46 @@ describe(`e2e: several Node-RED instances sharing one Redis, Node-RED ${nodeRedV
     console.log(
       `      atomic: ${N} events × 2 instances in ${((performance.now() - started) / 1000).toFixed(1)} s; passed at each: ${perInstance.join(' + ')}`,
     );
+    assert.deepEqual([...errorsSince(0), ...errorsSince(1)], []);
+  });
+
+  it('presence shared through Redis: each plate seen at both instances at once arrives once and leaves once, in total', async () => {
+    const N = 40;
+    const AWAY_S = 3;
+    await running(...nrs);
+    const { server } = await startRedis();
+    const probes = nrs.map((nr) => path.join(nr.userDir, 'presence.jsonl'));
+    await Promise.all(nrs.map((nr, i) => nr.deploy(presenceFlow(server.url, probes[i], AWAY_S), { '/p/in': 405 })));
+    // Plates as a reader writes them; every other one read with a look-alike at the second instance (0 for O): still one car.
+    const plates = Array.from({ length: N }, (_, i) => `PO${String(1000 + i)}`);
+    const sighting = (plate, id) => {
+      const event = ev.fullLpr();
+      event.payload.messageId = id;
+      event.payload.lprPlateInfo.plate = plate;
+      event.payload.detectionInfo.dateTimeUtc = new Date().toISOString();
+      return JSON.stringify(event);
+    };
+    await pool(N, 8, async (i) => {
+      const reads = [plates[i], i % 2 ? plates[i].replace('O', '0') : plates[i]];
+      const answers = await Promise.all(
+        nrs.map((nr, k) => request(`${nr.url}/p/in`, { headers: { 'content-type': 'application/json' }, body: sighting(reads[k], randomUUID()) })),
+      );
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+    });
+    const records = () => probes.flatMap((p, i) => readRecords(p).map((r) => ({ ...r, instance: i })));
+    // Each plate leaves once Away after has passed without a sighting: wait for every departure.
+    await until(() => records().filter((r) => r.state === 'left').length >= N, 60000, `all ${N} departures`).catch((err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(records().slice(0, 5))}… (${records().length} records)`);
+    });
+    const all = records();
+    for (const state of ['arrived', 'left']) {
+      const groups = byId(all.filter((r) => r.state === state));
+      assert.equal(groups.size, N, `every plate ${state}`);
+      for (const [key, copies] of groups) assert.equal(copies.length, 1, `${key} ${state} ${copies.length} times`);
+    }
+    assert.equal(all.length, 2 * N, 'nothing else was sent');
+    const perInstance = nrs.map((_, i) => all.filter((r) => r.instance === i && r.state === 'arrived').length);
+    console.log(`      presence: ${N} plates seen at 2 instances; arrivals sent by each: ${perInstance.join(' + ')}`);
     assert.deepEqual([...errorsSince(0), ...errorsSince(1)], []);
   });
 
