@@ -4,7 +4,7 @@
  * the very same events as the demo.
  *
  *   buildDemoFlows(options)  the demo tab (scripts/demo-flow.json) and every example
- *                            the machine can run, each on a tab of its own, pointed at
+ *                            the machine can run (not those that need an MQTT broker), each on a tab of its own, pointed at
  *                            the demo's core, bridge and Redis, with their credentials
  *   demoFeeds(base, options) which receiver of which tab gets which events, and how many
  *   startDemoFeeds(sim, …)   one simulator delivery run per feed, at the demo's rate
@@ -82,7 +82,10 @@ function buildDemoFlows({ coreUrl, redisUrl, haveRedis = false, haveDashboard = 
     .map((file) => ({ file, nodes: readJson(path.join(root, 'examples', file)) }))
     .filter(
       ({ nodes }) =>
-        (haveRedis || !nodes.some((n) => n.type === 'detection-redis')) && (haveDashboard || !nodes.some((n) => n.type.startsWith('ui-'))),
+        (haveRedis || !nodes.some((n) => n.type === 'detection-redis')) &&
+        (haveDashboard || !nodes.some((n) => n.type.startsWith('ui-'))) &&
+        // an MQTT broker and a relay are the site's own (gate-light): the demo has neither
+        !nodes.some((n) => n.type === 'mqtt-broker'),
     );
   for (const { file, nodes } of examples) {
     const name = path.basename(file, '.json');
