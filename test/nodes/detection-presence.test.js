@@ -132,7 +132,7 @@ describe('detection-presence node', function () {
     helper.getNode('pr-finished').on('input', () => handled++);
     const post = async (event, count) => {
       assert.equal((await postJson(`${base}/hooks/presence`, event)).status, 200);
-      await until(() => handled >= count, 5000, `message ${count} handled`);
+      await until(() => handled >= count, 10_000, `message ${count} handled`);
     };
 
     await post(plateEvent('8OB123', T0), 1);
@@ -181,7 +181,7 @@ describe('detection-presence node', function () {
       ['left', 'away', 120, 2, undefined],
     );
     assert.equal(car.payload.payload, undefined, 'a message of its own: no event in it');
-    await until(() => shown(node).text === '0 present · 2 arrived · 2 left', 2000, 'the status');
+    await until(() => shown(node).text === '0 present · 2 arrived · 2 left', 10_000, 'the status');
     assert.equal(shown(node).fill, 'green');
   });
 
@@ -251,8 +251,8 @@ describe('detection-presence node', function () {
   function redeploy(config, type = 'full') {
     const before = helper.getNode('pr');
     return helper.setFlows(flow(config), type).then(async () => {
-      const node = await until(() => helper.getNode('pr') !== before && helper.getNode('pr'), 2000, 'the redeployed node');
-      await until(() => helper.getNode('pr-finished'), 2000, 'the redeployed flow');
+      const node = await until(() => helper.getNode('pr') !== before && helper.getNode('pr'), 10_000, 'the redeployed node');
+      await until(() => helper.getNode('pr-finished'), 10_000, 'the redeployed flow');
       return { node, finished: trackFinished(node), out: outputs() };
     });
   }
@@ -265,7 +265,7 @@ describe('detection-presence node', function () {
     assert.equal(out.arrived.length, 2);
 
     ({ node, finished, out } = await redeploy({ maxKeys: 50 }));
-    await until(() => /^2 present/.test(shown(node).text), 2000, 'the new instance shows who is present');
+    await until(() => /^2 present/.test(shown(node).text), 10_000, 'the new instance shows who is present');
     await clock.advance(5 * MIN);
     node.receive({ payload: plateEvent('A1', T0 + 5 * MIN) });
     await finished();
@@ -286,7 +286,7 @@ describe('detection-presence node', function () {
     await finished();
     await clock.advance(5 * MIN);
     ({ node, out } = await redeploy({ away: 1 }, 'nodes'));
-    await until(() => out.left.length === 1, 2000, 'the overdue departure');
+    await until(() => out.left.length === 1, 10_000, 'the overdue departure');
     assert.deepEqual(
       [out.left[0].payload.label, out.left[0].payload.late, out.left[0].payload.lastSeen],
       ['C3', true, new Date(T0 + 15 * MIN).toISOString()],
@@ -342,7 +342,7 @@ describe('detection-presence node', function () {
     await clock.advance(30 * MIN);
     ({ node, out } = await start());
     node.receive({ topic: 'list' });
-    await until(() => out.list.length === 1, 2000, 'the answer');
+    await until(() => out.list.length === 1, 10_000, 'the answer');
     assert.deepEqual(
       out.left.map((m) => [m.payload.label, m.payload.late]),
       [['STAY1', true]],
@@ -353,7 +353,7 @@ describe('detection-presence node', function () {
     dropPresence('pr');
     ({ node, out } = await start());
     node.receive({ topic: 'list' });
-    await until(() => out.list.length === 1, 2000, 'the answer');
+    await until(() => out.list.length === 1, 10_000, 'the answer');
     assert.deepEqual(out.left, [], 'not sent again after another restart');
     assert.deepEqual(out.list[0].payload, []);
   });
@@ -369,7 +369,7 @@ describe('detection-presence node', function () {
     const warnings = node.warn.args.map((a) => String(a[0])).filter((w) => /Most keys/.test(w));
     assert.equal(warnings.length, 1, 'one warning for the episode');
     assert.match(warnings[0], /more than 3 keys present/);
-    await until(() => shown(node).text === '3 present · 6 arrived · 0 left · 3 dropped', 2000, 'the status');
+    await until(() => shown(node).text === '3 present · 6 arrived · 0 left · 3 dropped', 10_000, 'the status');
     assert.equal(shown(node).fill, 'yellow');
     node.receive({ topic: 'list' });
     await until(() => out.list.length === 1);
@@ -403,7 +403,7 @@ describe('detection-presence node', function () {
     }
     node.receive({ payload: faceEvent('f1', T0) });
     node.receive({ payload: faceEvent('f2', T0) });
-    await until(() => handled === 2, 2000, 'both face events finished');
+    await until(() => handled === 2, 10_000, 'both face events finished');
     assert.deepEqual(out.arrived, []);
     const warnings = node.warn.args.map((a) => String(a[0]));
     assert.deepEqual(warnings, ["events without a key (plate (face events ignored)) are ignored: they are not counted as anyone's presence"]);
@@ -447,7 +447,7 @@ describe('detection-presence node', function () {
     helper.getNode(`${presenceNode.id}-finished`).on('input', () => handled++);
     const press = async (name, count) => {
       helper.getNode(byName('inject', name).id).receive({});
-      await until(() => handled >= count, 5000, `${name} handled`);
+      await until(() => handled >= count, 10_000, `${name} handled`);
     };
     await press('8OB123 arrives (Gate 1 entry)', 1);
     await press('BOB123 in the yard (same car)', 2);
