@@ -28,8 +28,8 @@
  *   added), Deploy: the next card shows the new choice;
  * - present now (issue 28): a plate and a person that arrive show on the
  *   board with their picture, "since" on the site's clock and the camera; a
- *   new page gets them from the presence node's list; each card goes when its
- *   key leaves (the test's copy of the flow has Away after 3 s, set in the
+ *   new page gets them from the presence node's list, and again after its
+ *   connection drops and comes back; each card goes when its key leaves (the test's copy of the flow has Away after 3 s, set in the
  *   editor before the deploy).
  *
  * Every wait is on what the page shows (no sleeping). No console errors or
@@ -83,6 +83,17 @@ function minuteIn(iso, timeZone) {
   }).formatToParts(new Date(iso));
   const part = (type) => parts.find((p) => p.type === type).value;
   return `${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+}
+
+/**
+ * Closes the dashboard page's connection to Node-RED under it, as a network drop does; socket.io
+ * then connects again by itself. The connection is the one the dashboard gives every widget
+ * (`$socket`), reached through its Vue app.
+ */
+function dropConnection(page) {
+  return page.evaluate(() => {
+    document.querySelector('#app').__vue_app__._context.provides.$socket.io.engine.close();
+  });
 }
 
 /** A name longer than a card is wide at 1920 px. */
@@ -412,7 +423,7 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     );
   });
 
-  it(`shows who is present now: a plate and a person with picture, since when and camera; a new page gets them from the list; each card goes when its key leaves`, async function () {
+  it(`shows who is present now: a plate and a person with picture, since when and camera; a new page gets them from the list, again after a reconnect; each card goes when its key leaves`, async function () {
     assert.ok(dash, 'the dashboard page was opened by the test before');
     const plate = 'PR 3001';
     const person = { faceId: 'e2e-present-face', firstName: 'Grace', middleName: 'B.', lastName: 'Hopper' };
@@ -456,6 +467,8 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
         return card.text;
       });
     let other;
+    /** socket.io events the new page received: [name, msg]. */
+    const otherFrames = [];
     try {
       const cards = await cardsUntil('Present now', both, `${name} and ${plate} on the board, newest first, their pictures loaded`);
       const texts = shown(cards);
@@ -477,10 +490,23 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       // A new page (another screen, a new tab) asks who is present: the same cards, pictures and all.
       other = await browser.context.newPage();
       browser.watch(other);
+      other.on('websocket', (ws) =>
+        ws.on('framereceived', ({ payload }) => {
+          if (typeof payload === 'string' && payload.startsWith('42')) otherFrames.push(JSON.parse(payload.slice(2)));
+        }),
+      );
       await other.setViewportSize({ width: 1920, height: 1080 });
       await other.goto(`${nr.url}${PAGE_PATH}`);
       const listed = await cardsUntil('Present now', both, `${name} and ${plate} on a new page`, { page: other });
       assert.deepEqual(shown(listed), texts, 'the new page shows them as the first one does');
+
+      // The new page loses its connection (as in a network drop) and finds Node-RED again: it asks once more.
+      const lists = () => otherFrames.filter(([n, msg]) => n === `msg-input:${ids.present}` && Array.isArray(msg.payload)).length;
+      const asked = lists();
+      await dropConnection(other);
+      await until(() => lists() > asked, 20000, 'the list again after the reconnect');
+      const relisted = await cardsUntil('Present now', both, `${name} and ${plate} after the reconnect`, { page: other });
+      assert.deepEqual(shown(relisted), texts, 'the same cards after the reconnect');
     } finally {
       seeing = false;
       await seenAgain;
