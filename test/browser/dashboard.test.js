@@ -29,10 +29,12 @@
  * - present now (issue 28): a plate and a person that arrive show on the
  *   board with their picture, "since" on the site's clock and the camera; a
  *   new page gets them from the presence node's list, and again after its
- *   connection drops and comes back; each card goes when its key leaves (the test's copy of the flow has Away after 3 s, set in the
- *   editor before the deploy).
+ *   connection drops and comes back; each card goes when its key leaves (the
+ *   test's copy of the flow has Away after 3 s, set in the editor before the
+ *   deploy).
  *
- * Every wait is on what the page shows (no sleeping). No console errors or
+ * Every wait is on what the page shows (no sleeping; the one pause paces the
+ * sightings that keep a key present while it is checked). No console errors or
  * warnings on either page, no request off 127.0.0.1, no error in the Node-RED
  * log. Screenshots: test-artifacts/dashboard-nr<major>/.
  *
