@@ -25,9 +25,16 @@
  * - after a page reload every card is back, in order (Node-RED keeps the
  *   last nine of each kind and sends them to a page that opens);
  * - the plate card's rows edited in the editor dialog (a field removed, one
- *   added), Deploy: the next card shows the new choice.
+ *   added), Deploy: the next card shows the new choice;
+ * - present now (issue 28): a plate and a person that arrive show on the
+ *   board with their picture, "since" on the site's clock and the camera; a
+ *   new page gets them from the presence node's list, and again after its
+ *   connection drops and comes back; each card goes when its key leaves (the
+ *   test's copy of the flow has Away after 3 s, set in the editor before the
+ *   deploy).
  *
- * Every wait is on what the page shows (no sleeping). No console errors or
+ * Every wait is on what the page shows (no sleeping; the one pause paces the
+ * sightings that keep a key present while it is checked). No console errors or
  * warnings on either page, no request off 127.0.0.1, no error in the Node-RED
  * log. Screenshots: test-artifacts/dashboard-nr<major>/.
  *
@@ -36,7 +43,7 @@
  */
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { ROOT, nodeRedVersion, postJson, translate, until } = require('../support');
+const { ROOT, nodeRedVersion, postJson, sleep, translate, until } = require('../support');
 const { EditorBrowser, onlyNode } = require('../support/editor-browser');
 const { packInstalled, runSimulator } = require('../support/nodered-process');
 
@@ -46,6 +53,8 @@ const RECEIVER_PATH = '/detections/dashboard';
 const PAGE_PATH = '/dashboard/live';
 /** Cards each list keeps (KEEP in the example's templates). */
 const KEEP = 9;
+/** Away after, in seconds, in the test's copy of the flow (the example's is 30 minutes): departures within the test. */
+const AWAY_SECONDS = 3;
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', `dashboard-nr${nodeRedVersion().split('.')[0]}`);
 
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib'));
@@ -63,6 +72,30 @@ function clockIn(iso, timeZone) {
   }).formatToParts(new Date(iso));
   const part = (type) => parts.find((p) => p.type === type).value;
   return `${part('hour')}:${part('minute')}:${part('second')} ${part('timeZoneName')}`;
+}
+
+/** `iso` on the clock of `timeZone` to the minute, as the present-now board shows it: "23:01 EST". */
+function minuteIn(iso, timeZone) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).formatToParts(new Date(iso));
+  const part = (type) => parts.find((p) => p.type === type).value;
+  return `${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+}
+
+/**
+ * Closes the dashboard page's connection to Node-RED under it, as a network drop does; socket.io
+ * then connects again by itself. The connection is the one the dashboard gives every widget
+ * (`$socket`), reached through its Vue app.
+ */
+function dropConnection(page) {
+  return page.evaluate(() => {
+    document.querySelector('#app').__vue_app__._context.provides.$socket.io.engine.close();
+  });
 }
 
 /** A name longer than a card is wide at 1920 px. */
@@ -109,30 +142,39 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     if (browser) await browser.close();
   });
 
-  /** The plate (or name) of each card in the group titled `title`, top to bottom, and how its picture shows. */
-  function cardsIn(title) {
-    return dash.evaluate((groupTitle) => {
+  /**
+   * The plate (or name) of each card in the group titled `title` on `page`, top to bottom, and how
+   * its picture shows: the latest lists' cards (wall-*) and the present-now board's (here-*).
+   */
+  function cardsIn(title, page = dash) {
+    return page.evaluate((groupTitle) => {
       const group = [...document.querySelectorAll('.nrdb-ui-group')].find((g) => g.querySelector('.v-card-title')?.textContent.trim() === groupTitle);
       if (!group) return null;
-      return [...group.querySelectorAll('.wall-card')].map((card) => {
-        const img = card.querySelector('img.wall-picture');
+      return [...group.querySelectorAll('.wall-card, .here-card')].map((card) => {
+        const img = card.querySelector('img.wall-picture, img.here-picture');
         return {
-          title: (card.querySelector('.wall-plate, .wall-name')?.textContent || '').trim(),
+          title: (card.querySelector('.wall-plate, .wall-name, .here-plate, .here-name')?.textContent || '').trim(),
           text: card.innerText,
-          picture: img ? (img.complete ? img.naturalWidth : 'loading') : card.querySelector('.wall-no-picture') ? 'none' : 'missing',
+          picture: img
+            ? img.complete
+              ? img.naturalWidth
+              : 'loading'
+            : card.querySelector('.wall-no-picture, .here-no-picture')
+              ? 'none'
+              : 'missing',
           newest: card.classList.contains('wall-newest'),
         };
       });
     }, title);
   }
 
-  /** Waits until the cards of group `title` satisfy `predicate`; fails with what they were. */
-  async function cardsUntil(title, predicate, what, timeoutMs = 20000) {
+  /** Waits until the cards of group `title` (on `page`) satisfy `predicate`; fails with what they were. */
+  async function cardsUntil(title, predicate, what, { page = dash, timeoutMs = 20000 } = {}) {
     let last;
     try {
       await until(
         async () => {
-          last = await cardsIn(title);
+          last = await cardsIn(title, page);
           return last !== null && predicate(last);
         },
         timeoutMs,
@@ -156,6 +198,8 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       faceSample: one('inject', 'face sample'),
       plateSample: one('inject', 'plate sample'),
       plateCard: one('change', 'plate card'),
+      presence: one('detection-presence', 'who is present'),
+      present: one('ui-template', 'present now'),
     };
     assert.deepEqual(
       nodes.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`),
@@ -163,13 +207,23 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       'imported nodes that are invalid',
     );
     await browser.place();
+    // The test's copy of the flow: departures after seconds, not the example's 30 minutes.
+    await page.evaluate(
+      ({ id, away }) => {
+        const presence = RED.nodes.node(id);
+        presence.away = away;
+        presence.awayUnits = 's';
+        presence.changed = true;
+      },
+      { id: ids.presence, away: AWAY_SECONDS },
+    );
     await browser.deploy();
     const listening = translate('detection-in.status.listening', { path: RECEIVER_PATH });
     await until(() => (comms.status(ids.receiver) || {}).text === listening, 20000, `the receiver's status "${listening}"`);
     await page.locator('#red-ui-workspace-chart').screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-deployed.png`) });
   });
 
-  it(`opens the dashboard page at ${PAGE_PATH}: plates and faces, waiting for events`, async function () {
+  it(`opens the dashboard page at ${PAGE_PATH}: present now, plates and faces, waiting for events`, async function () {
     assert.ok(ids, 'the example was deployed by the test before');
     dash = await browser.context.newPage();
     browser.watch(dash);
@@ -185,6 +239,8 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     await dash.goto(`${nr.url}${PAGE_PATH}`);
     await cardsUntil('Latest plates', (cards) => cards.length === 0, 'the plates group');
     await cardsUntil('Latest faces', (cards) => cards.length === 0, 'the faces group');
+    await cardsUntil('Present now', (cards) => cards.length === 0, 'the present-now group');
+    await dash.getByText('No one present').waitFor();
     await dash.getByText('Waiting for the first plate…').waitFor();
     await dash.getByText('Waiting for the first face…').waitFor();
   });
@@ -367,6 +423,108 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       faces.map((_, i) => i === 0),
       'the newest face is the large one',
     );
+  });
+
+  it(`shows who is present now: a plate and a person with picture, since when and camera; a new page gets them from the list, again after a reconnect; each card goes when its key leaves`, async function () {
+    assert.ok(dash, 'the dashboard page was opened by the test before');
+    const plate = 'PR 3001';
+    const person = { faceId: 'e2e-present-face', firstName: 'Grace', middleName: 'B.', lastName: 'Hopper' };
+    const name = 'Grace B. Hopper';
+    const t0 = Date.now();
+    /** Sighting `n` of the plate or the person: sighting 0 a millisecond apart (the plate first), the others now. */
+    const sighting = (kind, n) => {
+      const at = n === 0 ? new Date(kind === 'lpr' ? t0 - 1 : t0) : new Date();
+      const event = buildSampleEvent(kind, { messageId: `e2e-present-${kind}-${n}`, images: 'pictures', now: at });
+      if (kind === 'lpr') event.payload.lprPlateInfo.plate = plate;
+      else Object.assign(event.payload.personInfo, person);
+      return event;
+    };
+    const post = async (event) => {
+      const res = await postJson(`${nr.url}${RECEIVER_PATH}`, event);
+      assert.equal(res.status, 200, res.text);
+    };
+    const first = { lpr: sighting('lpr', 0), face: sighting('face', 0) };
+    await post(first.lpr);
+    await post(first.face);
+    // Both are seen again every second until the checks on both pages are done: neither leaves meanwhile.
+    let seeing = true;
+    const seenAgain = (async () => {
+      for (let n = 1; seeing; n++) {
+        await sleep(1000);
+        if (seeing) for (const kind of ['lpr', 'face']) await post(sighting(kind, n));
+      }
+    })();
+    /** The two cards on top, newest arrival first, their pictures loaded. */
+    const both = (c) =>
+      c.length >= 2 && c[0].title === name && c[1].title === plate && typeof c[0].picture === 'number' && typeof c[1].picture === 'number';
+    const expected = [
+      { title: name, since: minuteIn(first.face.payload.detectionInfo.dateTimeUtc, 'America/Los_Angeles'), camera: 'Entrance Cam 3' },
+      { title: plate, since: minuteIn(first.lpr.payload.detectionInfo.dateTimeUtc, 'America/New_York'), camera: 'Gate 2 LPR' },
+    ];
+    const shown = (cards) =>
+      cards.slice(0, 2).map((card, i) => {
+        assert.ok(card.picture > 0, `${card.title}: the picture decoded by the browser (naturalWidth ${card.picture})`);
+        assert.ok(card.text.includes(`since ${expected[i].since}`), `${card.title}: since ${expected[i].since} on the site's clock: ${card.text}`);
+        assert.ok(card.text.includes(expected[i].camera), `${card.title}: the camera ${expected[i].camera}: ${card.text}`);
+        return card.text;
+      });
+    let other;
+    /** socket.io events the new page received: [name, msg]. */
+    const otherFrames = [];
+    try {
+      const cards = await cardsUntil('Present now', both, `${name} and ${plate} on the board, newest first, their pictures loaded`);
+      const texts = shown(cards);
+      await dash.screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-present.png`), animations: 'disabled' });
+      // What crossed the websocket for an arrival: the small card with one picture, not the event.
+      const arrivals = received.filter(
+        ([n, msg]) => n === `msg-input:${ids.present}` && msg.topic === 'arrived' && [name, plate].includes(msg.payload.title),
+      );
+      assert.equal(arrivals.length, 2, 'one arrival each, however often seen');
+      for (const [, msg] of arrivals) {
+        const text = JSON.stringify(msg);
+        assert.equal((text.match(/data:image\//g) || []).length, 1, `${msg.payload.title}: one picture`);
+        assert.ok(
+          !/detectionImages|detectionImage"|defaultPhoto|lprPlateInfo|personInfo/.test(text),
+          `${msg.payload.title}: no event in the message`,
+        );
+      }
+
+      // A new page (another screen, a new tab) asks who is present: the same cards, pictures and all.
+      other = await browser.context.newPage();
+      browser.watch(other);
+      other.on('websocket', (ws) =>
+        ws.on('framereceived', ({ payload }) => {
+          if (typeof payload === 'string' && payload.startsWith('42')) otherFrames.push(JSON.parse(payload.slice(2)));
+        }),
+      );
+      await other.setViewportSize({ width: 1920, height: 1080 });
+      await other.goto(`${nr.url}${PAGE_PATH}`);
+      const listed = await cardsUntil('Present now', both, `${name} and ${plate} on a new page`, { page: other });
+      assert.deepEqual(shown(listed), texts, 'the new page shows them as the first one does');
+
+      // The new page loses its connection (as in a network drop) and finds Node-RED again: it asks once more.
+      const lists = () => otherFrames.filter(([n, msg]) => n === `msg-input:${ids.present}` && Array.isArray(msg.payload)).length;
+      const asked = lists();
+      await dropConnection(other);
+      await until(() => lists() > asked, 20000, 'the list again after the reconnect');
+      const relisted = await cardsUntil('Present now', both, `${name} and ${plate} after the reconnect`, { page: other });
+      assert.deepEqual(shown(relisted), texts, 'the same cards after the reconnect');
+    } finally {
+      seeing = false;
+      await seenAgain;
+    }
+
+    // No sighting any more: each leaves after Away after, and its card goes, on both pages.
+    const gone = (c) => !c.some((card) => card.title === name || card.title === plate);
+    await cardsUntil('Present now', gone, `both cards gone ${AWAY_SECONDS} s after the last sighting`);
+    await cardsUntil('Present now', gone, 'both cards gone on the new page too', { page: other });
+    const left = received.filter(([n, msg]) => n === `msg-input:${ids.present}` && msg.topic === 'left' && [name, plate].includes(msg.payload.label));
+    assert.deepEqual(
+      left.map(([, msg]) => `${msg.payload.label}: ${msg.payload.reason}`).sort(),
+      [`${name}: away`, `${plate}: away`],
+      'the departures the page got',
+    );
+    await other.close();
   });
 
   it("changes what a card shows from the plate card's rows in the editor: a field removed, one added", async function () {
