@@ -1714,16 +1714,13 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     });
   }
 
-  /** Whether the element `inner` is inside the box of `outer` (both selectors, the first match of each). */
-  function within(inner, outer) {
-    return page.evaluate(
-      ([i, o]) => {
-        const a = document.querySelector(i).getBoundingClientRect();
-        const b = document.querySelector(o).getBoundingClientRect();
-        return a.top >= b.top - 1 && a.bottom <= b.bottom + 1 && a.left >= b.left - 1 && a.right <= b.right + 1;
-      },
-      [inner, outer],
-    );
+  /** Whether the element `selector` (the first match) is shown inside the rule list's scroll box. */
+  function inRuleList(selector) {
+    return page.evaluate((sel) => {
+      const a = document.querySelector(sel).getBoundingClientRect();
+      const b = $('#node-input-rule-container').parent()[0].getBoundingClientRect();
+      return a.height > 0 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1 && a.left >= b.left - 1 && a.right <= b.right + 1;
+    }, selector);
   }
 
   /** The rows of the open filter dialog whose shown TypedInput stops short of its box (by more than 2 px): [row, short by]. */
@@ -1762,7 +1759,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     let box = await ruleListBox();
     assert.ok(box.scroll <= box.client + 1, `the rule list shows both rules without a scroll bar of its own: ${JSON.stringify(box)}`);
     const row = '#node-input-rule-container > li:nth-child(2)';
-    assert.ok(await within(`${row} .detection-filter-add-window`, '.red-ui-editableList-container'), 'the add-window button is in view');
+    assert.ok(await inRuleList(`${row} .detection-filter-add-window`), 'the add-window button is in view');
     // a window's from, to and remove stay on one line
     const line = await page.evaluate((r) => {
       const mid = (sel) => {
