@@ -54,6 +54,35 @@
     const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
     return !stack || stack.indexOf(node) !== -1;
   }
+  /** A saved flag: true, or "true" in a hand-written flow. */
+  function on(v: unknown): boolean {
+    return v === true || v === 'true';
+  }
+  /**
+   * The output ports of a node: first sightings, then duplicates (when asked
+   * for), then the cap's digest (when capped), as the runtime sends them.
+   */
+  function portsOf(duplicates: boolean, cap: boolean): string[] {
+    return ['first'].concat(duplicates ? ['duplicates'] : [], cap ? ['digest'] : []);
+  }
+  /**
+   * Where each port goes when the outputs change, as Node-RED's editor reads
+   * it from #node-input-outputs (the core switch node does the same): old
+   * port index → new index, or "-1" when the port goes; a key that is no
+   * number is a new port. Without it, the wires would stay on the port index
+   * they had, and the duplicates' wire would take the digest.
+   */
+  function outputMap(before: string[], after: string[]): Record<string, string> {
+    const map: Record<string, string> = {};
+    before.forEach(function (port, i) {
+      map[String(i)] = String(after.indexOf(port));
+    });
+    after.forEach(function (port) {
+      if (before.indexOf(port) < 0) map[port] = port;
+    });
+    return map;
+  }
+
   /** Where the window is kept, as the open dialog shows it, else as saved. */
   function scopeOf(node: EditorNode): string {
     const scope = inDialog(node) ? $('#node-input-scope').val() : node.scope;
@@ -228,7 +257,12 @@
       showScope();
     },
     oneditsave: function () {
-      this.outputs = 1 + ($('#node-input-duplicatesOutput').is(':checked') ? 1 : 0) + ($('#node-input-cap').is(':checked') ? 1 : 0);
+      // the node as saved (the fields are not copied into it yet), and as the dialog has it now
+      const before = portsOf(on(this.duplicatesOutput), on(this.cap));
+      const after = portsOf($('#node-input-duplicatesOutput').is(':checked'), $('#node-input-cap').is(':checked'));
+      // a saved node whose outputs do not follow its flags (written by hand): only the count is known
+      const known = Number(this.outputs === undefined ? 1 : this.outputs) === before.length;
+      $('#node-input-outputs').val(known ? JSON.stringify(outputMap(before, after)) : String(after.length));
     },
   });
 })();

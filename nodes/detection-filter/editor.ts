@@ -79,6 +79,10 @@ declare const DetectionBridgeTimeWindows: {
   /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
   const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
   const check = DetectionBridgeEditor.validators('detection-filter').check;
+  /** The rule list's least height (px), as Node-RED's own lists. */
+  const RULES_MIN_HEIGHT = 150;
+  /** The height oneditresize last gave the open dialog's form (0 before it has). */
+  let formHeight = 0;
   /** The look-alike classes a new node gets: DEFAULT_LOOKALIKE_CLASSES of lib/plates/lookalike.ts (a unit test compares them). */
   const DEFAULT_CLASSES = '0ODQ 1I 2Z 5S 8B 6G';
 
@@ -287,6 +291,30 @@ declare const DetectionBridgeTimeWindows: {
     return line.length > SUMMARY_MAX ? line.slice(0, SUMMARY_MAX - 1).replace(/\s+$/, '') + '…' : line;
   }
 
+  /**
+   * Makes the rule list as tall as its rules (a time rule's windows included), so
+   * that none hides in a scroll box of its own; but no taller than the form
+   * leaves under the rows above it: a long list scrolls, and the rows under it
+   * (plate matching, time zone) are reached by scrolling the dialog.
+   */
+  function fitRules() {
+    const container = $('#node-input-rule-container');
+    const scroller = container.parent();
+    const list = container.closest('.red-ui-editableList');
+    if (!container.length || !list.length) return;
+    // what the list holds besides its rows: its border, padding and add button (editableList's own measure)
+    const chrome = (list.height() || 0) - (scroller.height() || 0);
+    let wanted = (container.outerHeight(true) || 0) + chrome + 2;
+    if (formHeight > 0) {
+      const ruleRow = $('#dialog-form>div.node-input-rule-container-row');
+      // the rows above (measured as laid out: the editor puts hidden helpers of its own in the form)
+      const above = (ruleRow.offset() || { top: 0 }).top - ($('#dialog-form').offset() || { top: 0 }).top;
+      const label = ruleRow.children('label').outerHeight(true) || 0;
+      wanted = Math.min(wanted, formHeight - above - label);
+    }
+    container.editableList('height', Math.max(RULES_MIN_HEIGHT, Math.round(wanted)));
+  }
+
   RED.nodes.registerType<DetectionFilterNode>('detection-filter', {
     category: 'detection bridge',
     color: '#87C4E6',
@@ -368,6 +396,8 @@ declare const DetectionBridgeTimeWindows: {
     },
     oneditprepare: function () {
       const node = this;
+      // the form's height is known once oneditresize is called: until then the rule list fits its rules
+      formHeight = 0;
       // the preview's state: declared first, as the rule rows (added below) ask for a preview
       const preview = $('#detection-filter-preview');
       let previewTimer: ReturnType<typeof setTimeout> | undefined;
@@ -425,7 +455,7 @@ declare const DetectionBridgeTimeWindows: {
           const days = $('<span class="button-group" style="display:inline-flex;"></span>').appendTo(line);
           windowsLib.WEEKDAYS.forEach(function (day, i) {
             const on = (w.days & (1 << i)) !== 0;
-            $('<button type="button" class="red-ui-button red-ui-button-small toggle detection-filter-day" style="min-width:30px;"></button>')
+            $('<button type="button" class="red-ui-button red-ui-button-small toggle detection-filter-day" style="min-width:26px;"></button>')
               .attr('data-day', String(i))
               .attr('aria-pressed', String(on))
               .toggleClass('selected', on)
@@ -441,16 +471,18 @@ declare const DetectionBridgeTimeWindows: {
                 writeText();
               });
           });
-          $('<span></span>').text(node._('detection-filter.label.from')).appendTo(line);
-          $('<input type="time" class="detection-filter-from" style="width:110px;">').val(windowsLib.clockText(w.from)).appendTo(line);
-          $('<span></span>').text(node._('detection-filter.label.to')).appendTo(line);
+          // from, to and the remove button stay together on one line when a narrow tray wraps the row
+          const times = $('<span style="display:inline-flex; align-items:center; gap:6px; white-space:nowrap;"></span>').appendTo(line);
+          $('<span></span>').text(node._('detection-filter.label.from')).appendTo(times);
+          $('<input type="time" class="detection-filter-from" style="width:106px;">').val(windowsLib.clockText(w.from)).appendTo(times);
+          $('<span></span>').text(node._('detection-filter.label.to')).appendTo(times);
           // the end of the day (24:00) is midnight, 00:00, in a time field
-          $('<input type="time" class="detection-filter-to" style="width:110px;">')
+          $('<input type="time" class="detection-filter-to" style="width:106px;">')
             .val(windowsLib.clockText(w.to % windowsLib.DAY_MINUTES))
-            .appendTo(line);
+            .appendTo(times);
           $('<button type="button" class="red-ui-button red-ui-button-small detection-filter-remove-window"><i class="fa fa-times"></i></button>')
             .attr('title', node._('detection-filter.button.remove-window'))
-            .appendTo(line)
+            .appendTo(times)
             .on('click', function () {
               line.remove();
               writeText();
@@ -488,6 +520,7 @@ declare const DetectionBridgeTimeWindows: {
           if (!parsed.ok) return;
           list.empty();
           parsed.windows.forEach(addWindow);
+          fitRules();
         }
         function showEditor() {
           editor.toggle(String(row.find('select.node-input-rule-type').val()) === 'time' && input.typedInput('type') === 'windows');
@@ -537,6 +570,7 @@ declare const DetectionBridgeTimeWindows: {
           }),
         );
         syncPlates(rules);
+        fitRules();
         // the field of a row that is wrong is marked, the others cleared
         rows.each(function (i) {
           const bad = !!ruleProblem(rules[i]);
@@ -578,7 +612,8 @@ declare const DetectionBridgeTimeWindows: {
             list.typedInput({ default: 'list', types: [typedList, 'msg', 'flow', 'global'] });
             list.typedInput('type', isList(rule.t) && rule.vt && SOURCES.indexOf(rule.vt) >= 0 ? rule.vt : 'list');
             list.typedInput('value', isList(rule.t) ? str(rule.v) : '');
-            list.typedInput('width', '100%');
+            // fluid, as the windows field: typedInput('width', '100%') would measure the box now, before the tray has its width
+            listBox.children('.red-ui-typedInput-container').css('width', '100%');
 
             const textBox = $(
               '<input type="text" class="node-input-rule-text detection-filter-field detection-filter-value-field" data-for="text" style="flex:1; min-width:0;">',
@@ -838,16 +873,8 @@ declare const DetectionBridgeTimeWindows: {
       this.rules = rules;
     },
     oneditresize: function (size) {
-      const rows = $('#dialog-form>div:not(.node-input-rule-container-row)');
-      let height = size.height;
-      for (let i = 0; i < rows.length; i++) height -= $(rows[i]).outerHeight(true) || 0;
-      const editorRow = $('#dialog-form>div.node-input-rule-container-row');
-      height -= parseInt(editorRow.css('marginTop'), 10) + parseInt(editorRow.css('marginBottom'), 10);
-      // the row's label and tips, and the add button under the list
-      editorRow.children(':not(.red-ui-editableList)').each(function () {
-        height -= $(this).outerHeight(true) || 0;
-      });
-      $('#node-input-rule-container').editableList('height', Math.max(150, height - 40));
+      formHeight = size.height;
+      fitRules();
     },
   });
 })();

@@ -126,7 +126,9 @@
       const maxKeys = ruleOf(TYPE, 'maxKeys');
       if (maxKeys.kind === 'number') $('#node-input-maxKeys').spinner({ min: maxKeys.min, max: maxKeys.max });
       function showPlates() {
-        const plates = $('#node-input-keyBy').val() !== 'face';
+        // plates are keyed by plate only with these keys (an externalId is the enrolled id, never a plate as read)
+        const keyBy = $('#node-input-keyBy').val();
+        const plates = keyBy === 'plateOrFace' || keyBy === 'plate';
         $('.detection-presence-plates').toggle(plates);
         $('.detection-presence-classes').toggle(plates && $('#node-input-lookalike').is(':checked'));
       }

@@ -596,6 +596,12 @@ const CASES = {
         await ui.step({ check: 'lookalike', value: true });
         await ui.step({ select: 'keyBy', value: 'face' });
         assert.deepEqual(await shown(['lookalike', 'lookalikeClasses']), [false, false], 'face ids: no plate options');
+        await ui.step({ select: 'keyBy', value: 'externalId' });
+        assert.deepEqual(
+          await shown(['lookalike', 'lookalikeClasses']),
+          [false, false],
+          'externalIds: no plate options (an id is never a plate as read)',
+        );
         await ui.step({ select: 'keyBy', value: 'plate' });
         const shared = ['redis', 'whenUnreachable', 'sharedName'];
         assert.deepEqual(await shown(shared), [false, false, false], 'kept in this Node-RED: the Redis rows are hidden');
@@ -1677,6 +1683,199 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       });
       noNewProblems();
     });
+  });
+
+  // ---- the dialogs of issue 28 together, as the merge left them ----
+
+  /** Drags `type` from the palette to (`x`, `y`) of the workspace; the new node's id. */
+  async function dropFromPalette(type, x, y) {
+    const before = await page.evaluate(() => RED.nodes.filterNodes({ z: RED.workspaces.active() }).map((n) => n.id));
+    const paletteNode = page.locator(`#red-ui-palette .red-ui-palette-node[data-palette-type="${type}"]`);
+    await paletteNode.scrollIntoViewIfNeeded();
+    await paletteNode.dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x, y } });
+    const added = await page.evaluate((known) => RED.nodes.filterNodes({ z: RED.workspaces.active() }).filter((n) => !known.includes(n.id)), before);
+    assert.equal(added.length, 1, `one ${type} added`);
+    return added[0].id;
+  }
+
+  /** The filter's rule list in the open dialog: its box, its scroll box's heights, and the form's. */
+  function ruleListBox() {
+    return page.evaluate(() => {
+      const scroller = $('#node-input-rule-container').parent()[0];
+      const list = $('#node-input-rule-container').closest('.red-ui-editableList')[0];
+      const form = $('#dialog-form')[0];
+      return {
+        scroll: scroller.scrollHeight,
+        client: scroller.clientHeight,
+        // from the form's top to the list's bottom, and the form's height as oneditresize set it
+        bottom: list.getBoundingClientRect().bottom - form.getBoundingClientRect().top,
+        form: form.getBoundingClientRect().height,
+      };
+    });
+  }
+
+  /** Whether the element `selector` (the first match) is shown inside the rule list's scroll box. */
+  function inRuleList(selector) {
+    return page.evaluate((sel) => {
+      const a = document.querySelector(sel).getBoundingClientRect();
+      const b = $('#node-input-rule-container').parent()[0].getBoundingClientRect();
+      return a.height > 0 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1 && a.left >= b.left - 1 && a.right <= b.right + 1;
+    }, selector);
+  }
+
+  /** The rows of the open filter dialog whose shown TypedInput stops short of its box (by more than 2 px): [row, short by]. */
+  function shortTypedInputs() {
+    return page.evaluate(() =>
+      $('#node-input-rule-container > li')
+        .map((i, li) => {
+          const typed = $(li).find('.red-ui-typedInput-container:visible').first();
+          if (!typed.length) return [];
+          const gap = typed.parent()[0].getBoundingClientRect().right - typed[0].getBoundingClientRect().right;
+          return gap > 2 ? [[i + 1, Math.round(gap)]] : [];
+        })
+        .get(),
+    );
+  }
+
+  it('detection-filter: a plate rule and a time rule together: every rule and window in view, plate matching and its preview, saved and drawn again', async function () {
+    const id = await dropFromPalette('detection-filter', 140, 520);
+    await openDialog(id);
+    assert.ok(!(await page.locator('#detection-filter-plates').isVisible()), 'no plate matching without a plate rule');
+    await step({ rule: 1, type: 'plate', value: '8OB123' });
+    await step({ rule: 2, type: 'time' });
+    assert.ok(await page.locator('#detection-filter-plates').isVisible(), 'plate matching shows with a plate rule');
+    assert.ok(await page.locator('#detection-filter-time-tip').isVisible(), 'the tip on windows shows with a time rule');
+
+    // the preview starts from the first plate of the list, and shows every read it lists
+    assert.equal(await page.locator('#detection-filter-preview-entry').inputValue(), '8OB123');
+    const preview = page.locator('#detection-filter-preview');
+    await preview.locator('.detection-filter-preview-refused li').first().waitFor();
+    assert.ok(
+      await preview.evaluate((box) => box.scrollHeight <= box.clientHeight + 1),
+      'the preview lists every read without a scroll bar of its own (the refused ones came last, hidden)',
+    );
+
+    // every rule, the time rule's window and its add button in view: the list is as tall as its rules
+    let box = await ruleListBox();
+    assert.ok(box.scroll <= box.client + 1, `the rule list shows both rules without a scroll bar of its own: ${JSON.stringify(box)}`);
+    const row = '#node-input-rule-container > li:nth-child(2)';
+    assert.ok(await inRuleList(`${row} .detection-filter-add-window`), 'the add-window button is in view');
+    // a window's from, to and remove stay on one line
+    const line = await page.evaluate((r) => {
+      const mid = (sel) => {
+        const b = document.querySelector(`${r} .detection-filter-window ${sel}`).getBoundingClientRect();
+        return b.top + b.height / 2;
+      };
+      return { to: mid('.detection-filter-to'), remove: mid('.detection-filter-remove-window') };
+    }, row);
+    assert.ok(Math.abs(line.to - line.remove) < 4, `a window's remove button beside its times: ${JSON.stringify(line)}`);
+    await page.locator(`${row} .detection-filter-add-window`).click();
+    assert.equal(await page.locator(`${row} .detection-filter-window`).count(), 2);
+    box = await ruleListBox();
+    assert.ok(box.scroll <= box.client + 1, `a window added: the list grows with it: ${JSON.stringify(box)}`);
+    assert.deepEqual(await shortTypedInputs(), [], 'each rule value box fills its row');
+    await page
+      .locator('.red-ui-tray')
+      .filter({ has: page.locator('#dialog-form') })
+      .screenshot({ path: path.join(ARTIFACTS, 'dialog-detection-filter-plate-and-time.png') });
+    await clickDone();
+    const saved = await nodeState(id);
+    assert.deepEqual(saved.props.rules, [
+      { t: 'plate', v: '8OB123', vt: 'list' },
+      { t: 'time', k: 'inside', v: 'Mon-Fri 22:00-06:00; 22:00-06:00', vt: 'windows' },
+    ]);
+    assert.equal(saved.valid, true, `valid: ${saved.validationErrors}`);
+
+    // drawn again from what was saved, in a tray of the width it opens with
+    await openDialog(id);
+    assert.equal(await page.locator(`${row} .detection-filter-window`).count(), 2, 'both windows drawn again from the text');
+    assert.ok(await page.locator('#detection-filter-plates').isVisible());
+    box = await ruleListBox();
+    assert.ok(box.scroll <= box.client + 1, `reopened: both rules in view: ${JSON.stringify(box)}`);
+    assert.deepEqual(await shortTypedInputs(), [], 'reopened: each rule value box fills its row');
+
+    // a low window: the list is no taller than the form leaves it, and scrolls; tall again, it shows every rule
+    for (let n = 3; n <= 6; n++) await step({ rule: n, type: 'camera-match', value: `Gate ${n}*` });
+    await page.setViewportSize({ width: 1400, height: 650 });
+    await page.waitForFunction(() => $('#dialog-form').height() < 450);
+    box = await ruleListBox();
+    assert.ok(box.scroll > box.client, `six rules in a low tray: the list scrolls: ${JSON.stringify(box)}`);
+    assert.ok(box.bottom <= box.form + 1, `the list ends inside the form: ${JSON.stringify(box)}`);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.waitForFunction(() => {
+      const scroller = $('#node-input-rule-container').parent()[0];
+      return $('#dialog-form').height() > 700 && scroller.scrollHeight <= scroller.clientHeight + 1;
+    });
+    await clickCancel();
+    assert.equal((await nodeState(id)).props.rules.length, 2, 'Cancel keeps the rules saved');
+    noNewProblems();
+  });
+
+  it('detection-dedupe: the cap on, the duplicates output turned off and on: each wire stays with what it carries', async function () {
+    const flow = [
+      {
+        id: 'e2e0000000d0d001',
+        type: 'detection-dedupe',
+        name: 'e2e capped',
+        mode: 'cooldown',
+        key: 'plateAtCamera',
+        keyType: 'event',
+        duplicatesOutput: true,
+        cap: true,
+        capCount: 5,
+        capPeriod: 1,
+        capUnits: 'm',
+        capPer: 'all',
+        outputs: 3,
+        x: 180,
+        y: 40,
+        wires: [[], ['e2e0000000d0d002'], ['e2e0000000d0d003']],
+      },
+      { id: 'e2e0000000d0d002', type: 'debug', name: 'e2e duplicates', x: 420, y: 40, wires: [] },
+      { id: 'e2e0000000d0d003', type: 'debug', name: 'e2e digest', x: 420, y: 100, wires: [] },
+    ];
+    await browser.pasteNodes(flow);
+    await browser.place(60, -160);
+    const id = await page.evaluate(
+      () => RED.nodes.filterNodes({ z: RED.workspaces.active(), type: 'detection-dedupe' }).find((n) => n.name === 'e2e capped').id,
+    );
+    const wires = () =>
+      page.evaluate((nodeId) => {
+        const n = RED.nodes.node(nodeId);
+        return {
+          outputs: Number(n.outputs),
+          wires: RED.nodes
+            .filterLinks({ source: n })
+            .map((l) => [Number(l.sourcePort), l.target.name])
+            .sort(),
+        };
+      }, id);
+    assert.deepEqual(await wires(), {
+      outputs: 3,
+      wires: [
+        [1, 'e2e duplicates'],
+        [2, 'e2e digest'],
+      ],
+    });
+    await openDialog(id);
+    await step({ check: 'duplicatesOutput', value: false });
+    await clickDone();
+    assert.deepEqual(
+      await wires(),
+      { outputs: 2, wires: [[1, 'e2e digest']] },
+      'duplicates off: the digest moves up with its wire; the duplicates wire goes',
+    );
+    assert.equal(await outputPorts(id), 2);
+    await openDialog(id);
+    await step({ check: 'duplicatesOutput', value: true });
+    await clickDone();
+    assert.deepEqual(await wires(), { outputs: 3, wires: [[2, 'e2e digest']] }, 'duplicates on again: the digest moves down with its wire');
+    await openDialog(id);
+    await step({ check: 'cap', value: false });
+    await clickDone();
+    assert.deepEqual(await wires(), { outputs: 2, wires: [] }, 'the cap off: its digest wire goes');
+    assert.equal(await outputPorts(id), 2);
+    noNewProblems();
   });
 
   EXAMPLES.forEach((name) => {
