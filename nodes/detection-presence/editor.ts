@@ -27,7 +27,10 @@
     const value = inDialog(node) ? $('#node-input-' + name).val() : node[name];
     return String(value === undefined || value === null || value === '' ? fallback : value);
   }
+  /** Whether look-alike classes apply: plates are a key (not only faces or externalId) and look-alikes are one car. */
   function lookalikeOn(node: EditorNode): boolean {
+    const keyBy = inDialog(node) ? $('#node-input-keyBy').val() : node.keyBy;
+    if (keyBy === 'face' || keyBy === 'externalId') return false;
     if (inDialog(node)) return $('#node-input-lookalike').is(':checked');
     return node.lookalike !== false && node.lookalike !== 'false';
   }

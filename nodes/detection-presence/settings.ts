@@ -68,7 +68,8 @@ export function presenceSettings(
     return { ok: false, problem: t('errors.property', { message: (err as Error).message }) };
   }
   let keying: Keying = { by: options.keyBy, exitCameras: parseCameraList(config.exitCameras) };
-  if (options.lookalike) {
+  // classes matter only where plates are a key: a face or externalId key never reads them
+  if (options.lookalike && (options.keyBy === 'plateOrFace' || options.keyBy === 'plate')) {
     // a node saved without classes uses the default ones
     const classes = typeof config.lookalikeClasses === 'string' ? config.lookalikeClasses : DEFAULT_LOOKALIKE_CLASSES;
     const parsed = parseLookalikeClasses(classes);

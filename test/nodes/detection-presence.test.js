@@ -425,6 +425,14 @@ describe('detection-presence node', function () {
       await helper.unload();
     }
   });
+  it('keyed by face id: look-alike classes are not read, so ones that would not do stop nothing', async () => {
+    const { node, out } = await start({ keyBy: 'face', lookalikeClasses: '0O O1' });
+    node.receive({ payload: faceEvent('f-9', T0) });
+    await until(() => out.arrived.length === 1, 10_000, 'the arrival');
+    assert.equal(out.arrived[0].presence.key, 'f-9');
+    assert.notEqual(shown(node).fill, 'red');
+  });
+
   it('runs the presence-who-is-here example as imported: arrives, the look-alike read is the same car, leaves at the exit camera', async () => {
     const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'presence-who-is-here.json'), 'utf8'));
     const coreDir = path.dirname(require.resolve('@node-red/nodes/package.json', { paths: [NODE_RED_DIR] }));
