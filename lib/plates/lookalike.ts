@@ -12,8 +12,17 @@
  * Classes are written as groups separated by spaces or commas, each group
  * two or more characters (`0ODQ 1I 2Z 5S 8B 6G`); a character belongs to one
  * group at most.
+ *
+ * nodes/shared/editor-script.ts serves this file's compiled text to the
+ * editor (the dialogs of detection filter and presence check classes with
+ * it): it imports nothing at run time and uses nothing a browser lacks.
  */
-import { message, type Message } from '../core/messages';
+import type { Message, MessageParams } from '../core/messages';
+
+/** A problem with classes (`plates.<key>` in locales/<lang>/shared.json), made here: this file imports nothing at run time. */
+function problem(key: string, params: MessageParams): Message {
+  return { key: `plates.${key}`, params };
+}
 
 /** Plates are compared without spaces and dashes, in upper case: `xyz-987` is `XYZ 987`. */
 export function normalisePlate(text: string): string {
@@ -81,10 +90,10 @@ export function parseLookalikeClasses(text: unknown): LookalikeParse {
   const classes: string[] = [];
   for (const group of groups) {
     const chars = [...new Set(group)];
-    if (chars.length < 2) return { ok: false, problem: message('plates.class-short', { group }) };
+    if (chars.length < 2) return { ok: false, problem: problem('class-short', { group }) };
     for (const char of chars) {
       const other = owner.get(char);
-      if (other !== undefined) return { ok: false, problem: message('plates.class-twice', { char, group, other }) };
+      if (other !== undefined) return { ok: false, problem: problem('class-twice', { char, group, other }) };
       owner.set(char, group);
     }
     classes.push(chars.join(''));

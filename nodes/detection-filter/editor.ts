@@ -83,36 +83,17 @@ declare const DetectionBridgeTimeWindows: {
   const RULES_MIN_HEIGHT = 150;
   /** The height oneditresize last gave the open dialog's form (0 before it has). */
   let formHeight = 0;
-  /** The look-alike classes a new node gets: DEFAULT_LOOKALIKE_CLASSES of lib/plates/lookalike.ts (a unit test compares them). */
-  const DEFAULT_CLASSES = '0ODQ 1I 2Z 5S 8B 6G';
+  /** The look-alike classes a new node gets (lib/plates/lookalike.ts, served by detection-bridge/editor.js). */
+  const DEFAULT_CLASSES = DetectionBridgePlates.DEFAULT_LOOKALIKE_CLASSES;
 
   /**
-   * What is wrong with look-alike classes as typed, as lib/plates/lookalike.ts
-   * (parseLookalikeClasses) reads them: groups separated by spaces or commas, each
-   * of two or more characters, a character in one group only. The key of
-   * lib's message (plates.*, merged into this node's catalog) and its
-   * parameters, or null. test/unit/events/filter.test.js holds the two to the same answers.
+   * What is wrong with look-alike classes as typed, as the runtime reads them
+   * (lib/plates/lookalike.ts parseLookalikeClasses): the key of lib's message
+   * (plates.*, merged into this node's catalog) and its parameters, or null.
    */
   function classesProblem(v: unknown): { key: string; vars: Record<string, string> } | null {
-    const groups = str(v)
-      .split(/[\s,;]+/)
-      .map(function (g) {
-        return g.replace(/[\s-]+/g, '').toUpperCase();
-      })
-      .filter(function (g) {
-        return g !== '';
-      });
-    const owner: Record<string, string> = {};
-    for (const group of groups) {
-      const chars: string[] = [];
-      for (const c of Array.from(group)) if (chars.indexOf(c) < 0) chars.push(c);
-      if (chars.length < 2) return { key: 'plates.class-short', vars: { group: group } };
-      for (const c of chars) {
-        if (owner[c] !== undefined) return { key: 'plates.class-twice', vars: { char: c, group: group, other: owner[c] } };
-        owner[c] = group;
-      }
-    }
-    return null;
+    const parsed = DetectionBridgePlates.parseLookalikeClasses(str(v));
+    return parsed.ok ? null : { key: parsed.problem.key, vars: (parsed.problem.params || {}) as Record<string, string> };
   }
 
   /** Whether the node has a plate rule (the plate options matter only then). */
@@ -283,7 +264,10 @@ declare const DetectionBridgeTimeWindows: {
       if (r.t === 'time') {
         const parsed = !r.vt || r.vt === 'windows' ? windowsLib.parseWindows(str(r.v)) : null;
         const windows = parsed && parsed.ok ? windowsLib.formatWindows(parsed.windows, '–') : r.vt + '.' + v;
-        return _('detection-filter.summary.time-' + (r.k === 'outside' ? 'outside' : 'inside'), { windows: windows });
+        // each key written whole: the package test finds every key the dialog uses in its text
+        return r.k === 'outside'
+          ? _('detection-filter.summary.time-outside', { windows: windows })
+          : _('detection-filter.summary.time-inside', { windows: windows });
       }
       return _('detection-filter.summary.context', { key: str(r.k), value: v });
     });
@@ -342,7 +326,9 @@ declare const DetectionBridgeTimeWindows: {
           if (!hasPlateRule(this.rules) || !(Number(this.plateLookalikes) > 0)) return true;
           const problem = classesProblem(v);
           if (!problem) return true;
-          return typeof this._ === 'function' ? this._('filter.classes', { problem: this._(problem.key, problem.vars) }) : false;
+          return typeof this._ === 'function'
+            ? this._('detection-filter.validators.plateClasses', { problem: this._(problem.key, problem.vars) })
+            : false;
         },
       },
       plateSimilar: option('detection-filter', 'plateSimilar'),

@@ -13,8 +13,8 @@
   const validators = DetectionBridgeEditor.validators(TYPE);
   const check = validators.check;
   const redisCheck = validators.config('redis', 'redis-gone');
-  /** The default look-alike classes (lib/plates DEFAULT_LOOKALIKE_CLASSES: the runtime reads a missing value as these). */
-  const DEFAULT_CLASSES = '0ODQ 1I 2Z 5S 8B 6G';
+  /** The default look-alike classes (lib/plates/lookalike.ts, served by detection-bridge/editor.js): the runtime reads a missing value as these. */
+  const DEFAULT_CLASSES = DetectionBridgePlates.DEFAULT_LOOKALIKE_CLASSES;
 
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
   function inDialog(node: EditorNode): boolean {
@@ -34,29 +34,15 @@
     if (inDialog(node)) return $('#node-input-lookalike').is(':checked');
     return node.lookalike !== false && node.lookalike !== 'false';
   }
-  /**
-   * Look-alike classes as lib/plates parseLookalikeClasses reads them: groups
-   * separated by spaces or commas, each of two or more characters, a
-   * character in one group only (the runtime says the same when it refuses).
-   */
+  /** What is wrong with look-alike classes as typed, as the runtime reads them (lib/plates/lookalike.ts): this node's validator key and its values, or null. */
   function classesProblem(text: string): { key: string; vars: Record<string, string> } | null {
-    const owner: Record<string, string> = {};
-    const groups = text
-      .split(/[\s,;]+/)
-      .map((g) => g.replace(/-/g, '').toUpperCase())
-      .filter((g) => g !== '');
-    for (const group of groups) {
-      const chars = group.split('').filter((c, i, all) => all.indexOf(c) === i);
-      if (chars.length < 2) return { key: 'classes-short', vars: { group } };
-      for (const char of chars) {
-        if (owner[char] !== undefined) return { key: 'classes-twice', vars: { char, group, other: owner[char] } };
-        owner[char] = group;
-      }
-    }
-    return null;
+    const parsed = DetectionBridgePlates.parseLookalikeClasses(text);
+    if (parsed.ok) return null;
+    const vars = (parsed.problem.params || {}) as Record<string, string>;
+    return { key: parsed.problem.key === 'plates.class-short' ? 'classes-short' : 'classes-twice', vars };
   }
 
-  RED.nodes.registerType<DetectionPresenceNode>(TYPE, {
+  RED.nodes.registerType<DetectionPresenceNode>('detection-presence', {
     category: 'detection bridge',
     color: '#87C4E6',
     defaults: {

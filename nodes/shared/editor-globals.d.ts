@@ -118,4 +118,12 @@ declare global {
   const DetectionBridgeOptions: import('./editor-helpers').EditorOptionRules;
   /** lib/delivery/downstream.ts: whether a detection-done is wired downstream of a receiver. */
   const DetectionBridgeDownstream: typeof import('../../lib/delivery/downstream');
+  /** lib/plates/lookalike.ts: look-alike classes, their default and their check (what the dialogs use of it; its types
+   *  are not imported: they would bring lib's message catalog into the editor's build). */
+  const DetectionBridgePlates: {
+    readonly DEFAULT_LOOKALIKE_CLASSES: string;
+    parseLookalikeClasses(
+      text: unknown,
+    ): { ok: true; lookalikes: { readonly text: string } } | { ok: false; problem: { key: string; params?: Record<string, unknown> } };
+  };
 }

@@ -8,8 +8,10 @@
  * `DetectionBridgeEditor` (what the dialogs share, editor-helpers.ts),
  * `DetectionBridgeDownstream` (lib/delivery/downstream.ts: whether a
  * detection-done is wired downstream of a receiver, as the runtime decides it),
- * and `DetectionBridgeTimeWindows` (lib/events/time-window.ts: detection
- * filter's time windows and zones, read as the runtime reads them).
+ * `DetectionBridgeTimeWindows` (lib/events/time-window.ts: detection
+ * filter's time windows and zones, read as the runtime reads them), and
+ * `DetectionBridgePlates` (lib/plates/lookalike.ts: look-alike classes,
+ * checked as the runtime checks them).
  */
 import fs from 'node:fs';
 import type { NodeAPI } from 'node-red';
@@ -26,6 +28,7 @@ const LIB_MODULES: Readonly<Record<string, string>> = {
   migrate: '../../lib/config/migrate',
   downstream: '../../lib/delivery/downstream',
   'time-window': '../../lib/events/time-window',
+  lookalike: '../../lib/plates/lookalike',
 };
 
 let script: string | undefined;
@@ -67,6 +70,7 @@ export function editorScript(): string {
     '  window.DetectionBridgeEditor = (' + editorHelpers.toString() + ')(RED, window.DetectionBridgeOptions);',
     '  window.DetectionBridgeDownstream = modules.downstream;',
     "  window.DetectionBridgeTimeWindows = modules['time-window'];",
+    '  window.DetectionBridgePlates = modules.lookalike;',
     '})();',
     '',
   );

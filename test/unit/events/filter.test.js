@@ -792,17 +792,22 @@ describe('lib/events/filter', () => {
       assert.equal(fuzzy([{ t: 'plate', v: 'hot', vt: 'flow' }], { lookalikes: 1, extraMissing: 1 }).summary(), 'plate flow.hot (~1 ±1)');
     });
 
-    it("the dialog's default classes and its classes check restate lib's", () => {
+    it("the dialog's default classes and its classes check are lib's", () => {
       const editor = require('../../support/editor-defaults');
       const def = editor.definitions()['detection-filter'].defaults.plateClasses;
       assert.equal(def.value, DEFAULT_LOOKALIKE_CLASSES);
-      const english = (key, vars = {}) => renderMessage({ key, params: vars });
+      // the node's catalog (its own texts) over lib's (shared.json), as the build merges them
+      const own = require('../../../locales/en-US/detection-filter.json');
+      const english = (key, vars = {}) => {
+        const text = key.split('.').reduce((at, part) => (at && typeof at === 'object' ? at[part] : undefined), own);
+        return typeof text === 'string' ? text.replace(/__(\w+)__/g, (_, name) => String(vars[name])) : renderMessage({ key, params: vars });
+      };
       const node = (v) => ({ _: english, rules: [{ t: 'plate', v: 'AB1', vt: 'list' }], plateLookalikes: '1', plateClasses: v });
       const cases = [DEFAULT_LOOKALIKE_CLASSES, '', '  ', '0o, 1i', '0O 1', '0O O8', '0O;1I', 'AA', 'ÄA ÖO', '0-O 1I', '0O 0Q', '8B b8'];
       for (const text of cases) {
         const parsed = parseLookalikeClasses(text);
         const verdict = def.validate.call(node(text), text, {});
-        const expected = parsed.ok ? true : renderMessage({ key: 'filter.classes', params: { problem: parsed.problem } });
+        const expected = parsed.ok ? true : english('detection-filter.validators.plateClasses', { problem: renderMessage(parsed.problem) });
         assert.equal(verdict, expected, JSON.stringify(text));
       }
       assert.equal(def.validate.call({ ...node('1'), plateLookalikes: '0' }, '1', {}), true, 'exact: not used, not checked');
