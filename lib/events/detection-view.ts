@@ -9,6 +9,7 @@
  * defensively and building a view never throws.
  */
 import { parseIsoDate } from '../core/iso-date';
+import { isTimeZone, wallClock } from '../core/time-zone';
 import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
 
 /** The fields every view has; `null` where the event does not say. */
@@ -82,60 +83,10 @@ function fraction(value: unknown): number | null {
   return value > 1 && value <= 100 ? value / 100 : value <= 1 ? value : null;
 }
 
-/** Zones seen so far → their formatter (null: not a zone this runtime knows). Bounded. */
-const formatters = new Map<string, Intl.DateTimeFormat | null>();
-const MAX_ZONES = 64;
-
-function formatterFor(zone: string): Intl.DateTimeFormat | null {
-  let formatter = formatters.get(zone);
-  if (formatter !== undefined) return formatter;
-  try {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-  } catch {
-    formatter = null; // RangeError: unknown zone
-  }
-  if (formatters.size >= MAX_ZONES) formatters.delete(formatters.keys().next().value as string);
-  formatters.set(zone, formatter);
-  return formatter;
-}
-
-/** Zone offsets by quarter hour: `zone quarter` → ms to add to UTC. Every zone's
- *  offset is a multiple of 15 minutes and changes at a local whole or half
- *  hour, so it is constant within a UTC quarter hour; events arrive in real
- *  time, so one Intl call serves a zone for 15 minutes (Intl costs ~7 µs). */
-const offsets = new Map<string, number>();
-const MAX_OFFSETS = 256;
-const QUARTER_HOUR_MS = 15 * 60_000;
-
-function offsetAt(millis: number, zone: string): number | null {
-  const key = `${zone} ${Math.floor(millis / QUARTER_HOUR_MS)}`;
-  const known = offsets.get(key);
-  if (known !== undefined) return known;
-  const formatter = formatterFor(zone);
-  if (!formatter) return null;
-  const part: Record<string, number> = {};
-  for (const { type, value } of formatter.formatToParts(millis)) part[type] = Number(value);
-  const wall = Date.UTC(part.year, part.month - 1, part.day, part.hour, part.minute, part.second);
-  const offset = wall - (millis - (((millis % 1000) + 1000) % 1000));
-  if (offsets.size >= MAX_OFFSETS) offsets.delete(offsets.keys().next().value as string);
-  offsets.set(key, offset);
-  return offset;
-}
-
 /** `YYYY-MM-DD HH:mm:ss` of `millis` in `zone`; null when the zone is unknown. */
 export function localTimeIn(millis: number, zone: string): string | null {
-  const offset = zone === 'UTC' ? 0 : offsetAt(millis, zone);
-  if (offset === null) return null;
-  return new Date(millis + offset).toISOString().slice(0, 19).replace('T', ' ');
+  const wall = wallClock(millis, zone);
+  return wall === null ? null : wall.toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /** Names of the tags valid at `at` (ms): no `expires`, or one not yet past. An
@@ -163,7 +114,7 @@ export function detectionView(event: unknown, kind: EventKind, fallbackTime = Da
   const sent = typeof info.dateTimeUtc === 'string' ? parseIsoDate(info.dateTimeUtc) : NaN;
   const known = Number.isFinite(sent);
   const eventZone = text(info.timeZone);
-  const timeZone = eventZone && formatterFor(eventZone) ? eventZone : 'UTC';
+  const timeZone = eventZone && isTimeZone(eventZone) ? eventZone : 'UTC';
   const externalId = text(envelope.externalId);
   const common = {
     site: text(envelope.sourceName),

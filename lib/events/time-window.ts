@@ -3,8 +3,8 @@
  * Sat,Sun"), and whether an instant falls inside them in an IANA time zone.
  *
  * The local time of an instant comes from the IANA database through Intl
- * (one formatter per zone, cached), never from an offset written here, so it
- * is right across daylight-saving changes: windows compare local wall-clock
+ * (lib/core/time-zone.ts, shared with the detection view's local time), never
+ * from an offset written here, so it is right across daylight-saving changes: windows compare local wall-clock
  * times; a time skipped when the clocks go forward never occurs, and the hour
  * repeated when they go back is inside a window that covers it, both times.
  *
@@ -15,10 +15,12 @@
  *
  * nodes/shared/editor-script.ts serves this file's compiled text to the
  * editor (the dialog's structured editor and validators read windows with it):
- * it imports nothing at run time and uses nothing a browser lacks. Problems
+ * it imports only lib/core/time-zone.ts at run time (served before it) and
+ * uses nothing a browser lacks. Problems
  * are Messages, keys under `time.` in locales/<lang>/shared.json.
  */
 import type { Message, MessageParams } from '../core/messages';
+import { knownTimeZone, systemTimeZone, wallClock } from '../core/time-zone';
 
 /** The weekdays in the order windows number them: 0 is Monday. */
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -210,34 +212,8 @@ export function formatWindows(windows: readonly TimeWindow[], dash = '-'): strin
     .join('; ');
 }
 
-/** Zones seen so far → their formatter (null: not a zone this runtime knows). Bounded. */
-const formatters = new Map<string, Intl.DateTimeFormat | null>();
-const MAX_ZONES = 64;
-
-function formatterFor(zone: string): Intl.DateTimeFormat | null {
-  let formatter = formatters.get(zone);
-  if (formatter !== undefined) return formatter;
-  try {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', weekday: 'short', hour: '2-digit', minute: '2-digit' });
-  } catch {
-    formatter = null; // RangeError: a zone Intl does not know
-  }
-  if (formatters.size >= MAX_ZONES) formatters.delete(formatters.keys().next().value as string);
-  formatters.set(zone, formatter);
-  return formatter;
-}
-
-/** The zone's name as Intl writes it (`europe/berlin` → `Europe/Berlin`), or undefined when Intl does not know it. */
-export function knownTimeZone(zone: unknown): string | undefined {
-  if (typeof zone !== 'string' || zone.trim() === '') return undefined;
-  const formatter = formatterFor(zone.trim());
-  return formatter ? formatter.resolvedOptions().timeZone : undefined;
-}
-
-/** Node-RED's own zone: the process's (its TZ), as Intl reports it. */
-export function systemTimeZone(): string {
-  return new Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-}
+/** The zone's name as Intl writes it, or undefined (lib/core/time-zone.ts); Node-RED's own zone. */
+export { knownTimeZone, systemTimeZone };
 
 /** Zones whose last part is `name` (`Berlin` → Europe/Berlin, `new york` → America/New_York). */
 function zonesNamed(name: string): string[] {
@@ -260,18 +236,9 @@ export function timeZoneProblem(zone: unknown): Message | undefined {
 
 /** The local weekday (0 Monday) and minute of the day of an instant in `zone`; null when the zone is unknown. */
 export function localClock(millis: number, zone: string): { weekday: number; minute: number } | null {
-  const formatter = formatterFor(zone);
-  if (!formatter || !Number.isFinite(millis)) return null;
-  let weekday = -1;
-  let hour = 0;
-  let minute = 0;
-  for (const part of formatter.formatToParts(millis)) {
-    if (part.type === 'weekday') weekday = SHORT_NAMES.indexOf(part.value);
-    else if (part.type === 'hour') hour = Number(part.value);
-    else if (part.type === 'minute') minute = Number(part.value);
-  }
-  if (weekday < 0) return null;
-  return { weekday, minute: (hour % 24) * 60 + minute };
+  const wall = wallClock(millis, zone);
+  if (wall === null) return null;
+  return { weekday: (wall.getUTCDay() + 6) % 7, minute: wall.getUTCHours() * 60 + wall.getUTCMinutes() };
 }
 
 /** Whether the local clock (weekday, minute) is inside one of the windows. */

@@ -27,6 +27,7 @@ const LIB_MODULES: Readonly<Record<string, string>> = {
   'node-options': '../../lib/config/node-options',
   migrate: '../../lib/config/migrate',
   downstream: '../../lib/delivery/downstream',
+  'time-zone': '../../lib/core/time-zone',
   'time-window': '../../lib/events/time-window',
   lookalike: '../../lib/plates/lookalike',
 };
