@@ -10,7 +10,6 @@
  * while Node-RED runs), the node warns once, and the whole window is written
  * again every 2 s until there is room (lib/dedupe/seen-keys.ts).
  */
-import { join } from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
 import { isOutOfSpace } from '../../lib/core/append-log';
 import { KeyLog } from '../../lib/dedupe/key-log';
@@ -21,6 +20,7 @@ import type { RedisConnection } from '../../lib/redis/connection';
 import type { Vars } from '../shared/i18n';
 import { redisOf } from '../shared/redis';
 import type { DedupeSettings } from './settings';
+import { nodeFile } from '../shared/user-dir';
 
 /** Context key under which a persisted window is kept. */
 const CONTEXT_KEY = 'detection-dedupe-window';
@@ -41,8 +41,7 @@ export interface OpenedWindow {
 }
 
 function keyLogPath(RED: NodeAPI, nodeId: string): string {
-  const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
-  return join(userDir, 'detection-bridge', `dedupe-${nodeId.replace(/[^\w.-]/g, '_')}.keys`);
+  return nodeFile(RED, 'dedupe', nodeId, '.keys');
 }
 
 /** Opens the node's window; a problem (translated) when its Redis configuration is missing. */

@@ -6,7 +6,6 @@
  * it waits for a detection-done node (lib/delivery/downstream.ts), decided
  * again from the deployed flows each time they start.
  */
-import { join } from 'node:path';
 import type { NodeAPI } from 'node-red';
 import { dropTracker, keepTracker, trackerOf } from '../../lib/delivery/registry';
 import { completionPlan, doneDownstream, type CompletionPlan, type FinishedWhen, type FlowNodeConfig } from '../../lib/delivery/downstream';
@@ -18,6 +17,7 @@ import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import type { DeliveryMeta } from '../../lib/receiver/receiver';
 import { parseJsonBody } from '../../lib/http/json';
 import { validateEvent } from '../../lib/receiver/validation';
+import { nodeFile } from '../shared/user-dir';
 
 /** What a message is rebuilt from besides the event. The journal holds only the
  *  request's part (written before the body is checked); kind and warnings are
@@ -64,8 +64,7 @@ interface FlowsEvent {
 }
 
 export function journalPath(RED: NodeAPI, nodeId: string): string {
-  const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
-  return join(userDir, 'detection-bridge', `journal-${nodeId.replace(/[^\w.-]/g, '_')}.log`);
+  return nodeFile(RED, 'journal', nodeId, '.log');
 }
 
 /** Event and message metadata of a stored record: by reference in memory mode,

@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
-import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import type { NodeAPI, NodeDef } from 'node-red';
 import { reachableAddresses } from '../../lib/http/addresses';
@@ -20,6 +19,7 @@ import { checkOption } from '../../lib/core/option-rules';
 import { nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { ListenerConfigNode } from './listener-node';
+import { nodeFile } from '../shared/user-dir';
 
 type TlsMode = 'self-signed' | 'files' | 'pem' | 'none';
 
@@ -46,8 +46,7 @@ interface Certified {
 
 /** Where a listener's self-signed certificate is kept. */
 function keptDir(RED: NodeAPI, id: string): string {
-  const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
-  return join(userDir, 'detection-bridge', `listener-${id.replace(/[^\w.-]/g, '_')}`);
+  return nodeFile(RED, 'listener', id);
 }
 
 /** The names a made certificate is valid for: this machine's, as far as it knows them. */

@@ -4,7 +4,6 @@
  * carried over to the node's next instance at a deploy and saved to
  * <userDir>/detection-bridge/presence-<node id>.json, so a restart finds it.
  */
-import { join } from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
 import type { Clock } from '../../lib/core/clock';
 import { dropPresence, LocalPresence, RedisPresence, removePresenceFile, takeOverPresence, type PresenceStore } from '../../lib/presence';
@@ -12,6 +11,7 @@ import type { RedisConnection } from '../../lib/redis/connection';
 import type { Vars } from '../shared/i18n';
 import { redisOf } from '../shared/redis';
 import type { PresenceSettings } from './settings';
+import { nodeFile } from '../shared/user-dir';
 
 export interface OpenedStore {
   store: PresenceStore;
@@ -31,8 +31,7 @@ export interface OpenedStore {
 
 /** Where node `nodeId` saves its table. */
 export function presenceFile(RED: NodeAPI, nodeId: string): string {
-  const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
-  return join(userDir, 'detection-bridge', `presence-${nodeId.replace(/[^\w.-]/g, '_')}.json`);
+  return nodeFile(RED, 'presence', nodeId, '.json');
 }
 
 export function openStore(

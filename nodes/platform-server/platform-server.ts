@@ -14,6 +14,7 @@ import { caOption } from '../../lib/core/options';
 import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
+import { userDirOf } from '../shared/user-dir';
 
 interface PlatformServerDef extends NodeDef {
   url: string;
@@ -64,8 +65,7 @@ export = function register(RED: NodeAPI): void {
       let operations: Promise<OperationIndex | Error | undefined> = Promise.resolve(undefined);
       if (source) {
         node.status({ fill: 'grey', shape: 'ring', text: t('status.loading') });
-        const userDir = (RED.settings as unknown as { userDir?: string }).userDir ?? process.cwd();
-        operations = loadOperations(source, { dir: userDir, client: client instanceof PlatformClient ? client : undefined }).then(
+        operations = loadOperations(source, { dir: userDirOf(RED), client: client instanceof PlatformClient ? client : undefined }).then(
           (index) => {
             node.status({ fill: 'green', shape: 'dot', text: t('status.release', { release: index.release, count: index.operations.length }) });
             return index;
