@@ -169,7 +169,10 @@ describe('dedupe cap shared through Redis: two instances on their own connection
     const [a, b] = connections.map((c) => new RedisCap(c, 'site', settings));
     const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).check(`m${i}`, T0 + i)));
     assert.equal(decisions.filter((d) => d.pass).length, 5, 'five between both');
-    const claims = await Promise.all([a.claim(T0 + MINUTE), b.claim(T0 + MINUTE), a.claim(T0 + MINUTE), b.claim(T0 + MINUTE)]);
+    // The checks reach Redis in any order over two connections, so the period starts with whichever
+    // of them came first (T0 to T0 + 199): claimed once it has surely ended.
+    const end = T0 + 199 + MINUTE;
+    const claims = await Promise.all([a.claim(end), b.claim(end), a.claim(end), b.claim(end)]);
     const digests = claims.filter((c) => c.digest).map((c) => c.digest);
     assert.equal(digests.length, 1, 'one digest');
     assert.equal(digests[0].held, 195);
