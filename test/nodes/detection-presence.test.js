@@ -181,7 +181,17 @@ describe('detection-presence node', function () {
       ['left', 'away', 120, 2, undefined],
     );
     assert.equal(car.payload.payload, undefined, 'a message of its own: no event in it');
-    await until(() => shown(node).text === '0 present · 2 arrived · 2 left', 10_000, 'the status');
+    await until(
+      () => shown(node).text === '0 present · 2 arrived · 2 left',
+      10_000,
+      () =>
+        `the status (shown: ${JSON.stringify(
+          node.status
+            .getCalls()
+            .slice(-4)
+            .map((c) => c.args[0]),
+        )})`,
+    );
     assert.equal(shown(node).fill, 'green');
   });
 

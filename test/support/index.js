@@ -247,13 +247,14 @@ function collect(node, count, timeoutMs = 5000) {
 }
 
 /** Waits until `predicate()` is truthy, polling. The deadline is on the
- *  monotonic clock, so a test that holds Date.now() still can use it. */
+ *  monotonic clock, so a test that holds Date.now() still can use it.
+ *  `what` names the wait; a function is asked at the timeout (to say what was seen instead). */
 async function until(predicate, timeoutMs = 5000, what = 'condition') {
   const end = performance.now() + timeoutMs;
   for (;;) {
     const value = await predicate();
     if (value) return value;
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
