@@ -2,14 +2,16 @@
  * "Acknowledge after: written to Redis": the events of one receiver path in a
  * Redis Stream shared by every Node-RED instance that serves that path.
  *
- * - Taking an event: one script adds the body (the bytes as received) and its
- *   metadata with XADD and makes this instance its consumer (XCLAIM FORCE),
- *   so it is in the group's pending list from the first moment; past the
- *   stream's cap (entries or bytes) nothing is added and the receiver answers
+ * - Taking an event: one transaction adds the body (the bytes as received)
+ *   and its metadata with a plain XADD, and a script beside it makes this
+ *   instance its consumer (XCLAIM FORCE), so it is in the group's pending list
+ *   from the first moment; past the stream's cap (entries or bytes) the same
+ *   script deletes it again, nothing is left added and the receiver answers
  *   503 with Retry-After. Only then is the event answered 200.
  * - A resend (the same messageId) while an entry of it is pending at any
  *   instance is not added: the same script looks its messageId up in a hash
- *   beside the stream (`<stream>:ids`) and answers the pending entry instead.
+ *   beside the stream (`<stream>:ids`), answers the pending entry instead and
+ *   deletes the resend's own XADD in the same transaction.
  * - Finishing it (detection-done, or at once when the flows have none): XACK
  *   and XDEL in one script, and the byte count goes down.
  * - Entries pending longer than `claimAfterMs` (their instance died, or its
@@ -87,34 +89,84 @@ const INTERRUPTED = 'Node-RED stopped or the flow was redeployed during this att
 /** An error is kept with its event (in Redis, and listed) up to this many characters. */
 const MAX_ERROR_CHARS = 1000;
 
-/** KEYS[3]: messageId → entry id of the entries added with one; ARGV[7]: the messageId, or ''. A resend of
- *  one still pending (taken by an instance, not finished) is not added: {'held', its entry id}. */
-const ADD = luaScript(`
-local len = redis.call('XLEN', KEYS[1])
+/**
+ * Taking an event is one transaction, MULTI { EVAL PREPARE; XADD body; EVAL TAKE } EXEC, so that the body
+ * never enters Lua: a Lua string is made (and hashed) for every script argument and every reply a script
+ * reads, about 1.1 ms of Redis CPU per 880 KB, three times the XADD itself (measured: bench/parts/redis.js,
+ * part `receiver`). Nothing runs between the three commands, and a connection lost before EXEC runs none
+ * of them, so an event is either taken whole (pending for this instance, counted) or not at all.
+ *
+ * TAKE needs the id XADD gave the entry without reading it back (that would bring the body into Lua):
+ * PREPARE adds and deletes an empty entry, so the stream's last id is known (D), a few ms ahead of Redis's
+ * clock, so the XADD that follows gets D's ms and the next sequence: the expected id. TAKE claims that
+ * id; since no entry older than the XADD can be newer than D, if it exists it is the XADD's. Only if
+ * Redis's clock passed D's ms in between (a stall of the server) does TAKE read the newest entry instead.
+ *
+ * KEYS: stream, bytes, messageId → entry id, scratch (D and the stream's length before, for TAKE).
+ */
+/** How far PREPARE's id is ahead of Redis's clock: longer than Redis ever pauses between two commands of one EXEC. */
+const AHEAD_MS = 5;
+const PREPARE = `
+local t = redis.call('TIME')
+local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ${AHEAD_MS}
+local before = redis.call('XLEN', KEYS[1])
+-- fails when the stream's last id is ahead of ms: then '*' gives that id's ms and the next sequence
+local d = redis.pcall('XADD', KEYS[1], string.format('%d-*', ms), 'prepare', '')
+if type(d) == 'table' and d.err then d = redis.call('XADD', KEYS[1], '*', 'prepare', '') end
+redis.call('XDEL', KEYS[1], d)
+redis.call('SET', KEYS[4], d .. ' ' .. before)
+return 1
+`;
+
+/** ARGV: group, consumer, entries at most, bytes at most, the body's size, the messageId or ''.
+ *  A resend of one still pending (taken by an instance, not finished) is not added: {'held', its entry id};
+ *  past the cap: {'events', n} or {'bytes', n}; nothing was added: {'failed', why}. Refused, the XADD is undone. */
+const TAKE = `
+local scratch = redis.call('GET', KEYS[4])
+redis.call('DEL', KEYS[4])
+if not scratch then return {'failed', 'prepare'} end
+local d, before = string.match(scratch, '^(%S+) (%d+)$')
+before = tonumber(before)
+if redis.call('XLEN', KEYS[1]) ~= before + 1 then return {'failed', 'xadd'} end
+local dms, dseq = string.match(d, '^(%d+)-(%d+)$')
+local id = dms .. '-' .. string.format('%d', tonumber(dseq) + 1)
+local function claim(entry)
+  local claimed = redis.pcall('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, entry, 'FORCE', 'JUSTID')
+  if type(claimed) == 'table' and claimed.err then
+    redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0')
+    claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, entry, 'FORCE', 'JUSTID')
+  end
+  return #claimed == 1
+end
+if not claim(id) then
+  -- Redis's clock passed D's ms before the XADD: the newest entry is the one added (read once, body and all)
+  id = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1][1]
+  claim(id)
+end
 local held = tonumber(redis.call('GET', KEYS[2]) or '0')
-if len == 0 then held = 0 end
-local mid = ARGV[7]
-if mid ~= '' and len > 0 then
+if before == 0 then held = 0 end
+local size = tonumber(ARGV[5])
+local mid = ARGV[6]
+local refusal
+if mid ~= '' and before > 0 then
   local copy = redis.call('HGET', KEYS[3], mid)
   if copy then
     local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], copy, copy, 1)
-    if type(pending) == 'table' and not pending.err and #pending > 0 then return {'held', copy} end
+    if type(pending) == 'table' and not pending.err and #pending > 0 then refusal = {'held', copy} end
   end
 end
-local size = string.len(ARGV[5])
-if len >= tonumber(ARGV[3]) then return {'events', len} end
-if len > 0 and held + size > tonumber(ARGV[4]) then return {'bytes', held} end
-local id = redis.call('XADD', KEYS[1], '*', 'body', ARGV[5], 'meta', ARGV[6])
-local claimed = redis.pcall('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
-if type(claimed) == 'table' and claimed.err then
-  redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0')
-  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
+if not refusal and before >= tonumber(ARGV[3]) then refusal = {'events', before} end
+if not refusal and before > 0 and held + size > tonumber(ARGV[4]) then refusal = {'bytes', held} end
+if refusal then
+  redis.call('XACK', KEYS[1], ARGV[1], id)
+  redis.call('XDEL', KEYS[1], id)
+  return refusal
 end
 redis.call('SET', KEYS[2], held + size)
-if len == 0 then redis.call('DEL', KEYS[3]) end
+if before == 0 then redis.call('DEL', KEYS[3]) end
 if mid ~= '' then redis.call('HSET', KEYS[3], mid, id) end
 return id
-`);
+`;
 
 /** ARGV[3]: the body's size, or -1 when this instance does not know it (read from the entry, and so is
  *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in ADD: its entry is dropped if it is this one).
@@ -193,6 +245,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private readonly bytesKey: string;
   /** messageId → entry id of the entries in the stream (resend.ts). */
   private readonly idsKey: string;
+  /** Written and deleted inside each add's transaction (PREPARE → TAKE); never there between two. */
+  private readonly scratchKey: string;
   /** stream, bytes, failures, dead letters, dead-letter index: the keys of the dead-letter scripts. */
   private readonly keys: string[];
   private readonly policy: RetryPolicy;
@@ -221,6 +275,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     this.streamKey = options.connection.key('stream', options.name);
     this.bytesKey = `${this.streamKey}:bytes`;
     this.idsKey = `${this.streamKey}:ids`;
+    this.scratchKey = `${this.streamKey}:adding`;
     this.keys = [this.streamKey, this.bytesKey, `${this.streamKey}:failures`, `${this.streamKey}:dead`, `${this.streamKey}:dead:index`];
     this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
     this.clock = options.clock ?? systemClock;
@@ -749,25 +804,33 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private async add(body: Buffer, meta: M): Promise<string | { absorbed: string }> {
     const connection = this.options.connection;
     connection.assertReady();
-    const reply = await runScript<string | [string, number | string]>(
-      connection.client,
-      ADD,
-      [this.streamKey, this.bytesKey, this.idsKey],
-      [
+    const keys = [this.streamKey, this.bytesKey, this.idsKey, this.scratchKey];
+    // EVAL, not EVALSHA: a script unknown to Redis (restarted) would fail inside the transaction, after which
+    // the XADD would still run; Redis finds a script it has by its source's hash, so this costs microseconds.
+    const replies = await connection.client
+      .multi()
+      .addCommand(['EVAL', PREPARE, String(keys.length), ...keys])
+      .addCommand(['XADD', this.streamKey, '*', 'body', body, 'meta', JSON.stringify(meta)])
+      .addCommand([
+        'EVAL',
+        TAKE,
+        String(keys.length),
+        ...keys,
         STREAM_GROUP,
         connection.instance,
         String(this.options.streamMaxEvents),
         String(this.options.streamMaxBytes),
-        body,
-        JSON.stringify(meta),
+        String(body.length),
         messageIdOf(meta) ?? '',
-      ],
-    );
+      ])
+      .exec();
+    const reply = replies[2] as unknown as string | [string, number | string];
     if (typeof reply === 'string') return reply;
     const [reason, value] = reply;
     if (reason === 'held') return { absorbed: String(value) };
     if (reason === 'events') throw new BusyError('stream', `the Redis stream holds ${value} events, its limit`);
-    throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
+    if (reason === 'bytes') throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
+    throw new Error(`the event could not be added to the Redis stream (${value})`);
   }
 
   /** Finishes entry `id` in Redis. Without its messageId (a completion written late) the entry's index
