@@ -106,7 +106,7 @@ const MAX_ERROR_CHARS = 1000;
  */
 /** How far PREPARE's id is ahead of Redis's clock: longer than Redis ever pauses between two commands of one EXEC. */
 const AHEAD_MS = 5;
-const PREPARE = `
+export const PREPARE = `
 local t = redis.call('TIME')
 local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ${AHEAD_MS}
 local before = redis.call('XLEN', KEYS[1])
@@ -121,7 +121,7 @@ return 1
 /** ARGV: group, consumer, entries at most, bytes at most, the body's size, the messageId or ''.
  *  A resend of one still pending (taken by an instance, not finished) is not added: {'held', its entry id};
  *  past the cap: {'events', n} or {'bytes', n}; nothing was added: {'failed', why}. Refused, the XADD is undone. */
-const TAKE = `
+export const TAKE = `
 local scratch = redis.call('GET', KEYS[4])
 redis.call('DEL', KEYS[4])
 if not scratch then return {'failed', 'prepare'} end
