@@ -829,7 +829,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const [reason, value] = reply;
     if (reason === 'held') return { absorbed: String(value) };
     if (reason === 'events') throw new BusyError('stream', `the Redis stream holds ${value} events, its limit`);
-    if (reason === 'bytes') throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
+    if (reason === 'bytes')
+      throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
     throw new Error(`the event could not be added to the Redis stream (${value})`);
   }
 
