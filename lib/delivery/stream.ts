@@ -110,9 +110,10 @@ export const PREPARE = `
 local t = redis.call('TIME')
 local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ${AHEAD_MS}
 local before = redis.call('XLEN', KEYS[1])
--- fails when the stream's last id is ahead of ms: then '*' gives that id's ms and the next sequence
-local d = redis.pcall('XADD', KEYS[1], string.format('%d-*', ms), 'prepare', '')
-if type(d) == 'table' and d.err then d = redis.call('XADD', KEYS[1], '*', 'prepare', '') end
+-- fails when the stream's last id is ahead of ms: then '*' gives that id's ms and the next sequence.
+-- The fields of an event's entry, empty, so its node of the stream keeps one field list (deleted below).
+local d = redis.pcall('XADD', KEYS[1], string.format('%d-*', ms), 'body', '', 'meta', '')
+if type(d) == 'table' and d.err then d = redis.call('XADD', KEYS[1], '*', 'body', '', 'meta', '') end
 redis.call('XDEL', KEYS[1], d)
 redis.call('SET', KEYS[4], d .. ' ' .. before)
 return 1
@@ -143,33 +144,36 @@ if not claim(id) then
   id = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1][1]
   claim(id)
 end
-local held = tonumber(redis.call('GET', KEYS[2]) or '0')
-if before == 0 then held = 0 end
-local size = tonumber(ARGV[5])
-local mid = ARGV[6]
-local refusal
-if mid ~= '' and before > 0 then
-  local copy = redis.call('HGET', KEYS[3], mid)
-  if copy then
-    local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], copy, copy, 1)
-    if type(pending) == 'table' and not pending.err and #pending > 0 then refusal = {'held', copy} end
+-- From here, whatever fails leaves nothing added: the entry is deleted again.
+local function decide()
+  local held = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+  if before == 0 then held = 0 end
+  local size = tonumber(ARGV[5])
+  local mid = ARGV[6]
+  if mid ~= '' and before > 0 then
+    local copy = redis.call('HGET', KEYS[3], mid)
+    if copy then
+      local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], copy, copy, 1)
+      if type(pending) == 'table' and not pending.err and #pending > 0 then return {'held', copy} end
+    end
   end
+  if before >= tonumber(ARGV[3]) then return {'events', before} end
+  if before > 0 and held + size > tonumber(ARGV[4]) then return {'bytes', held} end
+  if before == 0 then redis.call('DEL', KEYS[3]) end
+  if mid ~= '' then redis.call('HSET', KEYS[3], mid, id) end
+  redis.call('SET', KEYS[2], held + size)
+  return id
 end
-if not refusal and before >= tonumber(ARGV[3]) then refusal = {'events', before} end
-if not refusal and before > 0 and held + size > tonumber(ARGV[4]) then refusal = {'bytes', held} end
-if refusal then
-  redis.call('XACK', KEYS[1], ARGV[1], id)
-  redis.call('XDEL', KEYS[1], id)
-  return refusal
-end
-redis.call('SET', KEYS[2], held + size)
-if before == 0 then redis.call('DEL', KEYS[3]) end
-if mid ~= '' then redis.call('HSET', KEYS[3], mid, id) end
-return id
+local ok, reply = pcall(decide)
+if ok and type(reply) == 'string' then return reply end
+redis.pcall('XACK', KEYS[1], ARGV[1], id)
+redis.call('XDEL', KEYS[1], id)
+if ok then return reply end
+return {'failed', type(reply) == 'table' and reply.err or tostring(reply)}
 `;
 
 /** ARGV[3]: the body's size, or -1 when this instance does not know it (read from the entry, and so is
- *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in ADD: its entry is dropped if it is this one).
+ *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in TAKE: its entry is dropped if it is this one).
  *  KEYS[4]: the failures hash, whose field exists only for an event that failed before. */
 const DONE = luaScript(`
 redis.pcall('XACK', KEYS[1], ARGV[1], ARGV[2])
