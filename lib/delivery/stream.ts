@@ -811,7 +811,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const keys = [this.streamKey, this.bytesKey, this.idsKey, this.scratchKey];
     // EVAL, not EVALSHA: a script unknown to Redis (restarted) would fail inside the transaction, after which
     // the XADD would still run; Redis finds a script it has by its source's hash, so this costs microseconds.
-    const replies = await connection.client
+    const transaction = connection.client
       .multi()
       .addCommand(['EVAL', PREPARE, String(keys.length), ...keys])
       .addCommand(['XADD', this.streamKey, '*', 'body', body, 'meta', JSON.stringify(meta)])
@@ -828,6 +828,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
         messageIdOf(meta) ?? '',
       ])
       .exec();
+    const replies = await withinTimeout(transaction, connection.commandTimeoutMs);
     const reply = replies[2] as unknown as string | [string, number | string];
     if (typeof reply === 'string') return reply;
     const [reason, value] = reply;
@@ -978,6 +979,27 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       this.schedule();
     }, delay);
   }
+}
+
+/**
+ * `promise`, or a rejection once `ms` have passed (0: no limit). A transaction that Redis runs after
+ * all has left its event pending for this instance: claimed and emitted after claimAfterMs.
+ */
+function withinTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (!(ms > 0)) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err as Error);
+      },
+    );
+  });
 }
 
 /** The body and meta of an entry's flat field list [field, value, …]. */

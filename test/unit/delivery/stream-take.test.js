@@ -20,11 +20,13 @@ const { until } = require('../../support');
  * A TCP proxy in front of Redis that can cut a connection at one point of the
  * next transaction: 'request' forwards it up to (not including) EXEC, then
  * closes both sides; 'reply' forwards all of it and closes both sides instead
- * of passing EXEC's reply on. Armed for one cut; later connections pass.
+ * of passing EXEC's reply on; 'hold' keeps EXEC's reply (and what follows)
+ * until release(). Armed for one cut; later connections pass.
  */
 async function cuttingProxy(port) {
   let armed;
   let cut;
+  const held = [];
   const done = new Promise((resolve) => (cut = resolve));
   const sockets = new Set();
   const proxy = net.createServer((client) => {
@@ -49,11 +51,15 @@ async function cuttingProxy(port) {
       upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      if (armed !== 'reply' || !execSent) return void client.write(chunk);
+      if (armed === 'held') return void held.push([client, chunk]);
+      if ((armed !== 'reply' && armed !== 'hold') || !execSent) return void client.write(chunk);
       // Everything before EXEC's reply (+OK, +QUEUED) passes; EXEC's reply is an array of three.
       reply += chunk.toString('latin1');
-      if (reply.includes('*3\r\n')) close();
-      else client.write(chunk);
+      if (!reply.includes('*3\r\n')) return void client.write(chunk);
+      if (armed === 'reply') return close();
+      held.push([client, chunk]);
+      armed = 'held';
+      cut();
     });
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -66,6 +72,10 @@ async function cuttingProxy(port) {
     arm(mode) {
       armed = mode;
       return done;
+    },
+    release() {
+      armed = undefined;
+      for (const [socket, chunk] of held.splice(0)) socket.write(chunk);
     },
     close: () =>
       new Promise((resolve) => {
@@ -97,8 +107,8 @@ describe('lib/delivery RedisStreamDelivery: taking an event (redis-server)', fun
     for (const item of open.splice(0).reverse()) await item.close();
   });
 
-  async function connect(instance, url = server.url) {
-    const connection = new RedisConnection({ url, prefix: 'take:', instance }, instance);
+  async function connect(instance, url = server.url, extra = {}) {
+    const connection = new RedisConnection({ url, prefix: 'take:', instance, ...extra }, instance);
     open.push(connection);
     connection.open();
     await until(() => connection.ready, 10_000, 'connected');
@@ -264,5 +274,19 @@ describe('lib/delivery RedisStreamDelivery: taking an event (redis-server)', fun
     d.complete(entry.id);
     await until(async () => (await client.xLen(d.key)) === 0, 5000, 'finished');
     assert.equal(await client.get(`${d.key}:bytes`), '0');
+  });
+
+  it('Redis slower than the command timeout: the take fails (503) at the timeout; the event Redis took stays pending for this instance', async () => {
+    const proxy = await cuttingProxy(server.port);
+    open.push(proxy);
+    const connection = await connect('a', proxy.url, { commandTimeoutMs: 300 });
+    const d = await delivery(connection);
+    const held = proxy.arm('hold');
+    await assert.rejects(d.take({ messageId: 'slow' }, body(1), {}), /did not answer within 300 ms/);
+    await held;
+    const [entry, ...rest] = await assertWhole(d.key, 'a');
+    assert.equal(rest.length, 0);
+    assert.equal(JSON.parse(entry.message.meta).messageId, 'slow');
+    proxy.release();
   });
 });
