@@ -88,12 +88,13 @@ const MIN_TICK_MS = 100;
 const INTERRUPTED = 'Node-RED stopped or the flow was redeployed during this attempt';
 /** An error is kept with its event (in Redis, and listed) up to this many characters. */
 const MAX_ERROR_CHARS = 1000;
+/** How far PREPARE's id is ahead of Redis's clock: longer than Redis pauses between two commands of one EXEC. */
+const AHEAD_MS = 5;
 
 /**
  * Taking an event is one transaction, MULTI { EVAL PREPARE; XADD body; EVAL TAKE } EXEC, so that the body
- * never enters Lua: a Lua string is made (and hashed) for every script argument and every reply a script
- * reads, about 1.1 ms of Redis CPU per 880 KB, three times the XADD itself (measured: bench/parts/redis.js,
- * part `receiver`). Nothing runs between the three commands, and a connection lost before EXEC runs none
+ * never enters Lua: Redis makes a Lua string of every script argument and of every reply a script reads,
+ * about 1.1 ms of Redis CPU per 880 KB, three times the XADD itself (bench/parts/redis.js, part `take`). Nothing runs between the three commands, and a connection lost before EXEC runs none
  * of them, so an event is either taken whole (pending for this instance, counted) or not at all.
  *
  * TAKE needs the id XADD gave the entry without reading it back (that would bring the body into Lua):
@@ -104,8 +105,6 @@ const MAX_ERROR_CHARS = 1000;
  *
  * KEYS: stream, bytes, messageId → entry id, scratch (D and the stream's length before, for TAKE).
  */
-/** How far PREPARE's id is ahead of Redis's clock: longer than Redis ever pauses between two commands of one EXEC. */
-const AHEAD_MS = 5;
 export const PREPARE = `
 local t = redis.call('TIME')
 local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ${AHEAD_MS}
