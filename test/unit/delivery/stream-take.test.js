@@ -3,7 +3,8 @@
  * Taking an event in Redis stream mode (lib/delivery/stream.ts), one
  * transaction MULTI { EVAL PREPARE; XADD body; EVAL TAKE } EXEC, against a
  * real redis-server: what each outcome leaves in Redis. Refused (cap, resend
- * still pending) nothing is left added; a connection cut before EXEC leaves
+ * still pending) or failing inside the script nothing is left added; a
+ * connection cut before EXEC leaves
  * nothing; one cut after EXEC leaves the event pending for this instance and
  * counted, claimed by it after claimAfterMs. Every case ends with the same
  * check of the whole stream: each entry pending exactly once, for this
@@ -232,6 +233,23 @@ describe('lib/delivery RedisStreamDelivery: taking an event (redis-server)', fun
       .exec();
     assert.equal(replies[3], replies[2], 'the XADD’s id');
     assert.equal((await assertWhole(key, 'a')).length, 1);
+  });
+
+  it('whatever fails in the script after the XADD deletes the entry again: the take fails (503), nothing is left added', async () => {
+    const d = await delivery(await connect('a'));
+    await d.take({ messageId: 'first' }, body(0), {});
+    // The index of messageIds made unusable (another type): HGET fails inside TAKE, after the XADD.
+    await client.del(`${d.key}:ids`);
+    await client.set(`${d.key}:ids`, 'not a hash');
+    await assert.rejects(d.take({ messageId: 'second' }, body(1), {}), /could not be added.*WRONGTYPE/);
+    const entries = await client.xRange(d.key, '-', '+');
+    assert.deepEqual(
+      entries.map((e) => JSON.parse(e.message.meta).messageId),
+      ['first'],
+    );
+    assert.equal((await client.xPending(d.key, STREAM_GROUP)).pending, 1);
+    assert.equal(await client.get(`${d.key}:bytes`), String(body(0).length));
+    assert.equal(await client.exists(`${d.key}:adding`), 0);
   });
 
   it('a connection cut before EXEC reaches Redis: the take fails (503) and nothing is added', async () => {
