@@ -110,7 +110,8 @@ local t = redis.call('TIME')
 local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ${AHEAD_MS}
 local before = redis.call('XLEN', KEYS[1])
 -- fails when the stream's last id is ahead of ms: then '*' gives that id's ms and the next sequence.
--- The fields of an event's entry, empty, so its node of the stream keeps one field list (deleted below).
+-- The fields of an event's entry, empty, so its node of the stream keeps one field list. Deleted below,
+-- it stays in that node as a few bytes marked deleted until the node is freed.
 local d = redis.pcall('XADD', KEYS[1], string.format('%d-*', ms), 'body', '', 'meta', '')
 if type(d) == 'table' and d.err then d = redis.call('XADD', KEYS[1], '*', 'body', '', 'meta', '') end
 redis.call('XDEL', KEYS[1], d)
