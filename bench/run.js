@@ -110,6 +110,7 @@ const CONFIG = {
       dedupe: { keys: 100_000, checks: 1_000_000, pipelinedChecks: 300_000, awaitedChecks: 30_000, batches: [64, 1024] },
       receiver: { connections: 8, bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
       pending: 100,
+      take: { perRound: 100, rounds: 4 },
     },
   },
   quick: {
@@ -139,6 +140,7 @@ const CONFIG = {
       dedupe: { keys: 1_000, checks: 20_000, pipelinedChecks: 4_000, awaitedChecks: 1_000, batches: [64, 1024] },
       receiver: { connections: 4, bytes: 96 * KiB, rounds: 1, seconds: 0.2, warmupSeconds: 0 },
       pending: 10,
+      take: { perRound: 10, rounds: 1 },
     },
   },
 };

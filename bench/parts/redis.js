@@ -16,6 +16,13 @@
  *            connections, in alternating rounds; CPU time of Node-RED, Redis
  *            and the generator per event accepted, and how busy the machine
  *            was (other work on it shows as more than ours).
+ * take       Redis's CPU per plate event taken into a stream, the way the
+ *            package takes it (a transaction: a plain XADD of the body
+ *            between two small scripts) and the way it did before issue 29
+ *            (one script with the body as an argument), in alternating
+ *            rounds against the same redis-server, each round's entries
+ *            finished outside the measure; one Redis's own limit for plate
+ *            events is 1 / that CPU time.
  * stream     Redis memory per event left pending in a stream: INFO's
  *            used_memory and MEMORY USAGE of the stream before and after
  *            `pending` plate events that nothing finishes, per event.
@@ -363,6 +370,102 @@ async function checkDrained({ nrs, client, before, acknowledged, streams, label,
   return count;
 }
 
+// ---------------------------------------------------------------- take
+
+/** The script that took an event before issue 29 (lib/delivery/stream.ts, ADD): the body went in as
+ *  ARGV[5], which Redis makes into a Lua string (hashing it) for every run. Kept only to measure against. */
+const OLD_ADD = `
+local len = redis.call('XLEN', KEYS[1])
+local held = tonumber(redis.call('GET', KEYS[2]) or '0')
+if len == 0 then held = 0 end
+local mid = ARGV[7]
+if mid ~= '' and len > 0 then
+  local copy = redis.call('HGET', KEYS[3], mid)
+  if copy then
+    local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], copy, copy, 1)
+    if type(pending) == 'table' and not pending.err and #pending > 0 then return {'held', copy} end
+  end
+end
+local size = string.len(ARGV[5])
+if len >= tonumber(ARGV[3]) then return {'events', len} end
+if len > 0 and held + size > tonumber(ARGV[4]) then return {'bytes', held} end
+local id = redis.call('XADD', KEYS[1], '*', 'body', ARGV[5], 'meta', ARGV[6])
+local claimed = redis.pcall('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
+if type(claimed) == 'table' and claimed.err then
+  redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0')
+  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
+end
+redis.call('SET', KEYS[2], held + size)
+if len == 0 then redis.call('DEL', KEYS[3]) end
+if mid ~= '' then redis.call('HSET', KEYS[3], mid, id) end
+return id
+`;
+
+async function takeCost({ url, client, redisPid, template, config, problems }) {
+  const { RedisConnection } = require(path.join(DIST, 'redis', 'connection.js'));
+  const { RedisStreamDelivery, STREAM_GROUP } = require(path.join(DIST, 'delivery', 'stream.js'));
+  const connection = new RedisConnection({ url, prefix: PREFIX }, 'bench-take');
+  connection.open();
+  try {
+    if (!(await until(() => connection.ready, 10000))) throw new Error(`could not connect to Redis at ${url}`);
+    const big = 1e15;
+    const { delivery } = await RedisStreamDelivery.open({
+      connection,
+      name: '/bench/take',
+      maxEvents: 1e6,
+      maxBytes: big,
+      streamMaxEvents: 1e6,
+      streamMaxBytes: big,
+      claimAfterMs: 3_600_000,
+      claimEveryMs: 3_600_000,
+    });
+    delivery.awaitCompletion = true;
+    const key = delivery.key;
+    const keys = [key, `${key}:bytes`, `${key}:ids`];
+    // The same bytes every time (Redis's work does not depend on them); the messageIds differ.
+    const body = template.buffer;
+    let n = 0;
+    const ways = {
+      script: async () => {
+        const mid = `take-${n++}`;
+        const meta = JSON.stringify({ messageId: mid });
+        await client.sendCommand(['EVAL', OLD_ADD, '3', ...keys, STREAM_GROUP, 'bench-take', '1000000', String(big), body, meta, mid]);
+      },
+      transaction: async () => {
+        await delivery.take({ messageId: `take-${n++}` }, body, {});
+      },
+    };
+    const cpu = { script: 0, transaction: 0 };
+    const takes = { script: 0, transaction: 0 };
+    const names = Object.keys(ways);
+    for (let round = 0; round < config.rounds; round++) {
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(i + round) % names.length];
+        const c0 = cpuSecondsOf(redisPid);
+        for (let k = 0; k < config.perRound; k++) await ways[name]();
+        cpu[name] += cpuSecondsOf(redisPid) - c0;
+        takes[name] += config.perRound;
+        // Finished outside the measure: the next round starts from an empty stream.
+        const left = await client.xLen(key);
+        if (left !== config.perRound) problems.push(`redis take (${name}): ${config.perRound} taken but the stream holds ${left}`);
+        const pending = await client.xPending(key, STREAM_GROUP);
+        if (pending.pending !== left) problems.push(`redis take (${name}): ${left} entries but ${pending.pending} pending`);
+        await client.del([key, `${key}:bytes`, `${key}:ids`]);
+      }
+    }
+    await delivery.close();
+    const per = (name) => {
+      const ms = (cpu[name] * 1000) / takes[name];
+      return { takes: takes[name], redisCpuMsPerTake: +ms.toFixed(3), eventsPerSecondOfOneRedis: ms > 0 ? Math.round(1000 / ms) : null };
+    };
+    const out = { bodyBytes: template.bytes, transaction: per('transaction'), script: per('script') };
+    out.transactionToScriptEventsPerSecond = ratio(out.transaction.eventsPerSecondOfOneRedis, out.script.eventsPerSecondOfOneRedis);
+    return out;
+  } finally {
+    await connection.close();
+  }
+}
+
 // ---------------------------------------------------------------- stream memory
 
 async function pendingMemory({ nr, client, token, template, config, problems }) {
@@ -485,7 +588,17 @@ async function runRedis(ctx) {
         sharedToMemoryRps: ratio(t['redis + shared dedupe'].rps, t.memory.rps),
         redisToMemoryP99: ratio(t.redis.p99Ms, t.memory.p99Ms),
       },
+      // One Redis's own limit for plate events, all instances together: 1 / its CPU time per event
+      // accepted in stream mode (taking, finishing and the claim passes, as the receiver runs them).
+      redisEventsPerSecondOfOneRedis: t.redis.cpuMsPerRequest.redis > 0 ? Math.round(1000 / t.redis.cpuMsPerRequest.redis) : null,
     };
+
+    log('  redis: Redis CPU per event taken, the transaction against the script of before');
+    out.take = await takeCost({ url: server.url, client, redisPid: child.pid, template, config: config.take, problems });
+    log(
+      `  redis take: ${out.take.transaction.redisCpuMsPerTake} ms of Redis CPU per event (${out.take.transaction.eventsPerSecondOfOneRedis}/s of one Redis), ` +
+        `the script of before ${out.take.script.redisCpuMsPerTake} ms (${out.take.script.eventsPerSecondOfOneRedis}/s)`,
+    );
 
     // One instance against two, in Redis-stream mode (the local dedupe: the shared one
     // would add its own limit to what is compared, see the receiver's third target).

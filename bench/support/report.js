@@ -369,12 +369,35 @@ function renderRedis(r) {
     const rows = Object.entries(v.targets).map(([name, t]) => [name, ...cpuRows(t)]);
     rows.push(blank('redis ÷ memory', x(v.ratios.redisToMemoryRps)));
     rows.push(blank('redis + shared dedupe ÷ memory', x(v.ratios.sharedToMemoryRps)));
+    if (v.redisEventsPerSecondOfOneRedis) rows.push(blank('one Redis’s own limit (redis)', `${num(v.redisEventsPerSecondOfOneRedis)}/s`));
     parts.push(
       `\nReceiver, plate events of ${sizeLabel(v.bodyBytes)}, ${v.connections} connections, one Node-RED, alternating rounds (${v.rounds} × ${v.secondsPerRound} s each)\n` +
         table(headers, rows, ['l']) +
-        '\nmemory: acknowledged from memory; redis: once the event is in the Redis stream (XADD + XCLAIM script), finished (XACK + XDEL) by detection-done;\n' +
+        '\nmemory: acknowledged from memory; redis: once the event is in the Redis stream (one transaction: a plain XADD between two small scripts that claim it), finished (XACK + XDEL) by detection-done;\n' +
+        'one Redis’s own limit: plate events a second one Redis could take for all instances together, 1 / its CPU time per event accepted;\n' +
         'redis + shared dedupe: the same into the dedupe shared through Redis. All: → dedupe → switch → count → detection-done.\n' +
         'req/s and MB/s: events accepted (answered 200; MB: 10^6 bytes of bodies); CPU: per event accepted; a 503 (receiver full) is counted in "not 200".',
+    );
+  }
+  if (r.take) {
+    const t = r.take;
+    const row = (label, w) => [
+      label,
+      num(w.takes),
+      num(w.redisCpuMsPerTake, 3),
+      w.eventsPerSecondOfOneRedis ? `${num(w.eventsPerSecondOfOneRedis)}/s` : '–',
+    ];
+    parts.push(
+      `\nTaking a plate event of ${sizeLabel(t.bodyBytes)} into a stream, one after another, alternating rounds; Redis CPU only\n` +
+        table(
+          ['way', 'events', 'Redis CPU ms/event', 'one Redis’s limit'],
+          [
+            row('transaction: XADD between two small scripts (now)', t.transaction),
+            row('one script, the body its argument (before issue 29)', t.script),
+            ['transaction ÷ script', '', '', x(t.transactionToScriptEventsPerSecond)],
+          ],
+          ['l'],
+        ),
     );
   }
   if (r.stream) {

@@ -2,14 +2,16 @@
  * "Acknowledge after: written to Redis": the events of one receiver path in a
  * Redis Stream shared by every Node-RED instance that serves that path.
  *
- * - Taking an event: one script adds the body (the bytes as received) and its
- *   metadata with XADD and makes this instance its consumer (XCLAIM FORCE),
- *   so it is in the group's pending list from the first moment; past the
- *   stream's cap (entries or bytes) nothing is added and the receiver answers
+ * - Taking an event: one transaction adds the body (the bytes as received)
+ *   and its metadata with a plain XADD, and a script beside it makes this
+ *   instance its consumer (XCLAIM FORCE), so it is in the group's pending list
+ *   from the first moment; past the stream's cap (entries or bytes) the same
+ *   script deletes it again, nothing is left added and the receiver answers
  *   503 with Retry-After. Only then is the event answered 200.
  * - A resend (the same messageId) while an entry of it is pending at any
  *   instance is not added: the same script looks its messageId up in a hash
- *   beside the stream (`<stream>:ids`) and answers the pending entry instead.
+ *   beside the stream (`<stream>:ids`), answers the pending entry instead and
+ *   deletes the resend's own XADD in the same transaction.
  * - Finishing it (detection-done, or at once when the flows have none): XACK
  *   and XDEL in one script, and the byte count goes down.
  * - Entries pending longer than `claimAfterMs` (their instance died, or its
@@ -86,38 +88,92 @@ const MIN_TICK_MS = 100;
 const INTERRUPTED = 'Node-RED stopped or the flow was redeployed during this attempt';
 /** An error is kept with its event (in Redis, and listed) up to this many characters. */
 const MAX_ERROR_CHARS = 1000;
+/** How far PREPARE's id is ahead of Redis's clock: longer than Redis pauses between two commands of one EXEC. */
+const AHEAD_MS = 5;
 
-/** KEYS[3]: messageId → entry id of the entries added with one; ARGV[7]: the messageId, or ''. A resend of
- *  one still pending (taken by an instance, not finished) is not added: {'held', its entry id}. */
-const ADD = luaScript(`
-local len = redis.call('XLEN', KEYS[1])
-local held = tonumber(redis.call('GET', KEYS[2]) or '0')
-if len == 0 then held = 0 end
-local mid = ARGV[7]
-if mid ~= '' and len > 0 then
-  local copy = redis.call('HGET', KEYS[3], mid)
-  if copy then
-    local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], copy, copy, 1)
-    if type(pending) == 'table' and not pending.err and #pending > 0 then return {'held', copy} end
+/**
+ * Taking an event is one transaction, MULTI { EVAL PREPARE; XADD body; EVAL TAKE } EXEC, so that the body
+ * never enters Lua: Redis makes a Lua string of every script argument and of every reply a script reads,
+ * about 1.1 ms of Redis CPU per 880 KB, three times the XADD itself (bench/parts/redis.js, part `take`). Nothing runs between the three commands, and a connection lost before EXEC runs none
+ * of them, so an event is either taken whole (pending for this instance, counted) or not at all.
+ *
+ * TAKE needs the id XADD gave the entry without reading it back (that would bring the body into Lua):
+ * PREPARE adds and deletes an empty entry, so the stream's last id is known (D), a few ms ahead of Redis's
+ * clock, so the XADD that follows gets D's ms and the next sequence: the expected id. TAKE claims that
+ * id; since no entry older than the XADD can be newer than D, if it exists it is the XADD's. Only if
+ * Redis's clock passed D's ms in between (a stall of the server) does TAKE read the newest entry instead.
+ *
+ * KEYS: stream, bytes, messageId → entry id, scratch (D and the stream's length before, for TAKE).
+ */
+export const PREPARE = `
+local t = redis.call('TIME')
+local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ${AHEAD_MS}
+local before = redis.call('XLEN', KEYS[1])
+-- fails when the stream's last id is ahead of ms: then '*' gives that id's ms and the next sequence.
+-- The fields of an event's entry, empty, so its node of the stream keeps one field list. Deleted below,
+-- it stays in that node as a few bytes marked deleted until the node is freed.
+local d = redis.pcall('XADD', KEYS[1], string.format('%d-*', ms), 'body', '', 'meta', '')
+if type(d) == 'table' and d.err then d = redis.call('XADD', KEYS[1], '*', 'body', '', 'meta', '') end
+redis.call('XDEL', KEYS[1], d)
+redis.call('SET', KEYS[4], d .. ' ' .. before)
+return 1
+`;
+
+/** ARGV: group, consumer, entries at most, bytes at most, the body's size, the messageId or ''.
+ *  A resend of one still pending (taken by an instance, not finished) is not added: {'held', its entry id};
+ *  past the cap: {'events', n} or {'bytes', n}; nothing was added: {'failed', why}. Refused, the XADD is undone. */
+export const TAKE = `
+local scratch = redis.call('GET', KEYS[4])
+redis.call('DEL', KEYS[4])
+if not scratch then return {'failed', 'prepare'} end
+local d, before = string.match(scratch, '^(%S+) (%d+)$')
+before = tonumber(before)
+if redis.call('XLEN', KEYS[1]) ~= before + 1 then return {'failed', 'xadd'} end
+local dms, dseq = string.match(d, '^(%d+)-(%d+)$')
+local id = dms .. '-' .. string.format('%d', tonumber(dseq) + 1)
+local function claim(entry)
+  local claimed = redis.pcall('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, entry, 'FORCE', 'JUSTID')
+  if type(claimed) == 'table' and claimed.err then
+    redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0')
+    claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, entry, 'FORCE', 'JUSTID')
   end
+  return #claimed == 1
 end
-local size = string.len(ARGV[5])
-if len >= tonumber(ARGV[3]) then return {'events', len} end
-if len > 0 and held + size > tonumber(ARGV[4]) then return {'bytes', held} end
-local id = redis.call('XADD', KEYS[1], '*', 'body', ARGV[5], 'meta', ARGV[6])
-local claimed = redis.pcall('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
-if type(claimed) == 'table' and claimed.err then
-  redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0')
-  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
+if not claim(id) then
+  -- Redis's clock passed D's ms before the XADD: the newest entry is the one added (read once, body and all)
+  id = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1][1]
+  claim(id)
 end
-redis.call('SET', KEYS[2], held + size)
-if len == 0 then redis.call('DEL', KEYS[3]) end
-if mid ~= '' then redis.call('HSET', KEYS[3], mid, id) end
-return id
-`);
+-- From here, whatever fails leaves nothing added: the entry is deleted again.
+local function decide()
+  local held = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+  if before == 0 then held = 0 end
+  local size = tonumber(ARGV[5])
+  local mid = ARGV[6]
+  if mid ~= '' and before > 0 then
+    local copy = redis.call('HGET', KEYS[3], mid)
+    if copy then
+      local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], copy, copy, 1)
+      if type(pending) == 'table' and not pending.err and #pending > 0 then return {'held', copy} end
+    end
+  end
+  if before >= tonumber(ARGV[3]) then return {'events', before} end
+  if before > 0 and held + size > tonumber(ARGV[4]) then return {'bytes', held} end
+  if before == 0 then redis.call('DEL', KEYS[3]) end
+  if mid ~= '' then redis.call('HSET', KEYS[3], mid, id) end
+  redis.call('SET', KEYS[2], held + size)
+  return id
+end
+local ok, reply = pcall(decide)
+if ok and type(reply) == 'string' then return reply end
+redis.pcall('XACK', KEYS[1], ARGV[1], id)
+redis.call('XDEL', KEYS[1], id)
+if ok then return reply end
+return {'failed', type(reply) == 'table' and reply.err or tostring(reply)}
+`;
 
 /** ARGV[3]: the body's size, or -1 when this instance does not know it (read from the entry, and so is
- *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in ADD: its entry is dropped if it is this one).
+ *  the messageId); ARGV[4]: the messageId, or '' (KEYS[3] as in TAKE: its entry is dropped if it is this one).
  *  KEYS[4]: the failures hash, whose field exists only for an event that failed before. */
 const DONE = luaScript(`
 redis.pcall('XACK', KEYS[1], ARGV[1], ARGV[2])
@@ -193,6 +249,8 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private readonly bytesKey: string;
   /** messageId → entry id of the entries in the stream (resend.ts). */
   private readonly idsKey: string;
+  /** Written and deleted inside each add's transaction (PREPARE → TAKE); never there between two. */
+  private readonly scratchKey: string;
   /** stream, bytes, failures, dead letters, dead-letter index: the keys of the dead-letter scripts. */
   private readonly keys: string[];
   private readonly policy: RetryPolicy;
@@ -221,6 +279,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     this.streamKey = options.connection.key('stream', options.name);
     this.bytesKey = `${this.streamKey}:bytes`;
     this.idsKey = `${this.streamKey}:ids`;
+    this.scratchKey = `${this.streamKey}:adding`;
     this.keys = [this.streamKey, this.bytesKey, `${this.streamKey}:failures`, `${this.streamKey}:dead`, `${this.streamKey}:dead:index`];
     this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
     this.clock = options.clock ?? systemClock;
@@ -749,25 +808,35 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private async add(body: Buffer, meta: M): Promise<string | { absorbed: string }> {
     const connection = this.options.connection;
     connection.assertReady();
-    const reply = await runScript<string | [string, number | string]>(
-      connection.client,
-      ADD,
-      [this.streamKey, this.bytesKey, this.idsKey],
-      [
+    const keys = [this.streamKey, this.bytesKey, this.idsKey, this.scratchKey];
+    // EVAL, not EVALSHA: a script unknown to Redis (restarted) would fail inside the transaction, after which
+    // the XADD would still run; Redis finds a script it has by its source's hash, so this costs microseconds.
+    const transaction = connection.client
+      .multi()
+      .addCommand(['EVAL', PREPARE, String(keys.length), ...keys])
+      .addCommand(['XADD', this.streamKey, '*', 'body', body, 'meta', JSON.stringify(meta)])
+      .addCommand([
+        'EVAL',
+        TAKE,
+        String(keys.length),
+        ...keys,
         STREAM_GROUP,
         connection.instance,
         String(this.options.streamMaxEvents),
         String(this.options.streamMaxBytes),
-        body,
-        JSON.stringify(meta),
+        String(body.length),
         messageIdOf(meta) ?? '',
-      ],
-    );
+      ])
+      .exec();
+    const replies = await withinTimeout(transaction, connection.commandTimeoutMs);
+    const reply = replies[2] as unknown as string | [string, number | string];
     if (typeof reply === 'string') return reply;
     const [reason, value] = reply;
     if (reason === 'held') return { absorbed: String(value) };
     if (reason === 'events') throw new BusyError('stream', `the Redis stream holds ${value} events, its limit`);
-    throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
+    if (reason === 'bytes')
+      throw new BusyError('stream', `the Redis stream holds ${value} bytes of events, its limit is ${this.options.streamMaxBytes}`);
+    throw new Error(`the event could not be added to the Redis stream (${value})`);
   }
 
   /** Finishes entry `id` in Redis. Without its messageId (a completion written late) the entry's index
@@ -910,6 +979,27 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       this.schedule();
     }, delay);
   }
+}
+
+/**
+ * `promise`, or a rejection once `ms` have passed (0: no limit). A transaction that Redis runs after
+ * all has left its event pending for this instance: claimed and emitted after claimAfterMs.
+ */
+function withinTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (!(ms > 0)) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err as Error);
+      },
+    );
+  });
 }
 
 /** The body and meta of an entry's flat field list [field, value, …]. */

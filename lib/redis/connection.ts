@@ -63,6 +63,9 @@ export class RedisConnection extends EventEmitter {
   readonly client: RedisClientType;
   readonly prefix: string;
   readonly instance: string;
+  /** How long one command may take (ms; 0: no limit). node-redis applies it to single commands only, not to
+   *  a transaction (MULTI … EXEC), whose caller applies it itself. */
+  readonly commandTimeoutMs: number;
   private current: ConnectionState = 'connecting';
   private lastError: Error | undefined;
   /** The end of the first connect (shared by every waiter), while it is under way. */
@@ -73,6 +76,7 @@ export class RedisConnection extends EventEmitter {
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.instance = options.instance || defaultInstance;
     const maxDelay = options.maxReconnectDelayMs ?? 5000;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 5000;
     const tls = options.tls || /^rediss:/i.test(options.url);
     this.client = createClient({
       url: options.url,
@@ -80,7 +84,7 @@ export class RedisConnection extends EventEmitter {
       password: options.credentials?.password || undefined,
       database: options.database,
       disableOfflineQueue: true,
-      commandOptions: { timeout: options.commandTimeoutMs ?? 5000 },
+      commandOptions: { timeout: this.commandTimeoutMs },
       socket: {
         connectTimeout: CONNECT_TIMEOUT_MS,
         ...(tls ? { tls: true as const, rejectUnauthorized: !options.tlsInsecure, ca: options.ca?.trim() || undefined } : {}),
