@@ -118,11 +118,15 @@ async function runReceiver(ctx) {
       s.rounds.push(+((r.requests / r.durationMs) * 1000).toFixed(1));
     };
     if (spec.warmupSeconds > 0) for (const target of TARGETS) await once(target, spec.warmupSeconds, false);
+    // The disk's limit is measured in every round, right after durable: the
+    // disk of a shared machine is not as fast from one minute to the next.
+    const limitRounds = [];
     for (let round = 0; round < spec.rounds; round++) {
       // Rotate the order so no target always follows the same one.
       for (let i = 0; i < TARGETS.length; i++) {
         const target = TARGETS[(i + round) % TARGETS.length];
         await once(target, spec.seconds, true, `${spec.kind}:${target}`);
+        if (target === 'durable') limitRounds.push(syncedWriteLimit(nr.userDir, template.bytes, config.connections, Math.max(1, spec.seconds)));
       }
       log(`  ${spec.label}: round ${round + 1}/${spec.rounds} done`);
     }
@@ -143,7 +147,8 @@ async function runReceiver(ctx) {
       };
     }
     const r = targets.receiver;
-    const diskLimitRps = syncedWriteLimit(nr.userDir, template.bytes, config.connections, Math.max(1, spec.seconds));
+    const diskLimitRps = +(limitRounds.reduce((a, b) => a + b, 0) / limitRounds.length).toFixed(1);
+    const durableRounds = stats.durable.rounds;
     const viewUs = viewMicros(template, Math.max(0.5, spec.seconds / 2));
     kinds.push({
       kind: spec.kind,
@@ -154,11 +159,14 @@ async function runReceiver(ctx) {
       secondsPerRound: spec.seconds,
       targets,
       diskLimitRps,
+      diskLimitRoundsRps: limitRounds,
       viewMicros: viewUs,
       ratios: {
         viewShareOfReceiver: typeof r.rps === 'number' ? +((viewUs * r.rps) / 1e6).toFixed(4) : null,
         durableToReceiverRps: ratio(targets.durable.rps, r.rps),
         durableToDiskLimitRps: ratio(targets.durable.rps, diskLimitRps),
+        // Round by round (durable and the limit measured one after the other): median, min–max.
+        durableToDiskLimitRounds: spreadOf(durableRounds.map((d, i) => ratio(d, limitRounds[i]))),
         receiverToCoreRps: ratio(r.rps, targets.core.rps),
         receiverToFloorRps: ratio(r.rps, targets.floor.rps),
         receiverToCoreAckRps: ratio(r.rps, targets['core-ack'].rps),
@@ -177,6 +185,14 @@ async function runReceiver(ctx) {
   } while (Date.now() < until);
   if (count !== receiverOk) problems.push(`receiver: ${receiverOk} answered 200 but ${count} messages reached the end of the flow`);
   return { kinds, emitted: count, acknowledged: receiverOk, problems };
+}
+
+function spreadOf(values) {
+  const sorted = values.filter((v) => typeof v === 'number').sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : +((sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
+  return { median, min: sorted[0], max: sorted[sorted.length - 1] };
 }
 
 function ratio(a, b) {

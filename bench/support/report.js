@@ -79,6 +79,8 @@ function render(results) {
       rows.push(['', 'write-and-sync limit', num(k.diskLimitRps, 1), '', '', '']);
       rows.push(['', 'durable ÷ receiver', x(k.ratios.durableToReceiverRps), '', '', '']);
       rows.push(['', 'durable ÷ limit', x(k.ratios.durableToDiskLimitRps), '', '', '']);
+      const byRound = k.ratios.durableToDiskLimitRounds;
+      if (byRound) rows.push(['', 'durable ÷ limit, by round', `${x(byRound.median)} (${x(byRound.min)}–${x(byRound.max)})`, '', '', '']);
       if (typeof k.viewMicros === 'number') {
         const share = k.ratios.viewShareOfReceiver;
         rows.push([
@@ -98,7 +100,7 @@ function render(results) {
     );
     parts.push(
       'receiver: detection-in (Bearer, schema check) → dedupe → switch → detection-done; durable: the same answering once the event is in its journal on disk;\n' +
-        "write-and-sync limit: the same bytes appended and fdatasync-ed, one sync per batch of as many bodies as connections, on the journal's file system;\n" +
+        "write-and-sync limit: the same bytes appended and fdatasync-ed, one sync per batch of as many bodies as connections, on the journal's file system, measured in every round right after durable;\n" +
         'core: http in → switch → http response (answers the event back);\n' +
         'core-ack: the same with a small answer; floor: bare node:http + JSON.parse in its own process. RSS of receiver and core: the same Node-RED process.',
     );

@@ -81,6 +81,43 @@ describe('lib/core/append-log', () => {
     await again.log.close();
   });
 
+  it('syncs every write with the file itself (Linux: O_DSYNC on its descriptor, and again after a compaction)', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc/self/fdinfo says how a file is open
+    /** The open flags of each descriptor this process holds on `target`. */
+    const flagsOf = (target) =>
+      fs
+        .readdirSync('/proc/self/fd')
+        .filter((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/self/fd/${fd}`) === target;
+          } catch {
+            return false; // closed meanwhile (the readdir's own descriptor)
+          }
+        })
+        .map((fd) => parseInt(/^flags:\s+([0-7]+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))[1], 8));
+    const { log } = await AppendLog.open(file, texts);
+    await log.append(record('one'));
+    const opened = flagsOf(file);
+    assert.equal(opened.length, 1, 'one descriptor on the log');
+    assert.ok(opened[0] & fs.constants.O_DSYNC, 'the log is written O_DSYNC: a write returns once its data is synced');
+    assert.ok(
+      await log.rewrite(async (out) => {
+        await out.write(record('two'));
+      }),
+    );
+    await log.append(record('three'));
+    const swapped = flagsOf(file);
+    assert.equal(swapped.length, 1, 'the old file closed after the swap');
+    assert.ok(swapped[0] & fs.constants.O_DSYNC, 'the new file is written O_DSYNC too');
+    await log.close();
+    const again = await AppendLog.open(file, texts);
+    assert.deepEqual(
+      again.value.found.map((f) => f.text),
+      ['two', 'three'],
+    );
+    await again.log.close();
+  });
+
   it('cuts a torn tail on open, once, and appends after the last whole record', async () => {
     const { log } = await AppendLog.open(file, texts);
     await log.append(record('whole'));
