@@ -17,9 +17,11 @@
  * and any error falls back to the plain road, so results and error messages
  * are the same either way.
  */
-import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { renderMessage, type Message } from '../core/messages';
+import { decodeEscapedString } from './unescape';
+
+export { decodeEscapedString };
 
 /** Deeper than any detection event (about 6 levels); deep enough for extra
  *  fields a future bridge may add. Downstream Node-RED code (cloneMessage, the
@@ -122,120 +124,6 @@ function hasControlByte(buf: Buffer, start: number, end: number): boolean {
   }
   for (; i < end; i++) if (buf[i] < 0x20) return true;
   return false;
-}
-
-/** Value of a hex digit's byte, -1 for any other byte. */
-const HEX_DIGIT = new Int8Array(256).fill(-1);
-for (let i = 0; i < 10; i++) HEX_DIGIT[0x30 + i] = i;
-for (let i = 0; i < 6; i++) HEX_DIGIT[0x41 + i] = HEX_DIGIT[0x61 + i] = 10 + i;
-/** The byte a two-character escape `\X` stands for, by X; -1 for no such escape. */
-const SIMPLE_ESCAPE = new Int16Array(256).fill(-1);
-for (const [escape, byte] of [
-  ['"', 0x22],
-  ['\\', 0x5c],
-  ['/', 0x2f],
-  ['b', 0x08],
-  ['f', 0x0c],
-  ['n', 0x0a],
-  ['r', 0x0d],
-  ['t', 0x09],
-] as const)
-  SIMPLE_ESCAPE[escape.charCodeAt(0)] = byte;
-/** Escaped strings up to this size are decoded into one buffer kept for reuse
- *  (fresh memory costs page faults on every body); longer ones get their own. */
-const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
-let scratch = Buffer.alloc(0);
-
-/** The code unit of the four hex digits at body[at, at + 4) before `end`; -1 if they are not. */
-function hex4(body: Buffer, at: number, end: number): number {
-  if (at + 4 > end) return -1;
-  // Any -1 makes the whole negative.
-  return (HEX_DIGIT[body[at]] << 12) | (HEX_DIGIT[body[at + 1]] << 8) | (HEX_DIGIT[body[at + 2]] << 4) | HEX_DIGIT[body[at + 3]];
-}
-
-/**
- * The value of the string literal whose content is body[start, end) (a
- * backslash in it), decoded from the bytes: runs without escapes are copied a
- * word at a time into a buffer, each escape written as its UTF-8 bytes, and
- * the buffer decoded once. Undefined for whatever JSON.parse must judge: a
- * malformed escape, a lone surrogate (not UTF-8), a raw control byte, raw
- * bytes that are not valid UTF-8 (not reproduced byte for byte here).
- * A decoded string is never longer than its literal.
- */
-export function decodeEscapedString(body: Buffer, start: number, end: number): string | undefined {
-  const length = end - start;
-  if (length <= MAX_SCRATCH_BYTES && scratch.length < length)
-    scratch = Buffer.allocUnsafe(Math.max(length, Math.min(2 * scratch.length, MAX_SCRATCH_BYTES)));
-  const out = length > MAX_SCRATCH_BYTES ? Buffer.allocUnsafe(length) : scratch;
-  // DataView: unaligned 4-byte loads and stores, read and written in the same
-  // byte order, so the bytes are copied as they are on any platform.
-  const from = new DataView(body.buffer, body.byteOffset, body.length);
-  const to = new DataView(out.buffer, out.byteOffset, out.length);
-  let high = 0; // OR of every raw byte: its top bit says whether any is non-ASCII
-  let multibyte = false; // an escape written as more than one byte
-  let i = start;
-  let j = 0;
-  while (i < end) {
-    if (i + 4 <= end) {
-      const w = from.getInt32(i, true);
-      const x = w ^ 0x5c5c5c5c;
-      // A byte of x is 0 where w holds a backslash; a byte of w below 0x20 is a
-      // control byte. Either sets its top bit here (bytes >= 0x80 masked out).
-      if (((((x - 0x01010101) & ~x) | ((w - 0x20202020) & ~w)) & 0x80808080) === 0) {
-        to.setInt32(j, w, true);
-        high |= w;
-        i += 4;
-        j += 4;
-        continue;
-      }
-    }
-    const c = body[i];
-    if (c !== BACKSLASH) {
-      if (c < 0x20) return undefined;
-      out[j++] = c;
-      high |= c;
-      i++;
-      continue;
-    }
-    const escape = body[i + 1];
-    if (escape !== 0x75 /* u */) {
-      const byte = SIMPLE_ESCAPE[escape];
-      if (byte < 0) return undefined;
-      out[j++] = byte;
-      i += 2;
-      continue;
-    }
-    let code = hex4(body, i + 2, end);
-    i += 6;
-    if (code < 0x80) {
-      if (code < 0) return undefined;
-      out[j++] = code;
-      continue;
-    }
-    multibyte = true;
-    if (code < 0x800) {
-      out[j++] = 0xc0 | (code >> 6);
-      out[j++] = 0x80 | (code & 0x3f);
-    } else if (code < 0xd800 || code > 0xdfff) {
-      out[j++] = 0xe0 | (code >> 12);
-      out[j++] = 0x80 | ((code >> 6) & 0x3f);
-      out[j++] = 0x80 | (code & 0x3f);
-    } else {
-      // A surrogate: only a high one followed by an escaped low one is a character.
-      const low = code < 0xdc00 && body[i] === BACKSLASH && body[i + 1] === 0x75 ? hex4(body, i + 2, end) : -1;
-      if (low < 0xdc00 || low > 0xdfff) return undefined;
-      code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-      i += 6;
-      out[j++] = 0xf0 | (code >> 18);
-      out[j++] = 0x80 | ((code >> 12) & 0x3f);
-      out[j++] = 0x80 | ((code >> 6) & 0x3f);
-      out[j++] = 0x80 | (code & 0x3f);
-    }
-  }
-  if ((high & 0x80808080) === 0) return out.toString(multibyte ? 'utf8' : 'latin1', 0, j);
-  // Raw non-ASCII: valid UTF-8 decodes the same in pieces as in the whole body;
-  // invalid bytes (replaced by U+FFFD) are left to the plain road's decoding.
-  return isUtf8(body.subarray(start, end)) ? out.toString('utf8', 0, j) : undefined;
 }
 
 /**
