@@ -11,11 +11,11 @@
  * whole body as one string first, a copy into freshly mapped memory that cost
  * as much as JSON.parse itself (see bench/). Long strings with escapes, as
  * real senders write them (.NET's System.Text.Json writes every `+` of base64
- * as `\u002B`, others `/` as `\/`), are decoded from the bytes too. Anything
- * unusual in a long string (a lone surrogate, a malformed escape, a control
- * character, invalid UTF-8 next to escapes) leaves that string to JSON.parse,
- * and any error falls back to the plain road, so results and error messages
- * are the same either way.
+ * as `\u002B`, others `/` as `\/`), are decoded from the bytes too, by a
+ * small WebAssembly module (./unescape.ts). Anything unusual in a long string
+ * (a lone surrogate, a malformed escape, a control character, invalid UTF-8
+ * next to escapes) leaves that string to JSON.parse, and any error falls back
+ * to the plain road, so results and error messages are the same either way.
  */
 import { randomUUID } from 'node:crypto';
 import { renderMessage, type Message } from '../core/messages';
