@@ -6,7 +6,7 @@
  * branch with the JavaScript escape decoder). Interleaved rounds; medians of
  * CPU time per parse (process.cpuUsage, so waiting on a shared CPU counts less).
  *
- *   node bench/experiments/unescape-road.js --other /tmp/json-js.js [--rounds 15] [--ms 200]
+ *   node bench/experiments/unescape-road.js --other /tmp/json-js.js [--rounds 15] [--ms 200] [--base face]
  */
 const path = require('node:path');
 const { body } = require('../support/bodies');
@@ -20,8 +20,9 @@ const ms = Number(arg('ms', 200));
 const builds = { dist: require(path.resolve(__dirname, '../../dist/lib/http/json')) };
 if (arg('other')) builds.other = require(path.resolve(arg('other')));
 
-const kinds = ['lpr', 'lpr-stj', 'lpr-slash'];
-const bodies = Object.fromEntries(kinds.map((k) => [k, body(k, 880 * 1000).buffer]));
+const base = arg('base', 'lpr');
+const kinds = [base, `${base}-stj`, `${base}-slash`];
+const bodies = Object.fromEntries(kinds.map((k) => [k, body(k, (base === 'face' ? 370 : 880) * 1000).buffer]));
 for (const [name, json] of Object.entries(builds))
   for (const k of kinds) {
     const r = json.parseJsonBody(bodies[k]);
@@ -32,7 +33,7 @@ for (const [name, json] of Object.entries(builds))
 
 const cases = [];
 for (const [name, json] of Object.entries(builds)) for (const k of kinds) cases.push([`${name} ${k}`, () => json.parseJsonBody(bodies[k])]);
-cases.push(['JSON.parse lpr-stj', () => JSON.parse(bodies['lpr-stj'].toString())]);
+cases.push([`JSON.parse ${base}-stj`, () => JSON.parse(bodies[`${base}-stj`].toString())]);
 const samples = Object.fromEntries(cases.map(([n]) => [n, []]));
 for (let r = 0; r < rounds; r++)
   for (const [name, run] of r % 2 ? [...cases].reverse() : cases) {
@@ -50,7 +51,7 @@ const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const m = Object.fromEntries(Object.entries(samples).map(([k, a]) => [k, median(a)]));
 for (const [k, v] of Object.entries(m)) console.log(`${k.padEnd(22)} ${(v / 1000).toFixed(3)} ms`);
 for (const name of Object.keys(builds))
-  for (const k of ['lpr-stj', 'lpr-slash'])
+  for (const k of kinds.slice(1))
     console.log(
-      `${name}: ${k} over lpr: +${((m[`${name} ${k}`] - m[`${name} lpr`]) / 1000).toFixed(3)} ms (${(m[`${name} lpr`] / m[`${name} ${k}`]).toFixed(2)}x the plain throughput)`,
+      `${name}: ${k} over ${base}: +${((m[`${name} ${k}`] - m[`${name} ${base}`]) / 1000).toFixed(3)} ms (${(m[`${name} ${base}`] / m[`${name} ${k}`]).toFixed(2)}x the plain throughput)`,
     );

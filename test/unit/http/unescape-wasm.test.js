@@ -9,6 +9,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { decodeEscapedString } = require('../../../dist/lib/http/unescape');
 const { generated, TARGET } = require('../../../scripts/build-wasm');
 
@@ -78,6 +79,22 @@ describe('lib/http/unescape: the WebAssembly escape decoder', () => {
         decodes(short, `${length} bytes after ${JSON.stringify(stale)}`);
       }
     }
+  });
+
+  it('without WebAssembly (node --jitless) escaped strings are left to JSON.parse, with the same result', () => {
+    const script = `
+      const { parseJsonBody, decodeEscapedString } = require(${JSON.stringify(path.join(__dirname, '../../../dist/lib/http/json'))});
+      const text = JSON.stringify({ a: 'QUJD+/'.repeat(20000), n: [1, 2] }).replace(/\\+/g, '\\\\u002B');
+      const body = Buffer.from(text);
+      const parsed = parseJsonBody(body);
+      process.stdout.write(JSON.stringify({
+        wasm: typeof WebAssembly,
+        decoded: decodeEscapedString(body, 6, body.indexOf('"', 6)) ?? null,
+        same: parsed.ok && JSON.stringify(parsed.value) === JSON.stringify(JSON.parse(text)),
+        escaped: text.includes('\\\\u002B'),
+      }));`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--jitless', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    assert.deepEqual(out, { wasm: 'undefined', decoded: null, same: true, escaped: true });
   });
 
   it('literals larger than the kept memory, then small ones again', () => {
