@@ -69,7 +69,11 @@ export function decodeEscapedString(body: Buffer, start: number, end: number): s
   const output = INPUT + ((length + 31) & ~15);
   const needed = output + length + 16;
   if (decoder.bytes.length < needed) {
-    decoder.exports.memory.grow(Math.ceil((needed - decoder.bytes.length) / PAGE));
+    try {
+      decoder.exports.memory.grow(Math.ceil((needed - decoder.bytes.length) / PAGE));
+    } catch {
+      return undefined; // no memory for it here: JSON.parse decides
+    }
     decoder.bytes = Buffer.from(decoder.exports.memory.buffer);
   }
   const { bytes } = decoder;
