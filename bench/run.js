@@ -9,7 +9,10 @@
  *             plate (~880 KB), face (~370 KB) and small bodies; detection-in
  *             answering once on disk (journal) against answering from memory,
  *             and against this machine's sequential write-and-sync limit for
- *             the same bytes
+ *             the same bytes; the same plate and face events as .NET's
+ *             System.Text.Json writes them (`+` as \u002B) and plate events
+ *             with `/` as `\/`, each against its own floor and against the
+ *             receiver on the plain body in the same rounds
  *   burst     64 connections posting 1 MB plate events at detection-in:
  *             peak RSS, and every 200 comes out at the end of the flow
  *   dedupe    DedupeWindow checks/s and heap bytes per key at 100k and 1M keys
@@ -45,7 +48,8 @@
  *                   round (each with its own connections) instead of in
  *                   turns: they share the CPUs and whatever else runs on the
  *                   machine alike (for a machine others are using)
- *   --bodies a,b    receiver bodies to run: lpr (plate), face, small (default all)
+ *   --bodies a,b    receiver bodies to run: lpr (plate), face, small, lpr-stj,
+ *                   face-stj (System.Text.Json), lpr-slash (`/` as `\/`) (default all)
  *   --rounds N      rounds per body of the receiver part (default 6 plate, 4 others with --baseline)
  *   --seconds S     seconds per target and round of the receiver part
  *   --out FILE      where to write the results (default bench/results.json,
@@ -78,6 +82,7 @@ const { runReceiverAb } = require('./parts/receiver-ab');
 const { baselineBuild, hasNodeType } = require('./support/baseline');
 
 const PARTS = ['receiver', 'burst', 'dedupe', 'plates', 'push', 'redis', 'openapi'];
+const BODIES = ['lpr', 'face', 'small', 'lpr-stj', 'face-stj', 'lpr-slash'];
 const TOKEN = 'bench-bearer-token';
 const KiB = 1024;
 
@@ -89,6 +94,10 @@ const CONFIG = {
         { kind: 'lpr', label: 'LPR', bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
         { kind: 'face', label: 'face', bytes: 370 * KiB, rounds: 3, seconds: 2, warmupSeconds: 0.5 },
         { kind: 'small', label: 'small', bytes: 0, rounds: 3, seconds: 2, warmupSeconds: 0.5 },
+        // The same events as real senders write them (three targets each: receiver, receiver-plain, floor).
+        { kind: 'lpr-stj', label: 'LPR, System.Text.Json', bytes: 880 * 1000, rounds: 5, seconds: 3, warmupSeconds: 1 },
+        { kind: 'face-stj', label: 'face, System.Text.Json', bytes: 370 * KiB, rounds: 3, seconds: 2, warmupSeconds: 0.5 },
+        { kind: 'lpr-slash', label: 'LPR, \\/ escaped', bytes: 880 * 1000, rounds: 3, seconds: 3, warmupSeconds: 0.5 },
       ],
     },
     // Two or three builds taking turns: more rounds than the receiver part's, the
@@ -99,6 +108,7 @@ const CONFIG = {
         { kind: 'lpr', label: 'LPR', bytes: 880 * 1000, rounds: 6, seconds: 3, warmupSeconds: 1 },
         { kind: 'face', label: 'face', bytes: 370 * KiB, rounds: 4, seconds: 2, warmupSeconds: 0.5 },
         { kind: 'small', label: 'small', bytes: 0, rounds: 4, seconds: 2, warmupSeconds: 0.5 },
+        { kind: 'lpr-stj', label: 'LPR, System.Text.Json', bytes: 880 * 1000, rounds: 4, seconds: 3, warmupSeconds: 1 },
       ],
     },
     burst: { connections: 64, bytes: 1024 * KiB, seconds: 10 },
@@ -121,6 +131,8 @@ const CONFIG = {
         { kind: 'lpr', label: 'LPR', bytes: 96 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
         { kind: 'face', label: 'face', bytes: 70 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
         { kind: 'small', label: 'small', bytes: 0, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
+        { kind: 'lpr-stj', label: 'LPR, System.Text.Json', bytes: 96 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
+        { kind: 'lpr-slash', label: 'LPR, \\/ escaped', bytes: 96 * KiB, rounds: 1, seconds: 0.15, warmupSeconds: 0 },
       ],
     },
     receiverAb: {
@@ -129,6 +141,7 @@ const CONFIG = {
         { kind: 'lpr', label: 'LPR', bytes: 96 * KiB, rounds: 2, seconds: 0.15, warmupSeconds: 0 },
         { kind: 'face', label: 'face', bytes: 70 * KiB, rounds: 2, seconds: 0.15, warmupSeconds: 0 },
         { kind: 'small', label: 'small', bytes: 0, rounds: 2, seconds: 0.15, warmupSeconds: 0 },
+        { kind: 'lpr-stj', label: 'LPR, System.Text.Json', bytes: 96 * KiB, rounds: 2, seconds: 0.15, warmupSeconds: 0 },
       ],
     },
     burst: { connections: 8, bytes: 128 * KiB, seconds: 0.5 },
@@ -178,8 +191,8 @@ function parseArgs(argv) {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-      const unknown = args.bodies.filter((b) => !['lpr', 'face', 'small'].includes(b));
-      if (unknown.length || args.bodies.length === 0) usage(`unknown bodies ${unknown.join(', ') || '(none)'}; bodies: lpr, face, small`);
+      const unknown = args.bodies.filter((b) => !BODIES.includes(b));
+      if (unknown.length || args.bodies.length === 0) usage(`unknown bodies ${unknown.join(', ') || '(none)'}; bodies: ${BODIES.join(', ')}`);
     } else if (a === '--only' || a.startsWith('--only=')) {
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
       args.only = String(value || '')

@@ -4,6 +4,12 @@
  * schema check, then dedupe and switch), to the core flow (http in → switch →
  * http response) in the same Node-RED, and to the floor (bare node:http +
  * JSON.parse in a process of its own), in alternating rounds.
+ *
+ * Escaped kinds (the same event as System.Text.Json or a `\/` writer sends
+ * it, see support/bodies.js) take turns with fewer targets: the receiver, the
+ * floor on the same escaped bytes (its own floor), and `receiver-plain`, the
+ * receiver on the plain body of the same event, so receiver ÷ plain comes
+ * from the same rounds.
  */
 const assert = require('node:assert/strict');
 const path = require('node:path');
@@ -14,6 +20,9 @@ const { httpJson, delay, ROOT } = require('../support/nodered');
 const fs = require('node:fs');
 
 const TARGETS = ['receiver', 'durable', 'core', 'core-ack', 'floor'];
+/** The targets of an escaped kind (`lpr-stj`, …). */
+const ESCAPED_TARGETS = ['receiver', 'receiver-plain', 'floor'];
+const isEscaped = (kind) => kind.includes('-');
 
 /**
  * This machine's own limit for the journal: the same bytes appended to a file
@@ -70,12 +79,14 @@ function viewMicros(template, seconds) {
 
 /**
  * `ctx`: {nr, floorUrl, token, sampler, config, log}.
- * config.kinds: [{kind, label, bytes, rounds, seconds, warmupSeconds}], config.connections.
+ * config.kinds: [{kind, label, bytes, rounds, seconds, warmupSeconds}], config.connections;
+ * kind: lpr, face, small, or one of them escaped (lpr-stj, face-stj, lpr-slash).
  */
 async function runReceiver(ctx) {
   const { nr, floorUrl, token, sampler, config, log } = ctx;
   const urls = {
     receiver: { url: `${nr.url}/bench/detections`, headers: { authorization: `Bearer ${token}` }, process: 'node-red' },
+    'receiver-plain': { url: `${nr.url}/bench/detections`, headers: { authorization: `Bearer ${token}` }, process: 'node-red' },
     durable: { url: `${nr.url}/bench/durable`, headers: { authorization: `Bearer ${token}` }, process: 'node-red' },
     core: { url: `${nr.url}/bench/core`, headers: {}, process: 'node-red' },
     'core-ack': { url: `${nr.url}/bench/core-ack`, headers: {}, process: 'node-red' },
@@ -88,20 +99,23 @@ async function runReceiver(ctx) {
   for (const spec of config.kinds) {
     const template = body(spec.kind, spec.bytes);
     checkParse(template);
+    const escaped = isEscaped(spec.kind);
+    const plainTemplate = escaped ? body(spec.kind.split('-')[0], spec.bytes) : template;
+    const kindTargets = escaped ? ESCAPED_TARGETS : TARGETS;
     const stats = Object.fromEntries(
-      TARGETS.map((t) => [t, { requests: 0, ok: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, rounds: [] }]),
+      kindTargets.map((t) => [t, { requests: 0, ok: 0, ms: 0, latencies: new Latencies(), statuses: {}, errors: {}, rounds: [] }]),
     );
     const once = async (target, seconds, record, label) => {
       sampler.mark(record ? label : null);
       const r = await runLoad({
         ...urls[target],
-        body: template,
+        body: target === 'receiver-plain' ? plainTemplate : template,
         connections: config.connections,
         durationMs: seconds * 1000,
         idPrefix: `${spec.kind[0]}${target[0]}`,
       });
       sampler.mark(null);
-      if (target === 'receiver' || target === 'durable') receiverOk += r.ok;
+      if (target.startsWith('receiver') || target === 'durable') receiverOk += r.ok;
       const s = stats[target];
       for (const [k, v] of Object.entries(r.statuses)) s.statuses[k] = (s.statuses[k] || 0) + v;
       for (const [k, v] of Object.entries(r.errors)) s.errors[k] = (s.errors[k] || 0) + v;
@@ -117,21 +131,21 @@ async function runReceiver(ctx) {
       s.latencies.merge(r.latencies);
       s.rounds.push(+((r.requests / r.durationMs) * 1000).toFixed(1));
     };
-    if (spec.warmupSeconds > 0) for (const target of TARGETS) await once(target, spec.warmupSeconds, false);
+    if (spec.warmupSeconds > 0) for (const target of kindTargets) await once(target, spec.warmupSeconds, false);
     // The disk's limit is measured in every round, right after durable: the
     // disk of a shared machine is not as fast from one minute to the next.
     const limitRounds = [];
     for (let round = 0; round < spec.rounds; round++) {
       // Rotate the order so no target always follows the same one.
-      for (let i = 0; i < TARGETS.length; i++) {
-        const target = TARGETS[(i + round) % TARGETS.length];
+      for (let i = 0; i < kindTargets.length; i++) {
+        const target = kindTargets[(i + round) % kindTargets.length];
         await once(target, spec.seconds, true, `${spec.kind}:${target}`);
         if (target === 'durable') limitRounds.push(syncedWriteLimit(nr.userDir, template.bytes, config.connections, Math.max(1, spec.seconds)));
       }
       log(`  ${spec.label}: round ${round + 1}/${spec.rounds} done`);
     }
     const targets = {};
-    for (const target of TARGETS) {
+    for (const target of kindTargets) {
       const s = stats[target];
       targets[target] = {
         requests: s.requests,
@@ -147,10 +161,8 @@ async function runReceiver(ctx) {
       };
     }
     const r = targets.receiver;
-    const diskLimitRps = +(limitRounds.reduce((a, b) => a + b, 0) / limitRounds.length).toFixed(1);
-    const durableRounds = stats.durable.rounds;
     const viewUs = viewMicros(template, Math.max(0.5, spec.seconds / 2));
-    kinds.push({
+    const base = {
       kind: spec.kind,
       label: spec.label,
       bodyBytes: template.bytes,
@@ -158,11 +170,31 @@ async function runReceiver(ctx) {
       rounds: spec.rounds,
       secondsPerRound: spec.seconds,
       targets,
+      viewMicros: viewUs,
+    };
+    const viewShareOfReceiver = typeof r.rps === 'number' ? +((viewUs * r.rps) / 1e6).toFixed(4) : null;
+    if (escaped) {
+      kinds.push({
+        ...base,
+        plainBodyBytes: plainTemplate.bytes,
+        ratios: {
+          viewShareOfReceiver,
+          // The escaped body ÷ the same event's plain body, both at the receiver, same rounds.
+          receiverToPlainRps: ratio(r.rps, targets['receiver-plain'].rps),
+          // ÷ its own floor: JSON.parse of the same escaped bytes.
+          receiverToFloorRps: ratio(r.rps, targets.floor.rps),
+        },
+      });
+      continue;
+    }
+    const diskLimitRps = +(limitRounds.reduce((a, b) => a + b, 0) / limitRounds.length).toFixed(1);
+    const durableRounds = stats.durable.rounds;
+    kinds.push({
+      ...base,
       diskLimitRps,
       diskLimitRoundsRps: limitRounds,
-      viewMicros: viewUs,
       ratios: {
-        viewShareOfReceiver: typeof r.rps === 'number' ? +((viewUs * r.rps) / 1e6).toFixed(4) : null,
+        viewShareOfReceiver,
         durableToReceiverRps: ratio(targets.durable.rps, r.rps),
         durableToDiskLimitRps: ratio(targets.durable.rps, diskLimitRps),
         // Round by round (durable and the limit measured one after the other): median, min–max.
@@ -199,4 +231,4 @@ function ratio(a, b) {
   return typeof a === 'number' && typeof b === 'number' && b > 0 ? +(a / b).toFixed(2) : null;
 }
 
-module.exports = { runReceiver, TARGETS };
+module.exports = { runReceiver, TARGETS, ESCAPED_TARGETS };

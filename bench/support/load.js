@@ -24,9 +24,9 @@ function nextId(prefix) {
   return id.length >= ID_WIDTH ? id.slice(0, ID_WIDTH) : id.padEnd(ID_WIDTH, '-');
 }
 
-/** A body template: the JSON of `value` (which must contain ID_PLACEHOLDER once). */
-function template(value) {
-  const buffer = Buffer.from(JSON.stringify(value), 'utf8');
+/** A body template: the JSON of `value` (which must contain ID_PLACEHOLDER once), written by `stringify`. */
+function template(value, stringify = JSON.stringify) {
+  const buffer = Buffer.from(stringify(value), 'utf8');
   const offset = buffer.indexOf(ID_PLACEHOLDER);
   if (offset < 0 || buffer.indexOf(ID_PLACEHOLDER, offset + 1) >= 0) throw new Error('the body must contain the id placeholder exactly once');
   return { buffer, offset, bytes: buffer.length };

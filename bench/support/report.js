@@ -42,6 +42,13 @@ function targets(results) {
     }
     add('disk journal ÷ write-and-sync limit (LPR)', lpr.ratios.durableToDiskLimitRps, '≥ 0.8', lpr.ratios.durableToDiskLimitRps >= 0.8);
   }
+  // Issue 29: the bodies real senders write, as fast as plain ones and above their own floor.
+  for (const k of results.receiver
+    ? results.receiver.kinds.filter((k) => k.ratios.receiverToPlainRps !== undefined && k.kind.startsWith('lpr'))
+    : []) {
+    add(`receiver ÷ the same plain body, requests/s (${k.label})`, k.ratios.receiverToPlainRps, '≥ 0.95', k.ratios.receiverToPlainRps >= 0.95);
+    add(`receiver ÷ its own floor, requests/s (${k.label})`, k.ratios.receiverToFloorRps, '≥ 1.1', k.ratios.receiverToFloorRps >= 1.1);
+  }
   if (results.dedupe) {
     for (const s of results.dedupe.sizes) add(`dedupe checks/s at ${num(s.keys)} keys`, s.checksPerSecond, '≥ 1,000,000', s.checksPerSecond >= 1e6);
     const largest = results.dedupe.sizes[results.dedupe.sizes.length - 1];
@@ -74,6 +81,11 @@ function render(results) {
           t.peakRssBytes === null ? null : `${mb(t.peakRssBytes)} (${t.rssOf})`,
         ]);
       }
+      if (k.ratios.receiverToPlainRps !== undefined) {
+        rows.push(['', 'receiver ÷ floor (its own)', x(k.ratios.receiverToFloorRps), '', '', '']);
+        rows.push(['', 'receiver ÷ receiver-plain', x(k.ratios.receiverToPlainRps), '', '', '']);
+        continue;
+      }
       rows.push(['', 'receiver ÷ core', x(k.ratios.receiverToCoreRps), '', x(k.ratios.receiverToCoreP99), '']);
       rows.push(['', 'receiver ÷ floor', x(k.ratios.receiverToFloorRps), '', '', '']);
       rows.push(['', 'write-and-sync limit', num(k.diskLimitRps, 1), '', '', '']);
@@ -102,7 +114,9 @@ function render(results) {
       'receiver: detection-in (Bearer, schema check) → dedupe → switch → detection-done; durable: the same answering once the event is in its journal on disk;\n' +
         "write-and-sync limit: the same bytes appended and fdatasync-ed, one sync per batch of as many bodies as connections, on the journal's file system, measured in every round right after durable;\n" +
         'core: http in → switch → http response (answers the event back);\n' +
-        'core-ack: the same with a small answer; floor: bare node:http + JSON.parse in its own process. RSS of receiver and core: the same Node-RED process.',
+        'core-ack: the same with a small answer; floor: bare node:http + JSON.parse in its own process. RSS of receiver and core: the same Node-RED process.\n' +
+        'System.Text.Json: the same event as .NET writes it by default (`+` as \\u002B, non-ASCII and <>&\'"` escaped); \\/ escaped: every `/` as \\/;\n' +
+        'receiver-plain: the receiver on the plain body of the same event, in the same rounds; their floor: JSON.parse of the same escaped bytes.',
     );
   }
 

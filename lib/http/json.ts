@@ -9,12 +9,19 @@
  * bytes, the small remainder is parsed with JSON.parse, and each long string
  * is decoded straight from the body into its place. This skips building the
  * whole body as one string first, a copy into freshly mapped memory that cost
- * as much as JSON.parse itself (see bench/). Anything unusual in a long
- * string (an escape, a control character) or any error falls back to the
- * plain road, so results and error messages are the same either way.
+ * as much as JSON.parse itself (see bench/). Long strings with escapes, as
+ * real senders write them (.NET's System.Text.Json writes every `+` of base64
+ * as `\u002B`, others `/` as `\/`), are decoded from the bytes too, by a
+ * small WebAssembly module (./unescape.ts). Anything unusual in a long string
+ * (a lone surrogate, a malformed escape, a control character, invalid UTF-8
+ * next to escapes) leaves that string to JSON.parse, and any error falls back
+ * to the plain road, so results and error messages are the same either way.
  */
 import { randomUUID } from 'node:crypto';
 import { renderMessage, type Message } from '../core/messages';
+import { decodeEscapedString } from './unescape';
+
+export { decodeEscapedString };
 
 /** Deeper than any detection event (about 6 levels); deep enough for extra
  *  fields a future bridge may add. Downstream Node-RED code (cloneMessage, the
@@ -121,19 +128,25 @@ function hasControlByte(buf: Buffer, start: number, end: number): boolean {
 
 /**
  * The large-body road: undefined whenever the plain road must decide (no long
- * strings, a long key, escapes or control characters in a long string, any
- * syntax error, too many strings), else exactly what the plain road returns.
+ * strings, a long key, any syntax error, too many strings), else exactly what
+ * the plain road returns. A long string with anything unusual (a raw control
+ * byte, an escape decodeEscapedString leaves to JSON.parse) stays in the
+ * remainder, where JSON.parse judges it. Exported for the tests that show
+ * which road a body takes.
  *
  * Why the value is the same: outside a string every `"` opens one and inside
  * the first `"` not escaped by an odd run of backslashes closes it, so the
  * literals found here are the JSON tokenizer's. A long literal without
  * backslashes or control bytes is valid string content whose value is its
  * UTF-8 text (its ends are ASCII quotes, so decoding it alone gives the same
- * characters as decoding the whole body). Replacing a valid string token by
- * another keeps a document valid or invalid alike.
+ * characters as decoding the whole body); one with escapes is decoded by
+ * JSON's rules. Replacing a valid string token by another keeps a document
+ * valid or invalid alike.
  */
-function parseLargeBody(body: Buffer): JsonParseResult | undefined {
+export function parseLargeBody(body: Buffer): JsonParseResult | undefined {
   const cuts: number[] = [];
+  // Per cut: its decoded value when it held escapes, else undefined (decoded when placed).
+  const decoded: Array<string | undefined> = [];
   let pos = 0;
   let strings = 0;
   for (;;) {
@@ -154,7 +167,18 @@ function parseLargeBody(body: Buffer): JsonParseResult | undefined {
       let next = close + 1;
       while (isJsonWhitespace(body[next])) next++;
       if (body[next] === COLON) return undefined;
-      if (body.subarray(start, close).indexOf(BACKSLASH) < 0 && !hasControlByte(body, start, close)) cuts.push(start, close);
+      if (body.subarray(start, close).indexOf(BACKSLASH) < 0) {
+        if (!hasControlByte(body, start, close)) {
+          cuts.push(start, close);
+          decoded.push(undefined);
+        }
+      } else {
+        const value = decodeEscapedString(body, start, close);
+        if (value !== undefined) {
+          cuts.push(start, close);
+          decoded.push(value);
+        }
+      }
     }
     pos = close + 1;
   }
@@ -193,7 +217,7 @@ function parseLargeBody(body: Buffer): JsonParseResult | undefined {
     }
     seen[index] = 1;
     placed++;
-    return body.toString('utf8', cuts[2 * index], cuts[2 * index + 1]);
+    return decoded[index] ?? body.toString('utf8', cuts[2 * index], cuts[2 * index + 1]);
   };
   if (typeof value === 'string') {
     const whole = restore(value);
