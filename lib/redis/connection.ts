@@ -10,31 +10,50 @@ import { EventEmitter } from 'node:events';
 import { createClient, RESP_TYPES, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { flagOption, numberOption } from '../core/options';
+import { addressText, parseSentinels, SentinelWatcher, type PrimaryReport, type SentinelAddress } from './sentinel';
 
 export type ConnectionState = 'connecting' | 'connected' | 'unreachable' | 'closed';
 
 /** What a configuration node holds; credentials come separately. */
-export const RedisSettings = z.object({
-  url: z
-    .string()
-    .trim()
-    .refine((url) => /^rediss?:\/\/[^\s/]+/i.test(url), { message: 'options.redis-url' }),
-  database: numberOption({ integer: true, min: 0, max: 1000 }).optional(),
-  tls: flagOption().optional(),
-  /** With TLS: accept a certificate that does not check out (self-signed, another name). */
-  tlsInsecure: flagOption().optional(),
-  /** With TLS: PEM text of the certificate authority to trust besides the system's. */
-  ca: z.string().optional(),
-  /** Prepended to every key, so several sites or flows share one Redis. */
-  prefix: z.string().max(200).optional(),
-  /** This Node-RED instance's name among those that share a stream (its consumer name). */
-  instance: z.string().trim().max(200).optional(),
-});
+export const RedisSettings = z
+  .object({
+    /** Single mode's address; sentinel mode asks the sentinels instead. */
+    url: z.string().trim().optional(),
+    database: numberOption({ integer: true, min: 0, max: 1000 }).optional(),
+    tls: flagOption().optional(),
+    /** With TLS: accept a certificate that does not check out (self-signed, another name). */
+    tlsInsecure: flagOption().optional(),
+    /** With TLS: PEM text of the certificate authority to trust besides the system's. */
+    ca: z.string().optional(),
+    /** Prepended to every key, so several sites or flows share one Redis. */
+    prefix: z.string().max(200).optional(),
+    /** This Node-RED instance's name among those that share a stream (its consumer name). */
+    instance: z.string().trim().max(200).optional(),
+    // --- Sentinel mode (issue 30) ---
+    /** `single`: one server at `url` (absent: single, as flows saved before it); `sentinel`: the primary the sentinels name. */
+    mode: z.enum(['single', 'sentinel']).optional(),
+    /** The sentinels' `host:port` list (comma or space separated). */
+    sentinels: z.string().trim().optional(),
+    /** The name the sentinels monitor the primary by. */
+    primaryName: z.string().trim().max(200).optional(),
+    // --- end Sentinel mode ---
+  })
+  .superRefine((settings, ctx) => {
+    if (settings.mode === 'sentinel') {
+      if (!parseSentinels(settings.sentinels)) ctx.addIssue({ code: 'custom', path: ['sentinels'], message: 'options.redis-sentinels' });
+      if (!settings.primaryName) ctx.addIssue({ code: 'custom', path: ['primaryName'], message: 'options.redis-primary-name' });
+    } else if (!/^rediss?:\/\/[^\s/]+/i.test(settings.url ?? '')) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'options.redis-url' });
+    }
+  });
 export type RedisSettings = z.infer<typeof RedisSettings>;
 
 export interface RedisCredentials {
   user?: string;
   password?: string;
+  /** Sentinel mode: what the sentinels ask of a client, apart from Redis's own user and password. */
+  sentinelUser?: string;
+  sentinelPassword?: string;
 }
 
 export interface ConnectionOptions extends RedisSettings {
@@ -43,6 +62,8 @@ export interface ConnectionOptions extends RedisSettings {
   commandTimeoutMs?: number;
   /** Longest wait between two reconnect attempts (ms). */
   maxReconnectDelayMs?: number;
+  /** Sentinel mode: how often a sentinel is asked where the primary is (ms). */
+  sentinelPollMs?: number;
 }
 
 /** Key prefix when the configuration gives none. */
@@ -60,48 +81,82 @@ export class RedisUnavailableError extends Error {
 }
 
 export class RedisConnection extends EventEmitter {
-  readonly client: RedisClientType;
   readonly prefix: string;
   readonly instance: string;
   /** How long one command may take (ms; 0: no limit). node-redis applies it to single commands only, not to
    *  a transaction (MULTI … EXEC), whose caller applies it itself. */
   readonly commandTimeoutMs: number;
+  /** `single`: one server at a fixed address; `sentinel`: the primary the sentinels name, followed through failovers. */
+  readonly mode: 'single' | 'sentinel';
   private current: ConnectionState = 'connecting';
   private lastError: Error | undefined;
   /** The end of the first connect (shared by every waiter), while it is under way. */
   private firstConnect: Promise<void> | undefined;
+  /** The client commands go to now (sentinel mode: a new one after each failover). */
+  private primaryClient: RedisClientType;
+  // --- Sentinel mode ---
+  private readonly watcher: SentinelWatcher | undefined;
+  private readonly clientAt: ((address: SentinelAddress) => RedisClientType) | undefined;
+  /** The address `primaryClient` points at; undefined until the sentinels first named one. */
+  private primaryAddress: SentinelAddress | undefined;
+  /** The sentinels see the primary down or are promoting a replica. */
+  private failingOver = false;
+  private started = false;
 
   constructor(options: ConnectionOptions, defaultInstance: string) {
     super();
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.instance = options.instance || defaultInstance;
+    this.mode = options.mode ?? 'single';
     const maxDelay = options.maxReconnectDelayMs ?? 5000;
     this.commandTimeoutMs = options.commandTimeoutMs ?? 5000;
-    const tls = options.tls || /^rediss:/i.test(options.url);
-    this.client = createClient({
-      url: options.url,
+    const tls = options.tls || /^rediss:/i.test(options.url ?? '');
+    const tlsSocket = tls ? { tls: true as const, rejectUnauthorized: !options.tlsInsecure, ca: options.ca?.trim() || undefined } : {};
+    const clientOptions = {
       username: options.credentials?.user || undefined,
       password: options.credentials?.password || undefined,
       database: options.database,
       disableOfflineQueue: true,
       commandOptions: { timeout: this.commandTimeoutMs },
-      socket: {
-        connectTimeout: CONNECT_TIMEOUT_MS,
-        ...(tls ? { tls: true as const, rejectUnauthorized: !options.tlsInsecure, ca: options.ca?.trim() || undefined } : {}),
-        // Retry for ever: a Redis that comes back is used again without a redeploy.
-        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 10), maxDelay),
-      },
-    }) as RedisClientType;
-    this.client.on('ready', () => this.setState('connected'));
-    this.client.on('error', (err: Error) => {
-      // node-redis reports every failed attempt here; without a listener it would throw.
-      this.lastError = err;
-      if (this.current !== 'closed') this.setState('unreachable');
-    });
-    this.client.on('reconnecting', () => {
-      if (this.current === 'connected') this.setState('unreachable');
-    });
-    this.client.on('end', () => this.setState('closed'));
+    };
+    const socket = {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      ...tlsSocket,
+      // Retry for ever: a Redis that comes back is used again without a redeploy.
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 10), maxDelay),
+    };
+    if (this.mode === 'sentinel') {
+      const sentinels = parseSentinels(options.sentinels);
+      if (!sentinels || !options.primaryName) throw new Error('sentinel mode needs the sentinels and the primary name');
+      this.clientAt = (address) =>
+        createClient({ ...clientOptions, socket: { ...socket, host: address.host, port: address.port } }) as RedisClientType;
+      // Until the sentinels name a primary: a client never connected, so commands fail at once (ClientClosedError).
+      this.primaryClient = createClient(clientOptions) as RedisClientType;
+      this.watcher = new SentinelWatcher({
+        sentinels,
+        primaryName: options.primaryName,
+        username: options.credentials?.sentinelUser,
+        password: options.credentials?.sentinelPassword,
+        tls: tls ? tlsSocket : undefined,
+        pollMs: options.sentinelPollMs ?? 1000,
+        timeoutMs: CONNECT_TIMEOUT_MS,
+      });
+      this.watcher.on('report', (report: PrimaryReport) => this.onReport(report));
+      this.watcher.on('failure', (err: Error) => {
+        // Sentinels out of reach do not stop a primary that answers; they matter while none does.
+        if (this.current === 'connected') return;
+        this.lastError = err;
+        this.setState('unreachable');
+      });
+    } else {
+      this.primaryClient = createClient({ url: options.url, ...clientOptions, socket }) as RedisClientType;
+    }
+    this.watch(this.primaryClient);
+  }
+
+  /** node-redis's client for commands now: read it for each use (sentinel mode replaces it after a failover). */
+  get client(): RedisClientType {
+    return this.primaryClient;
   }
 
   get state(): ConnectionState {
@@ -114,20 +169,38 @@ export class RedisConnection extends EventEmitter {
   }
 
   get ready(): boolean {
-    return this.current === 'connected' && this.client.isReady;
+    return this.current === 'connected' && this.primaryClient.isReady;
+  }
+
+  /** Sentinel mode: the primary in use or last used (`host:port`); undefined while none was named, and in single mode. */
+  get primary(): string | undefined {
+    return this.primaryAddress && addressText(this.primaryAddress);
+  }
+
+  /** Sentinel mode: the sentinels see the primary down or are promoting a replica. */
+  get failover(): boolean {
+    return this.failingOver;
   }
 
   /** Starts connecting (once); failures go to the reconnect loop, never to the caller. */
   open(): void {
-    if (this.client.isOpen || this.current === 'closed') return;
-    this.client.connect().catch((err: Error) => {
+    if (this.current === 'closed') return;
+    if (this.watcher) {
+      if (!this.started) this.watcher.start();
+      this.started = true;
+      return;
+    }
+    if (this.primaryClient.isOpen) return;
+    this.primaryClient.connect().catch((err: Error) => {
       this.lastError = err;
     });
   }
 
   /** Throws RedisUnavailableError when commands cannot be sent now. */
   assertReady(): void {
-    if (!this.ready) throw new RedisUnavailableError(`Redis is unreachable${this.lastError ? `: ${this.lastError.message}` : ''}`);
+    if (this.ready) return;
+    const what = this.mode === 'sentinel' ? (this.failingOver ? 'Redis is failing over' : 'no Redis primary is available') : 'Redis is unreachable';
+    throw new RedisUnavailableError(`${what}${this.lastError ? `: ${this.lastError.message}` : ''}`);
   }
 
   /**
@@ -145,7 +218,8 @@ export class RedisConnection extends EventEmitter {
         this.firstConnect = undefined;
         resolve();
       };
-      const timer = setTimeout(end, CONNECT_TIMEOUT_MS + 500);
+      // Sentinel mode: a sentinel's answer, then the primary's connect.
+      const timer = setTimeout(end, CONNECT_TIMEOUT_MS * (this.watcher ? 2 : 1) + 500);
       timer.unref?.();
       this.on('state', end);
     });
@@ -158,7 +232,8 @@ export class RedisConnection extends EventEmitter {
     this.assertReady();
   }
 
-  /** Counts a using node; the state is passed to `listener` now and on every change. */
+  /** Counts a using node; the state is passed to `listener` now and on every change
+   *  (and again when what a status shows of it changes: a failover begins). */
   use(listener: (state: ConnectionState) => void): () => void {
     this.on('state', listener);
     listener(this.current);
@@ -173,23 +248,121 @@ export class RedisConnection extends EventEmitter {
   async close(): Promise<void> {
     if (this.current === 'closed') return;
     this.setState('closed');
-    if (!this.client.isOpen) {
-      // Still trying to connect: stop the loop.
-      this.client.destroy();
+    await this.watcher?.stop();
+    const client = this.primaryClient;
+    if (!client.isOpen) {
+      // Still trying to connect (or never started): stop the loop.
+      destroyQuietly(client);
       return;
     }
     try {
-      await this.client.close();
+      await client.close();
     } catch {
-      this.client.destroy();
+      destroyQuietly(client);
     }
   }
+
+  /** Follows `client`'s events while it is the one in use. */
+  private watch(client: RedisClientType): void {
+    client.on('ready', () => {
+      if (client !== this.primaryClient) return;
+      if (this.watcher) this.checkPrimary(client);
+      else this.setState('connected');
+    });
+    client.on('error', (err: Error) => {
+      // node-redis reports every failed attempt here; without a listener it would throw.
+      if (client !== this.primaryClient) return;
+      this.lastError = err;
+      if (this.current !== 'closed') this.setState('unreachable');
+      // Sentinel mode: a primary lost may be a failover; ask now rather than at the next poll.
+      this.watcher?.poll();
+    });
+    client.on('reconnecting', () => {
+      if (client === this.primaryClient && this.current === 'connected') this.setState('unreachable');
+    });
+    client.on('end', () => {
+      if (client === this.primaryClient) this.setState('closed');
+    });
+  }
+
+  // --- Sentinel mode ---
+
+  /** A sentinel's answer: a new primary gets a new client; a failover beginning or ending is shown. */
+  private onReport(report: PrimaryReport): void {
+    if (this.current === 'closed') return;
+    const failover = report.failover;
+    const known = this.primaryAddress;
+    if (!known || known.host !== report.address.host || known.port !== report.address.port) {
+      this.failingOver = failover;
+      this.switchTo(report.address);
+      return;
+    }
+    if (failover !== this.failingOver) {
+      this.failingOver = failover;
+      // What a status shows changed, not the state: tell the using nodes.
+      if (this.current !== 'connected') this.emit('state', this.current);
+    }
+    // Connected to the named address but not used (it answered as a replica): ask it again.
+    if (this.current !== 'connected' && this.primaryClient.isReady) this.checkPrimary(this.primaryClient);
+  }
+
+  /** Points a new client at `address` and lets the old one go (its commands under way fail: 503, resent). */
+  private switchTo(address: SentinelAddress): void {
+    const old = this.primaryClient;
+    const clientAt = this.clientAt as (address: SentinelAddress) => RedisClientType;
+    const client = clientAt(address);
+    const previous = this.primaryAddress;
+    this.primaryAddress = address;
+    this.primaryClient = client;
+    this.watch(client);
+    if (previous) {
+      this.lastError = new Error(`the sentinels moved the primary from ${addressText(previous)} to ${addressText(address)}`);
+      if (this.current === 'connected') this.setState('unreachable');
+      else this.emit('state', this.current);
+    }
+    client.connect().catch((err: Error) => {
+      if (client === this.primaryClient) this.lastError = err;
+    });
+    destroyQuietly(old);
+  }
+
+  /** Uses `client` once it answers ROLE as a master: the address the sentinels name may still be a replica. */
+  private checkPrimary(client: RedisClientType): void {
+    client.sendCommand(['ROLE']).then(
+      (role) => {
+        if (client !== this.primaryClient || !client.isReady) return;
+        if (Array.isArray(role) && String(role[0]) === 'master') {
+          this.failingOver = false;
+          this.setState('connected');
+          return;
+        }
+        this.lastError = new Error(`${this.primary} is not a primary (yet)`);
+        this.setState('unreachable');
+      },
+      (err: Error) => {
+        if (client !== this.primaryClient) return;
+        this.lastError = err;
+        this.setState('unreachable');
+      },
+    );
+  }
+
+  // --- end Sentinel mode ---
 
   private setState(state: ConnectionState): void {
     if (this.current === state || (this.current === 'closed' && state !== 'closed')) return;
     this.current = state;
     if (state === 'connected') this.lastError = undefined;
     this.emit('state', state);
+  }
+}
+
+/** Stops a client whatever it is doing (a client never connected has nothing to stop). */
+function destroyQuietly(client: RedisClientType): void {
+  try {
+    client.destroy();
+  } catch {
+    // not open: nothing to stop
   }
 }
 

@@ -1,2 +1,3 @@
 /** A Redis connection shared by the nodes that name one detection-redis. */
 export * from './connection';
+export * from './sentinel';
