@@ -118,6 +118,8 @@ export const NODE_OPTIONS = {
     database: numberRule({ integer: true, min: 0, max: 1000, default: '', optional: true }),
     tls: flagRule({ default: false }),
     tlsInsecure: flagRule({ default: false }),
+    // Sentinel mode (issue 30): absent in flows saved before it is single
+    mode: choiceRule(['single', 'sentinel'], { default: 'single' }),
   },
   'detection-listener': {
     port: numberRule({ integer: true, min: 1, max: 65535, default: 8443 }),

@@ -20,6 +20,10 @@ interface DetectionRedisDef extends NodeDef {
   ca?: string;
   prefix?: string;
   instance?: string;
+  // Sentinel mode
+  mode?: string;
+  sentinels?: string;
+  primaryName?: string;
 }
 
 export = function register(RED: NodeAPI): void {
@@ -37,6 +41,10 @@ export = function register(RED: NodeAPI): void {
         ca: config.ca || undefined,
         prefix: config.prefix ?? undefined,
         instance: config.instance || undefined,
+        // Sentinel mode: absent in flows saved before it (single)
+        mode: config.mode || undefined,
+        sentinels: config.sentinels || undefined,
+        primaryName: config.primaryName || undefined,
       });
       if (!parsed.ok) {
         const [problem] = parsed.problems;
@@ -51,6 +59,8 @@ export = function register(RED: NodeAPI): void {
       connection.on('state', (state: string) => {
         if (state === 'unreachable' && lastLogged !== 'unreachable') node.warn(t('warn.unreachable', { message: connection.error?.message ?? '' }));
         if (state === 'connected' && lastLogged === 'unreachable') node.log(t('log.reconnected'));
+        // Sentinel mode: the primary in use, once connected to it (after each failover too)
+        if (state === 'connected' && connection.primary && lastLogged !== 'connected') node.log(t('log.primary', { primary: connection.primary }));
         lastLogged = state;
       });
       connection.open();
@@ -59,6 +69,14 @@ export = function register(RED: NodeAPI): void {
         connection.close().then(done, done);
       });
     },
-    { credentials: { user: { type: 'text' }, password: { type: 'password' } } },
+    {
+      credentials: {
+        user: { type: 'text' },
+        password: { type: 'password' },
+        // Sentinel mode: the sentinels' own, apart from Redis's
+        sentinelUser: { type: 'text' },
+        sentinelPassword: { type: 'password' },
+      },
+    },
   );
 };

@@ -4,6 +4,25 @@
 (function () {
   interface DetectionRedisNode extends EditorNode {
     url?: string;
+    mode?: string;
+    primaryName?: string;
+  }
+  /** Whether the node being validated is in sentinel mode (its field in the open dialog, else its saved value). */
+  function sentinelMode(node: EditorNode | undefined): boolean {
+    const field = $('#node-config-input-mode');
+    const mode = field.length ? field.val() : (node as DetectionRedisNode | undefined)?.mode;
+    return mode === 'sentinel';
+  }
+  /** The runtime's rule for the sentinels' list (lib/redis/sentinel.ts parseSentinels). */
+  function sentinelsOk(text: string): boolean {
+    const parts = text.split(/[\s,;]+/).filter(Boolean);
+    return (
+      parts.length > 0 &&
+      parts.every(function (part) {
+        const match = /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+):(\d{1,5})$/i.exec(part);
+        return !!match && Number(match[1]) >= 1 && Number(match[1]) <= 65535;
+      })
+    );
   }
   /** A validator's answer: true, or what is wrong in the user's language. (Node-RED
    *  reads a string as the reason only from validators declared with two arguments.) */
@@ -25,7 +44,22 @@
       url: {
         value: 'redis://127.0.0.1:6379',
         validate: function (v, _opt) {
-          return check(this, /^rediss?:\/\/[^\s/]+/i.test(String(v || '').trim()), 'url');
+          return check(this, sentinelMode(this) || /^rediss?:\/\/[^\s/]+/i.test(String(v || '').trim()), 'url');
+        },
+      },
+      // Sentinel mode
+      mode: DetectionBridgeEditor.option('detection-redis', 'mode'),
+      sentinels: {
+        value: '',
+        validate: function (v, _opt) {
+          return check(this, !sentinelMode(this) || sentinelsOk(String(v || '')), 'sentinels');
+        },
+      },
+      primaryName: {
+        value: '',
+        validate: function (v, _opt) {
+          const name = String(v || '').trim();
+          return check(this, !sentinelMode(this) || (name.length > 0 && name.length <= 200), 'primaryName');
         },
       },
       database: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'database').default, validate: ruleCheck('database') },
@@ -49,8 +83,11 @@
     credentials: {
       user: { type: 'text' },
       password: { type: 'password' },
+      sentinelUser: { type: 'text' },
+      sentinelPassword: { type: 'password' },
     },
     label: function () {
+      if (this.mode === 'sentinel') return this.name || (this.primaryName ? 'sentinel: ' + this.primaryName : this._('detection-redis.paletteLabel'));
       return this.name || this.url || this._('detection-redis.paletteLabel');
     },
     paletteLabel: function () {
@@ -65,6 +102,17 @@
       $('#node-config-input-tls, #node-config-input-tlsInsecure').on('change', showTls);
       $('#node-config-input-url').on('input change', showTls);
       showTls();
+      // Sentinel mode: the sentinels' rows instead of the server's address
+      const showMode = function () {
+        const sentinel = $('#node-config-input-mode').val() === 'sentinel';
+        $('.detection-redis-row-sentinel').toggle(sentinel);
+        $('.detection-redis-row-single').toggle(!sentinel);
+        // the address and the sentinel rows are validated by mode: check them again
+        $('#node-config-input-url, #node-config-input-sentinels, #node-config-input-primaryName').trigger('change');
+      };
+      if (!$('#node-config-input-mode').val()) $('#node-config-input-mode').val('single');
+      $('#node-config-input-mode').on('change', showMode);
+      showMode();
     },
   });
 })();

@@ -21,8 +21,19 @@ export function redisOf(RED: NodeAPI, id: string | undefined): RedisConnection |
 /** A using node's status: its own `text`, then the connection's state, which sets the colour. */
 export function withRedisState(RED: NodeAPI, connection: RedisConnection, text: string): NodeStatus {
   const state: ConnectionState = connection.state;
-  const shown = `${text} · ${RED._(`redis.state.${state}`)}`;
+  const shown = `${text} · ${redisStateText(RED, connection)}`;
   if (state === 'connected') return { fill: 'green', shape: 'dot', text: shown };
   if (state === 'connecting') return { fill: 'yellow', shape: 'ring', text: shown };
   return { fill: 'red', shape: 'ring', text: shown };
+}
+
+/** The connection's state in words; sentinel mode names the primary in use, or says a failover is under way. */
+export function redisStateText(RED: NodeAPI, connection: RedisConnection): string {
+  const state = connection.state;
+  if (connection.mode === 'sentinel') {
+    if (state === 'connected') return RED._('redis.sentinel.connected', { primary: connection.primary ?? '' });
+    if (state === 'unreachable')
+      return RED._(connection.failover ? 'redis.sentinel.failover' : connection.primary ? 'redis.state.unreachable' : 'redis.sentinel.no-primary');
+  }
+  return RED._(`redis.state.${state}`);
 }
