@@ -12,7 +12,9 @@
  *   const port = await set.waitForPromotion(); // the replica the sentinels promoted
  *   await set.close();                  // stops everything, removes the directory
  *
- * Options (all optional): `name`; `redisUser`/`redisPassword` (an ACL user, or
+ * Options (all optional): `name`; `replicas` (how many, default 1: a set
+ * that must still confirm writes on a replica after a failover needs two);
+ * `redisUser`/`redisPassword` (an ACL user, or
  * the default user's password, on the primary and the replica; the sentinels
  * and the replica get them too); `sentinelUser`/`sentinelPassword` (what a
  * client must give the sentinels); `tls: { cert, key }` (PEM: Redis and the
@@ -110,7 +112,9 @@ class RedisSentinelSet {
     if (redisPassword) auth.push(...(redisUser ? [`masteruser ${redisUser}`] : []), `masterauth ${redisPassword}`);
 
     const primaryPort = await freePort();
-    for (const [i, port] of [primaryPort, await freePort()].entries()) {
+    const ports = [primaryPort];
+    for (let i = 0; i < (this.options.replicas ?? 1); i++) ports.push(await freePort());
+    for (const [i, port] of ports.entries()) {
       const nodeDir = path.join(this.dir, `redis-${i}`);
       fs.mkdirSync(nodeDir);
       const lines = [`bind ${HOST}`, ...listen(port), `dir ${nodeDir}`, 'save ""', 'appendonly no', 'loglevel warning', ...auth];
@@ -149,13 +153,13 @@ class RedisSentinelSet {
       sentinel.start();
       await this.waitAnswers(sentinel);
     }
-    // Ready once every sentinel sees the replica (up) and the two other sentinels: a failover needs both.
+    // Ready once every sentinel sees every replica (up) and the two other sentinels: a failover needs both.
     await this.until(async () => {
       for (const sentinel of this.sentinelProcesses) {
         const replicas = await this.sentinelCommand(sentinel, ['SENTINEL', 'REPLICAS', this.name]);
         const up = replicas.filter((r) => !/s_down|disconnected/.test(fields(r).flags));
         const others = await this.sentinelCommand(sentinel, ['SENTINEL', 'SENTINELS', this.name]);
-        if (up.length < 1 || others.length < 2) return false;
+        if (up.length < this.nodes.length - 1 || others.length < 2) return false;
       }
       return true;
     }, 30000);
