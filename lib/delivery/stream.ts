@@ -342,21 +342,50 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
 
   checkRoom(bytes = 0): void {
     this.options.connection.assertReady();
+    this.options.connection.confirmer.assertConfirmable();
     this.budget.check(bytes);
   }
 
   stage(_journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
-    this.options.connection.assertReady();
+    const connection = this.options.connection;
+    connection.assertReady();
+    // Asked to confirm on disk where the server cannot: refused before anything is written.
+    connection.confirmer.assertConfirmable();
     return this.budget.stage<M>(body?.length ?? 0, async (meta, event) => {
       const added = await this.add(body ?? Buffer.from(JSON.stringify(event)), meta);
       if (typeof added === 'object') {
         // A resend of an entry pending here or at another instance: that one is emitted (again) and finished.
+        // Confirmed like a new one: this connection's WAIT comes after the pending entry's write, so covers it.
+        await connection.confirmer.confirm();
         this.absorbed++;
         return added;
       }
-      this.held.set(added, { bytes: body?.length ?? 0, meta, event, attempt: 1, out: false, failedBefore: false });
+      const entry: Held<M> = { bytes: body?.length ?? 0, meta, event, attempt: 1, out: false, failedBefore: false };
+      this.held.set(added, entry);
+      try {
+        await connection.confirmer.confirm();
+      } catch (err) {
+        this.unconfirmed(added, entry);
+        throw err;
+      }
       return added;
     });
+  }
+
+  /**
+   * An event written but not confirmed on replicas or on disk in time: it is answered 503, and stays
+   * pending for this instance, handed out at the next pass like any other held event; the bridge's
+   * resend meanwhile is absorbed (the same messageId pending), and answered 200 once confirmed.
+   */
+  private unconfirmed(id: string, entry: Held<M>): void {
+    if (this.held.get(id) !== entry) return;
+    // The staged bytes are given back by the failed commit: held now, they count here.
+    this.budget.add(entry.bytes);
+    const now = this.clock.now();
+    entry.dueAt = now;
+    entry.keptAt = now;
+    this.paused.add(id);
+    setImmediate(() => this.onOverdue?.());
   }
 
   async take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId> {
