@@ -46,7 +46,10 @@
       },
       // Confirm on replicas / on disk (lib/redis/confirm.ts)
       confirmReplicas: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmReplicas').default, validate: ruleCheck('confirmReplicas') },
-      confirmTimeoutMs: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmTimeoutMs').default, validate: ruleCheck('confirmTimeoutMs') },
+      confirmTimeoutMs: {
+        value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmTimeoutMs').default,
+        validate: ruleCheck('confirmTimeoutMs'),
+      },
       confirmAof: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmAof').default, validate: ruleCheck('confirmAof') },
       configVersion: { value: DetectionBridgeConfig.currentVersion('detection-redis') },
     },

@@ -96,7 +96,7 @@ describe('lib/redis confirm: WAIT and WAITAOF before a take is answered (redis-s
     assert.equal(new Set(ids).size, 20);
   });
 
-  it('the replica frozen: the take fails with ERR_REDIS_CONFIRM, the entry stays pending here and is handed out; the resend is absorbed once the replica is back', async () => {
+  it('the replica frozen: the take fails with ERR_REDIS_CONFIRM, the entry stays pending here, not handed out; the resend is absorbed once the replica is back, and the entry goes out once', async () => {
     const connection = await connect({ confirmReplicas: 1, confirmTimeoutMs: 300 });
     const d = await delivery(connection);
     let overdue = 0;
@@ -111,23 +111,23 @@ describe('lib/redis confirm: WAIT and WAITAOF before a take is answered (redis-s
     const [pending] = await client.xPendingRange(d.key, STREAM_GROUP, '-', '+', 10);
     assert.equal(pending?.consumer, 'a');
     assert.deepEqual(d.pending, { events: 1, bytes: body(7).length });
-    // the pass it asked for hands it out
-    await until(() => overdue > 0, 10_000, 'a pass asked for');
-    const out = await d.overdue();
-    assert.deepEqual(
-      out.map((r) => r.id),
-      [pending.id],
-    );
-    // the bridge resends while the replica is still frozen: 503 again, nothing added
+    // the bridge resends while the replica is still frozen: 503 again, nothing added, nothing handed out
     await assert.rejects(d.take({ messageId: 'lost?' }, body(7), {}), { code: 'ERR_REDIS_CONFIRM' });
     assert.equal(await client.xLen(d.key), 1);
+    assert.deepEqual(await d.overdue(), []);
     replica.thaw();
-    // the resend once it is back: absorbed (the pending entry stands for it), answered
+    // the resend once it is back: absorbed (the pending entry stands for it), answered, and that entry goes out once
     const staged = d.stage({}, body(7));
     assert.equal(await staged.commit({ messageId: 'lost?' }, {}), pending.id);
     assert.equal(staged.absorbed, true);
     assert.equal(d.absorbed, 1);
     assert.equal(await client.xLen(d.key), 1);
+    await until(() => overdue > 0, 10_000, 'a pass asked for');
+    assert.deepEqual(
+      (await d.overdue()).map((r) => r.id),
+      [pending.id],
+    );
+    assert.deepEqual(await d.overdue(), [], 'once');
     // nothing hangs: the connection takes the next event at once, confirmed
     const next = await d.take({ messageId: 'after' }, body(8), {});
     assert.equal((await onReplica.xRange(d.key, next, next)).length, 1);
