@@ -171,6 +171,10 @@ export class RedisConnection extends EventEmitter {
       timeoutMs: options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
       aof: options.confirmAof ?? 'off',
     });
+    // Each (re)connect may reach another server (an upgrade, a failover): whether it can confirm on disk.
+    this.on('state', (state: ConnectionState) => {
+      if (state === 'connected') void this.confirmer.probe();
+    });
   }
 
   /** node-redis's client for commands now: read it for each use (sentinel mode replaces it after a failover). */
