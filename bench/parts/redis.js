@@ -13,9 +13,14 @@
  *            the event is in a Redis stream, and the same into the dedupe
  *            shared through Redis (what several instances run), in the same
  *            Node-RED, with the receiver part's load generator and
- *            connections, in alternating rounds; CPU time of Node-RED, Redis
- *            and the generator per event accepted, and how busy the machine
- *            was (other work on it shows as more than ours).
+ *            connections, in alternating rounds; and the stream once more
+ *            through a configuration node with Confirm on replicas 1 (a WAIT
+ *            for one replica before each 200), a replica of the bench's
+ *            redis-server attached for these rounds only (every target runs
+ *            with it: the stream's writes reach it whether confirmed or not).
+ *            CPU time of Node-RED, Redis, the replica and the generator per
+ *            event accepted, and how busy the machine was (other work on it
+ *            shows as more than ours).
  * take       Redis's CPU per plate event taken into a stream, the way the
  *            package takes it (a transaction: a plain XADD of the body
  *            between two small scripts) and the way it did before issue 29
@@ -43,7 +48,7 @@ const { runLoad, Latencies } = require('../support/load');
 const { body, event } = require('../support/bodies');
 const { NodeRed, httpJson, delay, ROOT } = require('../support/nodered');
 const { cpuSecondsOf, machineBusySeconds, children } = require('../support/proc');
-const { flows, REDIS_READY } = require('../support/flows');
+const { flows, REDIS_READY, CONFIRM_TIMEOUT_MS } = require('../support/flows');
 const { messageId, checkList } = require('../support/ids');
 const { RedisServer, redisClient } = require('../../test/support/redis-server');
 
@@ -104,6 +109,12 @@ async function settledUsedMemory(client, maxMs = 3000) {
     last = now;
   }
   return last;
+}
+
+/** WAIT commands the server has run since it started (INFO commandstats). */
+async function waitCalls(client) {
+  const m = /^cmdstat_wait:calls=(\d+)/m.exec(await client.info('commandstats'));
+  return m ? Number(m[1]) : 0;
 }
 
 // ---------------------------------------------------------------- dedupe
@@ -234,7 +245,7 @@ async function startNodeRed({ name, token, coreUrl, redisUrl, execArgv, log }) {
     await nr.deploy(flows({ token, coreUrl, redis: { url: redisUrl, prefix: PREFIX } }), REDIS_READY);
     // The stream receivers answer 503 until the configuration node has connected.
     const auth = { authorization: `Bearer ${token}` };
-    for (const route of ['/bench/redis', '/bench/shared']) {
+    for (const route of ['/bench/redis', '/bench/shared', '/bench/redis-confirm']) {
       let last;
       const ok = await until(async () => {
         const e = event('lpr', 0);
@@ -270,6 +281,7 @@ function cpuNow(watch) {
   return {
     nodeRed: watch.nodeRed.reduce((s, pid) => s + (cpuSecondsOf(pid) || 0), 0),
     redis: cpuSecondsOf(watch.redis) || 0,
+    replica: (watch.replica && cpuSecondsOf(watch.replica)) || 0,
     generator: (own.user + own.system) / 1e6,
     machine: machineBusySeconds() || 0,
   };
@@ -293,7 +305,8 @@ async function alternate({ targets, spec, template, connections, watch, label, l
         statuses: {},
         errors: {},
         rounds: [],
-        cpu: { nodeRed: 0, redis: 0, generator: 0, machine: 0 },
+        cpu: { nodeRed: 0, redis: 0, replica: 0, generator: 0, machine: 0 },
+        acknowledged: 0,
         perTarget: null,
       },
     ]),
@@ -306,6 +319,7 @@ async function alternate({ targets, spec, template, connections, watch, label, l
     const c1 = cpuNow(watch);
     acknowledged += r.ok;
     const s = stats[name];
+    s.acknowledged += r.ok;
     for (const [k, v] of Object.entries(r.statuses)) s.statuses[k] = (s.statuses[k] || 0) + v;
     for (const [k, v] of Object.entries(r.errors)) s.errors[k] = (s.errors[k] || 0) + v;
     if (r.ok !== r.requests)
@@ -338,16 +352,23 @@ async function alternate({ targets, spec, template, connections, watch, label, l
     out[name] = {
       requests: s.requests,
       ok: s.ok,
+      // Answered 200 in all, warm-up included (every one must reach the end of the flow).
+      acknowledged: s.acknowledged,
       notOk: s.requests - s.ok,
       rps: +rps.toFixed(1),
       mbPerSecond: +((rps * template.bytes) / 1e6).toFixed(1),
       roundsRps: s.rounds,
       p50Ms: s.latencies.count ? +s.latencies.percentile(50).toFixed(2) : null,
       p99Ms: s.latencies.count ? +s.latencies.percentile(99).toFixed(2) : null,
-      cpuMsPerRequest: { nodeRed: perRequest(s.cpu.nodeRed), redis: perRequest(s.cpu.redis), generator: perRequest(s.cpu.generator) },
+      cpuMsPerRequest: {
+        nodeRed: perRequest(s.cpu.nodeRed),
+        redis: perRequest(s.cpu.redis),
+        ...(watch.replica ? { replica: perRequest(s.cpu.replica) } : {}),
+        generator: perRequest(s.cpu.generator),
+      },
       // CPUs kept busy on average: by Node-RED, Redis and the generator together, and by
       // every process on the machine (more than ours: something else ran meanwhile).
-      cpusBusy: busy(s.cpu.nodeRed + s.cpu.redis + s.cpu.generator),
+      cpusBusy: busy(s.cpu.nodeRed + s.cpu.redis + s.cpu.replica + s.cpu.generator),
       machineCpusBusy: busy(s.cpu.machine),
       perTarget: s.perTarget && s.perTarget.length > 1 ? s.perTarget.map((p) => ({ requests: p.requests, ok: p.ok })) : undefined,
       statuses: s.statuses,
@@ -533,6 +554,7 @@ async function runRedis(ctx) {
   const problems = [];
   const out = { version: /v=([\d.]+)/.exec(execFileSync(BINARY, ['--version'], { encoding: 'utf8' }))?.[1] ?? null, cpus: os.cpus().length };
   let server;
+  let replica;
   let client;
   const nrs = [];
   const removeDir = () => server && fs.rmSync(server.dir, { recursive: true, force: true });
@@ -548,24 +570,32 @@ async function runRedis(ctx) {
     log('  redis: shared dedupe checks');
     out.dedupe = await sharedDedupe({ url: server.url, client, redisPid: child.pid, config: config.dedupe, log, problems });
 
+    // Confirm on replicas needs a replica (the same way the tests start one): linked before
+    // Node-RED starts, as its confirming receiver answers 503 without one.
+    replica = await server.startReplica();
+    children.add(replica.child);
+    log(`bench: redis-server replica at ${replica.url}, pid ${replica.child.pid}`);
+
     const started = await Promise.allSettled(['A', 'B'].map((name) => startNodeRed({ name, token, coreUrl, redisUrl: server.url, execArgv, log })));
     for (const s of started) if (s.status === 'fulfilled') nrs.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
     const [a, b] = nrs;
-    const watch = { nodeRed: [a.pid, b.pid], redis: child.pid };
+    const watch = { nodeRed: [a.pid, b.pid], redis: child.pid, replica: replica.child.pid };
     const auth = { authorization: `Bearer ${token}` };
     const spec = config.receiver;
     const template = body('lpr', spec.bytes);
-    const streams = [`${PREFIX}stream:/bench/redis`, `${PREFIX}stream:/bench/shared`];
+    const streams = [`${PREFIX}stream:/bench/redis`, `${PREFIX}stream:/bench/shared`, `${PREFIX}stream:/bench/redis-confirm`];
 
-    // Receiver: memory against Redis stream, one Node-RED.
+    // Receiver: memory against Redis stream (and confirmed on the replica), one Node-RED.
     let before = await flowCount(nrs);
+    const waits0 = await waitCalls(client);
     const receiver = await alternate({
       targets: {
         memory: { url: `${a.url}/bench/detections`, headers: auth, idPrefix: 'rm' },
         redis: { url: `${a.url}/bench/redis`, headers: auth, idPrefix: 'rr' },
         'redis + shared dedupe': { url: `${a.url}/bench/shared`, headers: auth, idPrefix: 'rs' },
+        'redis confirm 1': { url: `${a.url}/bench/redis-confirm`, headers: auth, idPrefix: 'rc' },
       },
       spec,
       template,
@@ -576,7 +606,17 @@ async function runRedis(ctx) {
       problems,
     });
     await checkDrained({ nrs, client, before, acknowledged: receiver.acknowledged, streams, label: 'redis receiver', problems });
+    // Only the confirming configuration node sends WAIT: proof that it confirmed, and how many events shared one.
+    const waits = (await waitCalls(client)) - waits0;
     const t = receiver.targets;
+    const confirmed = t['redis confirm 1'].acknowledged;
+    if (confirmed > 0 && !(waits > 0))
+      problems.push(`redis receiver: ${confirmed} events answered 200 on Confirm on replicas 1 but Redis counted no WAIT`);
+    // Stopped: the parts after this one measure Redis as before, without a replica to feed.
+    children.delete(replica.child);
+    await replica.close();
+    replica = undefined;
+    delete watch.replica;
     out.receiver = {
       bodyBytes: template.bytes,
       connections: spec.connections,
@@ -587,6 +627,14 @@ async function runRedis(ctx) {
         redisToMemoryRps: ratio(t.redis.rps, t.memory.rps),
         sharedToMemoryRps: ratio(t['redis + shared dedupe'].rps, t.memory.rps),
         redisToMemoryP99: ratio(t.redis.p99Ms, t.memory.p99Ms),
+        confirmToRedisRps: ratio(t['redis confirm 1'].rps, t.redis.rps),
+        confirmToRedisP50: ratio(t['redis confirm 1'].p50Ms, t.redis.p50Ms),
+        confirmToRedisP99: ratio(t['redis confirm 1'].p99Ms, t.redis.p99Ms),
+      },
+      confirm: {
+        timeoutMs: CONFIRM_TIMEOUT_MS,
+        waits,
+        eventsPerWait: waits > 0 ? +(confirmed / waits).toFixed(2) : null,
       },
       // One Redis's own limit for plate events, all instances together: 1 / its CPU time per event
       // accepted in stream mode (taking, finishing and the claim passes, as the receiver runs them).
@@ -647,6 +695,10 @@ async function runRedis(ctx) {
       await nr.dispose().catch(() => {});
     }
     if (client) await client.close().catch(() => client.destroy());
+    if (replica) {
+      children.delete(replica.child);
+      await replica.close();
+    }
     if (server) {
       await server.close();
       process.removeListener('exit', removeDir);

@@ -20,7 +20,10 @@
  *           (what several instances behind one address run; drops a message
  *           while Redis is unreachable, so a fault shows as a lost message);
  *           POST /bench/redis-held: a stream receiver whose events go nowhere,
- *           so they stay pending in the stream (to measure its memory)
+ *           so they stay pending in the stream (to measure its memory);
+ *           POST /bench/redis-confirm: the first, through a second
+ *           configuration node (the same server) with Confirm on replicas 1
+ *           (a WAIT for one replica before each 200: parts/redis.js starts it)
  * monitor   (only with `monitor` given, for an A/B run's "operator's view on"
  *           variant) a detection-monitor serving the receivers' metrics on
  *           httpNode at MONITOR_PATH, behind a Bearer token
@@ -52,6 +55,10 @@ const fn = (id, name, func, wires, outputs = 1) => ({
 const httpIn = (id, url, method, wires) => ({ id, type: 'http in', z: TAB, name: '', url, method, upload: false, swaggerDoc: '', wires });
 const httpResponse = (id) => ({ id, type: 'http response', z: TAB, name: '', statusCode: '', headers: {}, wires: [] });
 
+/** Confirm within of the bench's Confirm on replicas node (ms): longer than the node's 1000 ms default so a
+ *  busy shared machine shows a slow confirmation in p99 rather than as a 503 (the cost measured is the WAIT). */
+const CONFIRM_TIMEOUT_MS = 5000;
+
 /** The Redis flows: `redis` = {url, prefix}. */
 function redisFlows({ token, redis }) {
   const streamIn = (id, path, wires, extra = {}) => ({
@@ -77,6 +84,20 @@ function redisFlows({ token, redis }) {
     // Instance name left empty: each Node-RED is its host and port.
     { id: 'benchredis', type: 'detection-redis', name: '', url: redis.url, prefix: redis.prefix, instance: '', database: '', credentials: {} },
     streamIn('benchrin', '/bench/redis', [['benchddp'], []]),
+    {
+      id: 'benchredisc',
+      type: 'detection-redis',
+      name: 'confirm on replicas 1',
+      url: redis.url,
+      prefix: redis.prefix,
+      instance: '',
+      database: '',
+      confirmReplicas: 1,
+      confirmTimeoutMs: CONFIRM_TIMEOUT_MS,
+      confirmAof: 'off',
+      credentials: {},
+    },
+    streamIn('benchcin', '/bench/redis-confirm', [['benchddp'], []], { redis: 'benchredisc' }),
     streamIn('benchsin2', '/bench/shared', [['benchsddp'], []]),
     dedupeNode('benchsddp', { scope: 'redis', redis: 'benchredis', whenUnreachable: 'drop' }),
     // Never finished (no detection-done downstream), never claimed during a run.
@@ -353,6 +374,6 @@ return null;`;
 /** GET path → status once the flows above run. */
 const READY = { '/bench/stats': 200, '/bench/push/state': 200, '/bench/detections': 405 };
 /** The same with the Redis flows (their receivers answer 503 until connected: see parts/redis.js). */
-const REDIS_READY = { ...READY, '/bench/redis': 405, '/bench/shared': 405, '/bench/redis-held': 405 };
+const REDIS_READY = { ...READY, '/bench/redis': 405, '/bench/shared': 405, '/bench/redis-held': 405, '/bench/redis-confirm': 405 };
 
-module.exports = { flows, POS_ID, READY, REDIS_READY, MONITOR_PATH };
+module.exports = { flows, POS_ID, READY, REDIS_READY, MONITOR_PATH, CONFIRM_TIMEOUT_MS };

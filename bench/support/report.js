@@ -356,7 +356,8 @@ function renderRedis(r) {
         `without node-redis's per-command timeout ÷ with it: ${x(d.ratios.untimedToPipelined)}; Redis memory per key held: ${num(d.redisBytesPerKey)} bytes`,
     );
   }
-  const cpuRows = (t) => [
+  // `replica`: with the CPU time of the replica (the receiver rounds run with one attached).
+  const cpuRows = (t, replica) => [
     num(t.rps, 1),
     num(t.mbPerSecond, 1),
     num(t.notOk),
@@ -364,10 +365,11 @@ function renderRedis(r) {
     num(t.p99Ms, 1),
     num(t.cpuMsPerRequest.nodeRed, 2),
     num(t.cpuMsPerRequest.redis, 2),
+    ...(replica ? [num(t.cpuMsPerRequest.replica, 2)] : []),
     num(t.cpuMsPerRequest.generator, 2),
     `${num(t.cpusBusy, 2)} / ${num(t.machineCpusBusy, 2)}`,
   ];
-  const headers = [
+  const headers = (replica) => [
     'target',
     'req/s',
     'MB/s',
@@ -376,22 +378,49 @@ function renderRedis(r) {
     'p99 ms',
     'CPU ms/event Node-RED',
     'Redis',
+    ...(replica ? ['replica'] : []),
     'generator',
     `CPUs busy: ours / all (of ${r.cpus})`,
   ];
-  const blank = (first, second) => [first, second, '', '', '', '', '', '', '', ''];
+  const blank = (first, second, replica) => [
+    first,
+    second,
+    ...headers(replica)
+      .slice(2)
+      .map(() => ''),
+  ];
   if (r.receiver) {
     const v = r.receiver;
-    const rows = Object.entries(v.targets).map(([name, t]) => [name, ...cpuRows(t)]);
-    rows.push(blank('redis ÷ memory', x(v.ratios.redisToMemoryRps)));
-    rows.push(blank('redis + shared dedupe ÷ memory', x(v.ratios.sharedToMemoryRps)));
-    if (v.redisEventsPerSecondOfOneRedis) rows.push(blank('one Redis’s own limit (redis)', `${num(v.redisEventsPerSecondOfOneRedis)}/s`));
+    const replica = Boolean(v.confirm);
+    const rows = Object.entries(v.targets).map(([name, t]) => [name, ...cpuRows(t, replica)]);
+    rows.push(blank('redis ÷ memory', x(v.ratios.redisToMemoryRps), replica));
+    rows.push(blank('redis + shared dedupe ÷ memory', x(v.ratios.sharedToMemoryRps), replica));
+    if (v.confirm) {
+      const c = v.ratios;
+      rows.push([
+        'redis confirm 1 ÷ redis',
+        x(c.confirmToRedisRps),
+        '',
+        '',
+        x(c.confirmToRedisP50),
+        x(c.confirmToRedisP99),
+        ...headers(replica)
+          .slice(6)
+          .map(() => ''),
+      ]);
+    }
+    if (v.redisEventsPerSecondOfOneRedis) rows.push(blank('one Redis’s own limit (redis)', `${num(v.redisEventsPerSecondOfOneRedis)}/s`, replica));
     parts.push(
       `\nReceiver, plate events of ${sizeLabel(v.bodyBytes)}, ${v.connections} connections, one Node-RED, alternating rounds (${v.rounds} × ${v.secondsPerRound} s each)\n` +
-        table(headers, rows, ['l']) +
+        table(headers(replica), rows, ['l']) +
         '\nmemory: acknowledged from memory; redis: once the event is in the Redis stream (one transaction: a plain XADD between two small scripts that claim it), finished (XACK + XDEL) by detection-done;\n' +
         'one Redis’s own limit: plate events a second one Redis could take for all instances together, 1 / its CPU time per event accepted;\n' +
         'redis + shared dedupe: the same into the dedupe shared through Redis. All: → dedupe → switch → count → detection-done.\n' +
+        (v.confirm
+          ? `redis confirm 1: the same as redis through a configuration node with Confirm on replicas 1 (Confirm within ${num(v.confirm.timeoutMs)} ms): ` +
+            `a WAIT for the replica after the take, before the 200 (${num(v.confirm.waits)} WAITs, ${num(v.confirm.eventsPerWait, 2)} events per WAIT);\n` +
+            'a replica of the bench’s Redis is attached during these rounds (every target’s writes reach it; its CPU: column replica).\n'
+          : '') +
         'req/s and MB/s: events accepted (answered 200; MB: 10^6 bytes of bodies); CPU: per event accepted; a 503 (receiver full) is counted in "not 200".',
     );
   }
@@ -430,12 +459,12 @@ function renderRedis(r) {
     const v = r.instances;
     const rows = Object.entries(v.targets).map(([name, t]) => [
       name + (t.perTarget ? ` (${t.perTarget.map((p) => num(p.requests)).join(' + ')} requests)` : ''),
-      ...cpuRows(t),
+      ...cpuRows(t, false),
     ]);
-    rows.push(blank('two ÷ one', x(v.ratios.twoToOneRps)));
+    rows.push(blank('two ÷ one', x(v.ratios.twoToOneRps), false));
     parts.push(
       `\nInstances: one Node-RED against two (Redis stream, one Redis), plate events of ${sizeLabel(v.bodyBytes)}, ${v.connections} connections in all, round robin over the instances, alternating rounds (${v.rounds} × ${v.secondsPerRound} s each)\n` +
-        table(headers, rows, ['l']) +
+        table(headers(false), rows, ['l']) +
         `\n${wrap(`Caveat: ${v.caveat}`, 120)}`,
     );
   }

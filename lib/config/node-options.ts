@@ -120,6 +120,12 @@ export const NODE_OPTIONS = {
     tlsInsecure: flagRule({ default: false }),
     // Sentinel mode (issue 30): absent in flows saved before it is single
     mode: choiceRule(['single', 'sentinel'], { default: 'single' }),
+    // Confirm on replicas / on disk (lib/redis/confirm.ts): 0 and off, and absent in saved flows, are as before.
+    confirmReplicas: numberRule({ integer: true, min: 0, max: 10, default: 0 }),
+    // 1 s: replicas on the same network answer in about a millisecond; a second rides out a busy moment
+    // (a fsync, a backlog of large events) and still answers the bridge well before it gives up on a request.
+    confirmTimeoutMs: numberRule({ integer: true, min: 1, max: 60_000, default: 1000 }),
+    confirmAof: choiceRule(['off', 'primary', 'replicas'], { default: 'off' }),
   },
   'detection-listener': {
     port: numberRule({ integer: true, min: 1, max: 65535, default: 8443 }),

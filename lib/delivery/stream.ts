@@ -226,6 +226,8 @@ interface Held<M> {
   keptAt?: number;
   /** To be dead-lettered with this error (Redis was out of reach, or read back exhausted). */
   bury?: string;
+  /** Written, not confirmed on replicas or on disk (answered 503): handed out once a resend is confirmed. */
+  unconfirmed?: boolean;
 }
 
 export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
@@ -342,21 +344,61 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
 
   checkRoom(bytes = 0): void {
     this.options.connection.assertReady();
+    this.options.connection.confirmer.assertConfirmable();
     this.budget.check(bytes);
   }
 
   stage(_journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
-    this.options.connection.assertReady();
+    const connection = this.options.connection;
+    connection.assertReady();
+    // Asked to confirm on disk where the server cannot: refused before anything is written.
+    connection.confirmer.assertConfirmable();
     return this.budget.stage<M>(body?.length ?? 0, async (meta, event) => {
       const added = await this.add(body ?? Buffer.from(JSON.stringify(event)), meta);
       if (typeof added === 'object') {
         // A resend of an entry pending here or at another instance: that one is emitted (again) and finished.
+        // Confirmed like a new one: this connection's WAIT comes after the pending entry's write, so covers it.
+        await connection.confirmer.confirm();
         this.absorbed++;
+        this.resent(added.absorbed);
         return added;
       }
-      this.held.set(added, { bytes: body?.length ?? 0, meta, event, attempt: 1, out: false, failedBefore: false });
+      const entry: Held<M> = { bytes: body?.length ?? 0, meta, event, attempt: 1, out: false, failedBefore: false };
+      this.held.set(added, entry);
+      try {
+        await connection.confirmer.confirm();
+      } catch (err) {
+        this.unconfirmed(added, entry);
+        throw err;
+      }
       return added;
     });
+  }
+
+  /**
+   * An event written but not confirmed on replicas or on disk in time: it is answered 503 and stays
+   * pending for this instance, held here but not handed out, so the bridge's resend is absorbed (the
+   * same messageId pending) rather than taken twice; once a resend is confirmed (resent()), it goes out.
+   * A resend that reaches another instance is absorbed there: then this one is handed out when claimed,
+   * after claimAfterMs, as an event whose instance stopped.
+   */
+  private unconfirmed(id: string, entry: Held<M>): void {
+    if (this.held.get(id) !== entry) return;
+    // The staged bytes are given back by the failed commit: held now, they count here.
+    this.budget.add(entry.bytes);
+    entry.unconfirmed = true;
+  }
+
+  /** A resend absorbed by entry `id` and confirmed: if that one waits here unconfirmed, it is handed out now. */
+  private resent(id: DeliveryId): void {
+    const entry = this.held.get(String(id));
+    if (!entry?.unconfirmed) return;
+    entry.unconfirmed = false;
+    const now = this.clock.now();
+    entry.dueAt = now;
+    entry.keptAt = now;
+    this.paused.add(String(id));
+    setImmediate(() => this.onOverdue?.());
   }
 
   async take(meta: M, body: Buffer | undefined, event: unknown): Promise<DeliveryId> {

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createClient, RESP_TYPES, type RedisClientType } from 'redis';
 import { z } from 'zod';
-import { flagOption, numberOption } from '../core/options';
+import { choiceOption, flagOption, numberOption } from '../core/options';
+import { CONFIRM_AOF, WriteConfirmer } from './confirm';
 import { addressText, parseSentinels, SentinelWatcher, type PrimaryReport, type SentinelAddress } from './sentinel';
 
 export type ConnectionState = 'connecting' | 'connected' | 'unreachable' | 'closed';
@@ -37,6 +38,14 @@ export const RedisSettings = z
     /** The name the sentinels monitor the primary by. */
     primaryName: z.string().trim().max(200).optional(),
     // --- end Sentinel mode ---
+    // --- Confirm on replicas / on disk (lib/redis/confirm.ts); absent: not confirmed, as before ---
+    /** Replicas that must have each event (WAIT) before its 200. */
+    confirmReplicas: numberOption({ integer: true, min: 0, max: 10 }).optional(),
+    /** How long Redis may take to confirm (ms). */
+    confirmTimeoutMs: numberOption({ integer: true, min: 1, max: 60_000 }).optional(),
+    /** Each event in the append-only file (WAITAOF) of the primary, or of the primary and the confirmed replicas. */
+    confirmAof: choiceOption(CONFIRM_AOF).optional(),
+    // --- end of Confirm ---
   })
   .superRefine((settings, ctx) => {
     if (settings.mode === 'sentinel') {
@@ -66,6 +75,9 @@ export interface ConnectionOptions extends RedisSettings {
   sentinelPollMs?: number;
 }
 
+/** Confirm within, when the configuration gives none (ms): see docs/nodes/detection-redis.md. */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 1000;
+
 /** Key prefix when the configuration gives none. */
 export const DEFAULT_PREFIX = 'detection-bridge:';
 
@@ -90,6 +102,8 @@ export class RedisConnection extends EventEmitter {
   readonly mode: 'single' | 'sentinel';
   private current: ConnectionState = 'connecting';
   private lastError: Error | undefined;
+  /** Confirms the writes of this connection on replicas or on disk, as its settings ask (confirm.ts). */
+  readonly confirmer: WriteConfirmer;
   /** The end of the first connect (shared by every waiter), while it is under way. */
   private firstConnect: Promise<void> | undefined;
   /** The client commands go to now (sentinel mode: a new one after each failover). */
@@ -152,6 +166,15 @@ export class RedisConnection extends EventEmitter {
       this.primaryClient = createClient({ url: options.url, ...clientOptions, socket }) as RedisClientType;
     }
     this.watch(this.primaryClient);
+    this.confirmer = new WriteConfirmer(() => this.client, {
+      replicas: options.confirmReplicas ?? 0,
+      timeoutMs: options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
+      aof: options.confirmAof ?? 'off',
+    });
+    // Each (re)connect may reach another server (an upgrade, a failover): whether it can confirm on disk.
+    this.on('state', (state: ConnectionState) => {
+      if (state === 'connected') void this.confirmer.probe();
+    });
   }
 
   /** node-redis's client for commands now: read it for each use (sentinel mode replaces it after a failover). */

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type { NodeAPI, NodeDef } from 'node-red';
 import { RedisConnection, RedisSettings, type RedisCredentials } from '../../lib/redis/connection';
 import { parseOptions } from '../../lib/core/options';
+import { nodeOptions } from '../../lib/config/node-options';
 import { nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { RedisConfigNode } from '../shared/redis';
@@ -24,6 +25,15 @@ interface DetectionRedisDef extends NodeDef {
   mode?: string;
   sentinels?: string;
   primaryName?: string;
+  confirmReplicas?: number | string;
+  confirmTimeoutMs?: number | string;
+  confirmAof?: string;
+}
+
+/** The Confirm options of a saved node, through the table (lib/config/node-options.ts). */
+function confirmOptions(config: DetectionRedisDef): { confirmReplicas: number; confirmTimeoutMs: number; confirmAof: string } {
+  const { confirmReplicas, confirmTimeoutMs, confirmAof } = nodeOptions('detection-redis', config);
+  return { confirmReplicas, confirmTimeoutMs, confirmAof };
 }
 
 export = function register(RED: NodeAPI): void {
@@ -45,6 +55,8 @@ export = function register(RED: NodeAPI): void {
         mode: config.mode || undefined,
         sentinels: config.sentinels || undefined,
         primaryName: config.primaryName || undefined,
+        // Confirm on replicas / on disk: a missing or wrong value takes the dialog's default (not confirmed).
+        ...confirmOptions(config),
       });
       if (!parsed.ok) {
         const [problem] = parsed.problems;
@@ -63,6 +75,11 @@ export = function register(RED: NodeAPI): void {
         if (state === 'connected' && connection.primary && lastLogged !== 'connected') node.log(t('log.primary', { primary: connection.primary }));
         lastLogged = state;
       });
+      // Asked to confirm on disk where the server cannot: said once per change (takes are answered 503 meanwhile).
+      connection.confirmer.onProblem = (problem) => {
+        if (problem) node.error(t('errors.confirm', { message: translate(RED, problem) }));
+        else node.log(t('log.confirm-ok'));
+      };
       connection.open();
       node.on('close', (_removed: boolean, done: () => void) => {
         node.connection = undefined;

@@ -78,6 +78,13 @@
           return check(this, v === undefined || String(v).trim().length <= 200, 'instance');
         },
       },
+      // Confirm on replicas / on disk (lib/redis/confirm.ts)
+      confirmReplicas: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmReplicas').default, validate: ruleCheck('confirmReplicas') },
+      confirmTimeoutMs: {
+        value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmTimeoutMs').default,
+        validate: ruleCheck('confirmTimeoutMs'),
+      },
+      confirmAof: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmAof').default, validate: ruleCheck('confirmAof') },
       configVersion: { value: DetectionBridgeConfig.currentVersion('detection-redis') },
     },
     credentials: {

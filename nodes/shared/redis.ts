@@ -5,6 +5,7 @@
  */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { ConnectionState, RedisConnection } from '../../lib/redis/connection';
+import { translate } from './i18n';
 
 export interface RedisConfigNode extends Node {
   /** The connection, or undefined when the configuration cannot run (its own status says why). */
@@ -22,6 +23,9 @@ export function redisOf(RED: NodeAPI, id: string | undefined): RedisConnection |
 export function withRedisState(RED: NodeAPI, connection: RedisConnection, text: string): NodeStatus {
   const state: ConnectionState = connection.state;
   const shown = `${text} · ${redisStateText(RED, connection)}`;
+  // Confirm on disk asked where the server cannot give it: every event is refused, say why.
+  const confirmProblem = connection.confirmer?.problem;
+  if (state === 'connected' && confirmProblem) return { fill: 'red', shape: 'ring', text: `${shown} · ${translate(RED, confirmProblem)}` };
   if (state === 'connected') return { fill: 'green', shape: 'dot', text: shown };
   if (state === 'connecting') return { fill: 'yellow', shape: 'ring', text: shown };
   return { fill: 'red', shape: 'ring', text: shown };

@@ -36,11 +36,13 @@ function freePort() {
 }
 
 class RedisServer {
-  /** `persist`: an append-only file in its directory, synced on every write, so a restart keeps the data. */
-  constructor(port, dir, { persist = false } = {}) {
+  /** `persist`: an append-only file in its directory, synced on every write, so a restart keeps the data.
+   *  `replicaOf`: the port of a primary on 127.0.0.1 this server replicates (see startReplica). */
+  constructor(port, dir, { persist = false, replicaOf } = {}) {
     this.port = port;
     this.dir = dir;
     this.persist = persist;
+    this.replicaOf = replicaOf;
     this.url = `redis://127.0.0.1:${port}`;
     this.child = undefined;
   }
@@ -57,6 +59,9 @@ class RedisServer {
     if (this.child) return;
     const durability = this.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', this.dir, '--loglevel', 'warning'];
+    // A replica's first sync at once (a primary waits 5 s for more replicas to share a diskless sync by default).
+    args.push('--repl-diskless-sync-delay', '0');
+    if (this.replicaOf) args.push('--replicaof', '127.0.0.1', String(this.replicaOf));
     const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let output = '';
@@ -72,12 +77,40 @@ class RedisServer {
     }
   }
 
+  /** A replica of this server (its own port and directory), resolved once its link to this one is up. */
+  async startReplica(options = {}) {
+    const replica = await RedisServer.start({ ...options, replicaOf: this.port });
+    await replica.linkUp();
+    return replica;
+  }
+
+  /** Resolves once this replica's link to its primary is up (INFO replication: master_link_status:up). */
+  async linkUp() {
+    for (;;) {
+      const info = await this.command('INFO replication\r\n').catch(() => '');
+      if (/master_link_status:up/.test(info)) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Freezes the process (SIGSTOP): it keeps its connections but answers nothing, as a hung machine. */
+  freeze() {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw() {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Stops the server (SIGTERM) and waits for it to exit. */
   async stop() {
     const child = this.child;
     if (!child) return;
     this.child = undefined;
-    if (child.exitCode === null) child.kill('SIGTERM');
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      child.kill('SIGCONT'); // a frozen one handles SIGTERM once thawed
+    }
     await child.exited;
   }
 
@@ -85,6 +118,30 @@ class RedisServer {
   async close() {
     await this.stop();
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** One inline command's raw answer (a plain RESP exchange over a socket), read until the socket is idle. */
+  command(text) {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(this.port, '127.0.0.1');
+      let answer = '';
+      socket.setTimeout(1000);
+      socket.once('connect', () => socket.write(text));
+      socket.on('data', (d) => {
+        answer += d;
+        // a bulk string: its length, then the text
+        const m = /^\$(\d+)\r\n/.exec(answer);
+        if (!m || answer.length >= m[0].length + Number(m[1])) {
+          socket.destroy();
+          resolve(answer);
+        }
+      });
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve(answer);
+      });
+      socket.once('error', reject);
+    });
   }
 
   /** Whether it answers PING now (a plain RESP exchange over a socket). */

@@ -16,7 +16,7 @@ const LOCALES = path.join(ROOT, 'locales');
 const LANGS = fs.readdirSync(LOCALES);
 /** Words a help may have: what fits a sidebar without scrolling through a manual. */
 // detection filter: eleven kinds of rule, plate matching and time windows, each option one line.
-const WORDS = { 'detection-in': 700, 'detection-filter': 480 };
+const WORDS = { 'detection-in': 700, 'detection-filter': 480, 'detection-redis': 480 };
 const DEFAULT_WORDS = 400;
 
 const help = (type, lang = 'en-US') => fs.readFileSync(path.join(LOCALES, lang, `${type}.html`), 'utf8');

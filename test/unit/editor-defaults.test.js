@@ -272,6 +272,7 @@ describe("option rules: the table's lists and defaults are lib's", function () {
     assert.deepEqual(choices('detection-sample', 'images'), sorted(dist('lib/bridge/sample').SAMPLE_IMAGE_MODES));
     assert.deepEqual(choices('detection-sample', 'kind'), sorted(dist('lib/bridge/sample').EVENT_KINDS));
     assert.deepEqual(choices('detection-enroll', 'action'), sorted(dist('lib/bridge/enroll-schemas').ENROLL_ACTIONS));
+    assert.deepEqual(choices('detection-redis', 'confirmAof'), sorted(dist('lib/redis/confirm').CONFIRM_AOF));
   });
 
   it('defaults lib states as constants', () => {
@@ -280,6 +281,7 @@ describe("option rules: the table's lists and defaults are lib's", function () {
     assert.equal(optionRule('detection-in', 'stallSeconds').default, DEFAULT_STALL_MS / 1000);
     assert.equal(optionRule('detection-sample', 'timeout').default, dist('lib/bridge/client').DEFAULT_SAMPLE_TIMEOUT_MS / 1000);
     assert.equal(optionRule('platform-server', 'timeout').default, dist('lib/platform/client').DEFAULT_PLATFORM_TIMEOUT_MS / 1000);
+    assert.equal(optionRule('detection-redis', 'confirmTimeoutMs').default, dist('lib/redis/connection').DEFAULT_CONFIRM_TIMEOUT_MS);
   });
 
   it('the servers a node talks to share one timeout and one TLS rule', () => {
