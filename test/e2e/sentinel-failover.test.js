@@ -321,6 +321,7 @@ describe(`e2e: Redis Sentinel failover under load, Node-RED ${nodeRedVersion()}`
 
     const killedPort = await set.killPrimary();
     const killedAtMs = Date.now();
+    const killedAt = performance.now();
     // The replicas, cut off from the primary, take no more writes until one is promoted: the newest entry
     // id each got is where the one promoted stands. An event taken after it lived on the killed primary only.
     const lastIds = new Map();
@@ -375,6 +376,9 @@ describe(`e2e: Redis Sentinel failover under load, Node-RED ${nodeRedVersion()}`
       retried: summary.retried,
       settled,
       streamLeft: await streamLength(),
+      promotedAfterMs: Math.round(promotedAt - killedAt),
+      // WAITs the promoted primary answered: Confirm on replicas follows the failover (none with 0).
+      waits: Number(/cmdstat_wait:calls=(\d+)/.exec(await set.redisCommand(promoted, ['INFO', 'commandstats']))?.[1] ?? 0),
       unfinished: unfinished(),
     };
 
@@ -394,7 +398,8 @@ describe(`e2e: Redis Sentinel failover under load, Node-RED ${nodeRedVersion()}`
   const describeRun = (f) =>
     `      confirm on replicas ${f.confirmReplicas}: ${f.acknowledged} answered 200, ${f.atTheEnd} at the end (${f.lost} lost), ` +
     `${f.onKilledOnly} emitted from entries only the killed primary had, ${f.documented} flagged repeats, ${f.problems.length} exactly-once problems; ` +
-    `receivers 200 again ${f.backMs.join(' / ')} ms after the promotion (${f.refusedBeforeBack.join(' / ')} refused before); ` +
+    `promotion ${f.promotedAfterMs} ms after the kill, receivers 200 again ${f.backMs.join(' / ')} ms after it ` +
+    `(${f.refusedBeforeBack.join(' / ')} refused before${f.noAnswer.length ? `, ${f.noAnswer.length} without an answer` : ''}); ${f.waits} WAITs on the promoted primary; ` +
     `simulator: ${f.retried} retries, answers ${JSON.stringify(f.statusCodes)}`;
 
   it('confirm on replicas 1: the primary SIGKILLed at 40% of 2,000 events, every one reaches the end exactly once, receivers answer 200 within 10 s of the promotion', async () => {
@@ -405,11 +410,13 @@ describe(`e2e: Redis Sentinel failover under load, Node-RED ${nodeRedVersion()}`
     assert.ok(f.settled, `the flows settled: ${f.streamLeft} entries left in the stream, unfinished ${f.unfinished.slice(0, 5).join(', ')}`);
     assert.equal(f.atTheEnd, f.acknowledged, 'every event answered 200 reached the end');
     assert.equal(f.streamLeft, 0, 'nothing left in the stream');
+    assert.ok(f.waits > 0, 'the promoted primary confirmed writes on its replica (WAIT)');
   });
 
   it('confirm on replicas 0: the same run, what the failover lost reported (a figure, not asserted)', async () => {
     const f = await failoverRun(0);
     console.log(describeRun(f));
+    assert.equal(f.waits, 0, 'no WAIT with confirm on replicas 0');
     if (f.problems.length) console.log(`      confirm on replicas 0, exactly-once problems (first 3): ${f.problems.slice(0, 3).join('\n        ')}`);
   });
 });
