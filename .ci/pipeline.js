@@ -54,6 +54,7 @@ const NOT_ON_OLDEST = new Set([
   'durable.test.js',
   'monitor.test.js',
   'redis.test.js',
+  'sentinel-failover.test.js',
 ]);
 /** Tests that put load on Node-RED and assert what it does under it (no 503 at a rate, RSS bounds): one at a time. */
 const UNDER_LOAD = new Set(['demo-soak.test.js', 'burst.test.js', 'hostile.test.js']);
@@ -90,6 +91,7 @@ const ESTIMATE_S = {
   'editor.test.js': 140,
   'languages.test.js': 50,
   'redis.test.js': 50,
+  'sentinel-failover.test.js': 45,
   'demo-soak.test.js': 50,
   'crash.test.js': 35,
   'dashboard.test.js': 35,

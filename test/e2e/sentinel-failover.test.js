@@ -182,8 +182,9 @@ function idAfter(a, b) {
   return am > bm || (am === bm && as > bs);
 }
 
-/** A sentinel's or Redis's flat [name, value, …] reply as an object. */
+/** A reply of names and values as an object: a flat [name, value, …] list, or the object node-redis made of it. */
 function fields(list) {
+  if (!Array.isArray(list)) return { ...list };
   const out = {};
   for (let i = 0; i + 1 < list.length; i += 2) out[String(list[i])] = list[i + 1];
   return out;
@@ -327,6 +328,7 @@ describe(`e2e: Redis Sentinel failover under load, Node-RED ${nodeRedVersion()}`
     const lastIds = new Map();
     for (const node of set.nodes.filter((n) => n.port !== killedPort)) {
       const info = fields(await set.redisCommand(node, ['XINFO', 'STREAM', STREAM]));
+      assert.match(String(info['last-generated-id']), /^\d+-\d+$/, `XINFO STREAM at the replica: ${JSON.stringify(info)}`);
       lastIds.set(node.port, String(info['last-generated-id']));
     }
     const promotedPort = await set.waitForPromotion();
