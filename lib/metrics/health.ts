@@ -4,7 +4,7 @@
  * and readiness, for every receiver or for one (its configured path): 200
  * when each takes events now, else 503 with what is wrong with which.
  */
-import type { MetricSources, ReadinessProblem, SourceEntry } from './sources';
+import type { MetricSources, Readiness, ReadinessProblem, RedisPrimary, SourceEntry } from './sources';
 
 export interface ReceiverHealth {
   /** The receiver's configured path (its key). */
@@ -12,6 +12,8 @@ export interface ReceiverHealth {
   ready: boolean;
   /** Each with its code and a sentence in the runtime's language. */
   problems: Array<{ code: string; message: string }>;
+  /** Redis in Sentinel mode: the primary in use, and whether a failover is under way. */
+  redis?: RedisPrimary;
 }
 
 /** Words a problem for people: the runtime's catalog in a node, the code and detail elsewhere. */
@@ -50,16 +52,19 @@ export function liveness(): HealthAnswer {
 
 function healthOf(entry: SourceEntry, describe: DescribeProblem): ReceiverHealth {
   const problems: ReadinessProblem[] = [];
+  let redis: RedisPrimary | undefined;
   for (const source of entry.live) {
-    let found;
+    let found: Readiness;
     try {
       found = source.ready?.() ?? { ok: true, problems: [] };
     } catch (err) {
       found = { ok: false, problems: [{ code: 'internal', detail: (err as Error).message }] };
     }
     if (!found.ok) problems.push(...(found.problems.length > 0 ? found.problems : [{ code: 'not-ready' }]));
+    redis ??= found.redis;
   }
-  return { path: entry.key, ready: problems.length === 0, problems: problems.map((p) => ({ code: p.code, message: describe(p) })) };
+  const problemsSaid = problems.map((p) => ({ code: p.code, message: describe(p) }));
+  return { path: entry.key, ready: problems.length === 0, problems: problemsSaid, ...(redis ? { redis } : {}) };
 }
 
 /**

@@ -25,6 +25,13 @@ export interface ReadinessProblem {
 export interface Readiness {
   ok: boolean;
   problems: ReadinessProblem[];
+  /** Redis in Sentinel mode: the primary in use (`host:port`, the last one while none is), and whether a failover is under way. */
+  redis?: RedisPrimary;
+}
+
+export interface RedisPrimary {
+  primary?: string;
+  failover: boolean;
 }
 
 export interface SourceReading {

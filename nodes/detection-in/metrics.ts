@@ -117,7 +117,9 @@ export function receiverMetrics(node: Node, label: string, previous: EventDelive
           });
         }
       }
-      return { ok: problems.length === 0, problems };
+      // Sentinel mode: which primary this receiver's events go to, or that one is being promoted
+      const primary = redis?.mode === 'sentinel' ? { redis: { ...(redis.primary ? { primary: redis.primary } : {}), failover: redis.failover } } : {};
+      return { ok: problems.length === 0, problems, ...primary };
     },
   });
   node.on('close', () => registration.unregister());

@@ -12,6 +12,7 @@ const { getHelper, translatedModule, loadWithHttp, closeServers, postJson, until
 const { redisAvailable } = require('../support/redis-server');
 const { RedisSentinelSet } = require('../support/redis-sentinel');
 const ev = require('../fixtures/events');
+const { metricSources, readiness } = require('../../dist/lib/metrics');
 
 const helper = getHelper();
 const detectionIn = translatedModule('detection-in');
@@ -71,6 +72,9 @@ describe('detection-redis in Sentinel mode (redis-server --sentinel)', function 
     // the status names the primary in use (shown before or after the recorder began)
     assert.equal(connection.primary, first);
     assert.equal((await postJson(`${base}/hooks/ha`, lpr('ha-1'))).status, 200);
+    // the health answer names it too
+    const health = () => readiness(metricSources, '/hooks/ha').body.receivers[0];
+    assert.deepEqual(health().redis, { primary: first, failover: false });
 
     await set.killPrimary();
     await until(() => !connection.ready, 20_000, 'the primary lost');
@@ -80,6 +84,8 @@ describe('detection-redis in Sentinel mode (redis-server --sentinel)', function 
     assert.match(answer.json.detail, /Redis is failing over|no Redis primary/);
     await until(() => shown.some((s) => s.text.includes(translate('redis.sentinel.failover'))), 20_000, 'failover in progress shown');
     assert.equal(shown.find((s) => s.text.includes(translate('redis.sentinel.failover'))).fill, 'red');
+    await until(() => health().redis.failover === true, 20_000, 'the health answer says a failover is under way');
+    assert.equal(health().ready, false);
 
     const port = await set.waitForPromotion();
     const promoted = `127.0.0.1:${port}`;
@@ -87,5 +93,6 @@ describe('detection-redis in Sentinel mode (redis-server --sentinel)', function 
     await until(() => shown.some((s) => s.text.includes(connectedThere) && s.fill === 'green'), 20_000, 'the promoted primary shown');
     assert.equal(connection, helper.getNode('redis1').connection, 'the same connection, no redeploy');
     assert.equal((await postJson(`${base}/hooks/ha`, lpr('ha-2'))).status, 200);
+    assert.deepEqual(health().redis, { primary: promoted, failover: false });
   });
 });

@@ -31,6 +31,27 @@ describe('lib/metrics health', () => {
     });
   });
 
+  it('names the Redis primary a receiver uses (Sentinel mode), and a failover under way', () => {
+    const sources = new MetricSources();
+    let failover = false;
+    sources.register('receiver', '/plates', {
+      read: () => ({ counters: {} }),
+      ready: () =>
+        failover
+          ? { ok: false, problems: [{ code: 'redis-unreachable', detail: 'failing over' }], redis: { primary: '10.0.0.5:6379', failover: true } }
+          : { ok: true, problems: [], redis: { primary: '10.0.0.6:6379', failover: false } },
+    });
+    sources.register('receiver', '/faces', fine);
+    assert.deepEqual(readiness(sources).body.receivers, [
+      { path: '/plates', ready: true, problems: [], redis: { primary: '10.0.0.6:6379', failover: false } },
+      { path: '/faces', ready: true, problems: [] },
+    ]);
+    failover = true;
+    const answer = readiness(sources, '/plates');
+    assert.equal(answer.status, 503);
+    assert.deepEqual(answer.body.receivers[0].redis, { primary: '10.0.0.5:6379', failover: true });
+  });
+
   it('per receiver by its configured path, as Express routes it (case, slashes); 404 for a path no receiver has', () => {
     const sources = new MetricSources();
     sources.register('receiver', '/Hooks/Plates', { read: () => ({ counters: {} }), ready: () => ({ ok: false, problems: [] }) });
