@@ -32,7 +32,7 @@
  * `maxAttempts`, moved to the dead letters shared by every instance.
  */
 import { systemClock, type Clock } from '../core/clock';
-import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
+import { answerWithin, BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
 import { takeEach } from './adopt';
 import { BusyError, InFlightBudget } from './budget';
 import { messageIdOf } from './resend';
@@ -870,7 +870,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
         messageIdOf(meta) ?? '',
       ])
       .exec();
-    const replies = await withinTimeout(transaction, connection.commandTimeoutMs);
+    const replies = await answerWithin(transaction, connection.commandTimeoutMs);
     const reply = replies[2] as unknown as string | [string, number | string];
     if (typeof reply === 'string') return reply;
     const [reason, value] = reply;
@@ -1021,27 +1021,6 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       this.schedule();
     }, delay);
   }
-}
-
-/**
- * `promise`, or a rejection once `ms` have passed (0: no limit). A transaction that Redis runs after
- * all has left its event pending for this instance: claimed and emitted after claimAfterMs.
- */
-function withinTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  if (!(ms > 0)) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err as Error);
-      },
-    );
-  });
 }
 
 /** The body and meta of an entry's flat field list [field, value, …]. */

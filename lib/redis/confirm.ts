@@ -21,6 +21,7 @@
 import type { RedisClientType } from 'redis';
 import { systemClock, type Clock } from '../core/clock';
 import { renderMessage, type Message } from '../core/messages';
+import { answerWithin } from './answer-within';
 
 /** What Confirm on disk asks: nothing, the primary's append-only file, or the primary's and each confirmed replica's. */
 export const CONFIRM_AOF = ['off', 'primary', 'replicas'] as const;
@@ -94,7 +95,7 @@ export class WriteConfirmer {
     this.probing ??= (async () => {
       try {
         // WAITAOF 1 0 on a connection that wrote nothing: answered at once, or refused.
-        await within(this.client().sendCommand(['WAITAOF', '1', '0', '1']), 1 + ANSWER_MARGIN_MS);
+        await answerWithin(this.client().sendCommand(['WAITAOF', '1', '0', '1']), 1 + ANSWER_MARGIN_MS);
         this.setProblem(undefined);
       } catch (err) {
         const problem = problemOf(err);
@@ -135,10 +136,10 @@ export class WriteConfirmer {
     try {
       if (aof !== 'off') {
         const onReplicas = aof === 'replicas' ? replicas : 0;
-        const reply = (await within(client.sendCommand(['WAITAOF', '1', String(onReplicas), String(timeoutMs)]), timeoutMs + ANSWER_MARGIN_MS)) as [
-          number,
-          number,
-        ];
+        const reply = (await answerWithin(
+          client.sendCommand(['WAITAOF', '1', String(onReplicas), String(timeoutMs)]),
+          timeoutMs + ANSWER_MARGIN_MS,
+        )) as [number, number];
         const [local, remote] = reply.map(Number);
         if (local < 1) throw new ConfirmError({ key: 'redis-confirm.aof-timeout', params: { ms: timeoutMs } });
         if (remote < onReplicas)
@@ -147,7 +148,7 @@ export class WriteConfirmer {
       }
       if (replicas > 0) {
         const left = Math.max(1, timeoutMs - (this.clock.now() - started));
-        const count = Number(await within(client.sendCommand(['WAIT', String(replicas), String(left)]), left + ANSWER_MARGIN_MS));
+        const count = Number(await answerWithin(client.sendCommand(['WAIT', String(replicas), String(left)]), left + ANSWER_MARGIN_MS));
         if (count < replicas) throw new ConfirmError({ key: 'redis-confirm.timeout', params: { count, replicas, ms: timeoutMs } });
       }
     } catch (err) {
@@ -167,26 +168,6 @@ export class WriteConfirmer {
       // the owner's listener failing must not stop confirmations
     }
   }
-}
-
-/**
- * `promise`, or a rejection once `ms` have passed: node-redis's command timeout covers only the wait to be
- * sent, not the answer, and a primary that hangs must not hold the take.
- */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err as Error);
-      },
-    );
-  });
 }
 
 /** What an error of WAIT or WAITAOF says about the server. */

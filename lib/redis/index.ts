@@ -1,3 +1,4 @@
 /** A Redis connection shared by the nodes that name one detection-redis. */
+export * from './answer-within';
 export * from './connection';
 export * from './sentinel';
