@@ -178,10 +178,13 @@ describe(`e2e: a hostile corpus against detection-in, Node-RED ${nodeRedVersion(
       0,
       'no bad request came out',
     );
-    // still up, memory flat (a bound, not a timing: the corpus is 5,000 requests of up to 2 MB)
+    // still up, memory bounded (a bound, not a timing: the corpus is 5,000 requests of up to 2 MB).
+    // The first pass grows V8's heap and malloc's arenas to their working size: 134–152 MiB measured on
+    // 2 CPUs over Node-RED 4.1.0, 4.1 and 5 (CI, 2026-11-28); a leak is what the lenient case's second
+    // pass asserts flat. 180 MiB: the measured top and a fifth more.
     assert.equal((await request(`${nr.url}/settings`, { method: 'GET' })).status, 200);
     const grown = rssOf(pid) - rssBefore;
-    assert.ok(grown < 150 * MiB, `RSS grew ${(grown / MiB).toFixed(1)} MiB over the corpus`);
+    assert.ok(grown < 180 * MiB, `RSS grew ${(grown / MiB).toFixed(1)} MiB over the corpus`);
     console.log(
       `      strict: ${items.length + 20} bad requests ${JSON.stringify(statuses)}, ${valid.length} valid; RSS ${(rssBefore / MiB).toFixed(0)} → ${(rssOf(pid) / MiB).toFixed(0)} MiB`,
     );
