@@ -118,6 +118,9 @@
         $('#node-config-input-url, #node-config-input-sentinels, #node-config-input-primaryName').trigger('change');
       };
       if (!$('#node-config-input-mode').val()) $('#node-config-input-mode').val('single');
+      // Node-RED gives a new configuration node only its truthy defaults: Confirm on replicas' 0 comes in empty
+      if ($('#node-config-input-confirmReplicas').val() === '')
+        $('#node-config-input-confirmReplicas').val(String(DetectionBridgeEditor.ruleOf('detection-redis', 'confirmReplicas').default));
       $('#node-config-input-mode').on('change', showMode);
       showMode();
     },

@@ -117,7 +117,10 @@ class RedisSentinelSet {
     for (const [i, port] of ports.entries()) {
       const nodeDir = path.join(this.dir, `redis-${i}`);
       fs.mkdirSync(nodeDir);
+      // A backlog that holds a failover's worth of plate events, so a replica that the sentinels point at
+      // the promoted primary continues (PSYNC) instead of a full resync; a full one starts at once.
       const lines = [`bind ${HOST}`, ...listen(port), `dir ${nodeDir}`, 'save ""', 'appendonly no', 'loglevel warning', ...auth];
+      lines.push('repl-backlog-size 256mb', 'repl-diskless-sync-delay 0');
       if (i > 0) lines.push(`replicaof ${HOST} ${primaryPort}`);
       const file = path.join(this.dir, `redis-${i}.conf`);
       fs.writeFileSync(file, lines.join('\n') + '\n');
