@@ -25,7 +25,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { nodeRedVersion, request, until } = require('../support');
-const { NodeRedProcess, functionNode, fileNode, runSimulator } = require('../support/nodered-process');
+const { NodeRedProcess, functionNode, fileNode, simulateIn, whileRunning } = require('../support/nodered-process');
 const { RedisServer, redisAvailable, redisClient } = require('../support/redis-server');
 const { exactlyOnceProblems, probeRecord } = require('../support/exactly-once');
 const ev = require('../fixtures/events');
@@ -328,31 +328,8 @@ describe(`e2e: several Node-RED instances sharing one Redis, Node-RED ${nodeRedV
     return list;
   }
 
-  /** The simulator's command line, stopped after the test if it is still running; its
-   *  progress lines (stderr) are printed when the test failed. */
-  function simulate(args) {
-    const run = runSimulator(args, 110000);
-    cleanups.push(async (failed) => {
-      const { stderr } = await run.stop();
-      if (failed) console.log(`\n---- simulator (stderr, last lines) ----\n${stderr.split('\n').slice(-60).join('\n')}\n----`);
-    });
-    return run;
-  }
-
-  /** Waits for `predicate` while the simulator runs; fails at once, with its output, should it end first. */
-  async function whileRunning(run, predicate, timeoutMs, what) {
-    let ended;
-    run.then((result) => (ended = result));
-    await until(
-      () => {
-        if (predicate()) return true;
-        if (ended) throw new Error(`the simulator ended (exit ${ended.code}) before ${what}:\n${ended.stdout}\n${ended.stderr.slice(-3000)}`);
-        return false;
-      },
-      timeoutMs,
-      what,
-    );
-  }
+  /** The simulator's command line, stopped after the test if it is still running. */
+  const simulate = (args) => simulateIn(cleanups, args, 110000);
 
   /** Lines instance `i` logged since the test began. */
   const logSince = (i) => nrs[i].log.slice(marks[i]).join('').split('\n');

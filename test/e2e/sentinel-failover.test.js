@@ -38,7 +38,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { nodeRedVersion, until } = require('../support');
-const { NodeRedProcess, functionNode, fileNode, runSimulator } = require('../support/nodered-process');
+const { NodeRedProcess, functionNode, fileNode, simulateIn, whileRunning } = require('../support/nodered-process');
 const { redisAvailable } = require('../support/redis-server');
 const { RedisSentinelSet } = require('../support/redis-sentinel');
 const { exactlyOnceProblems, probeRecord, readProbe } = require('../support/exactly-once');
@@ -235,31 +235,8 @@ describe(`e2e: Redis Sentinel failover under load, Node-RED ${nodeRedVersion()}`
   const errorsSince = (i) => logSince(i).filter((l) => /\[error\]|Uncaught/.test(l));
   const alive = (nr) => Boolean(nr.child) && !nr.exitedWith;
 
-  /** The simulator's command line, stopped after the test if it is still running; its
-   *  progress lines (stderr) are printed when the test failed. */
-  function simulate(args) {
-    const run = runSimulator(args, 150000);
-    cleanups.push(async (failed) => {
-      const { stderr } = await run.stop();
-      if (failed) console.log(`\n---- simulator (stderr, last lines) ----\n${stderr.split('\n').slice(-60).join('\n')}\n----`);
-    });
-    return run;
-  }
-
-  /** Waits for `predicate` while the simulator runs; fails at once, with its output, should it end first. */
-  async function whileRunning(run, predicate, timeoutMs, what) {
-    let ended;
-    run.then((result) => (ended = result));
-    await until(
-      () => {
-        if (predicate()) return true;
-        if (ended) throw new Error(`the simulator ended (exit ${ended.code}) before ${what}:\n${ended.stdout}\n${ended.stderr.slice(-3000)}`);
-        return false;
-      },
-      timeoutMs,
-      what,
-    );
-  }
+  /** The simulator's command line, stopped after the test if it is still running. */
+  const simulate = (args) => simulateIn(cleanups, args, 150000);
 
   /**
    * Posts one probe event to `url` every 100 ms (the same messageId, as the bridge resends) until it

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const fsp = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, request } = require('./index');
+const { ROOT, NODE_RED_DIR, request, until } = require('./index');
 const { NodeRedChild } = require('./nodered-launcher');
 const { MODULE, copyTemplate, packInstalled, packModule, run } = require('./user-dir-template');
 
@@ -72,6 +72,35 @@ function runSimulator(args, timeoutMs = 90000) {
     return result;
   };
   return result;
+}
+
+/**
+ * `runSimulator(args, timeoutMs)`, stopped by `cleanups` (a test's list of
+ * `async (failed) => …`) if it is still running; its progress lines (stderr)
+ * are printed when the test failed.
+ */
+function simulateIn(cleanups, args, timeoutMs) {
+  const run = runSimulator(args, timeoutMs);
+  cleanups.push(async (failed) => {
+    const { stderr } = await run.stop();
+    if (failed) console.log(`\n---- simulator (stderr, last lines) ----\n${stderr.split('\n').slice(-60).join('\n')}\n----`);
+  });
+  return run;
+}
+
+/** Waits for `predicate` while the simulator `run` runs; fails at once, with its output, should it end first. */
+async function whileRunning(run, predicate, timeoutMs, what) {
+  let ended;
+  run.then((result) => (ended = result));
+  await until(
+    () => {
+      if (predicate()) return true;
+      if (ended) throw new Error(`the simulator ended (exit ${ended.code}) before ${what}:\n${ended.stdout}\n${ended.stderr.slice(-3000)}`);
+      return false;
+    },
+    timeoutMs,
+    what,
+  );
 }
 
 class NodeRedProcess extends NodeRedChild {
@@ -156,4 +185,17 @@ function readProbeLines(file) {
     .map((l) => JSON.parse(l));
 }
 
-module.exports = { MODULE, NodeRedProcess, packModule, packInstalled, probeFunction, readProbeLines, run, functionNode, fileNode, runSimulator };
+module.exports = {
+  MODULE,
+  NodeRedProcess,
+  packModule,
+  packInstalled,
+  probeFunction,
+  readProbeLines,
+  run,
+  functionNode,
+  fileNode,
+  runSimulator,
+  simulateIn,
+  whileRunning,
+};
