@@ -124,7 +124,7 @@ export class RedisCap implements MessageCap {
   async check(key: string | null, now: number): Promise<CapDecision> {
     if (!this.connection.ready) await this.connection.whenReady();
     if (!this.loaded) {
-      const loading = this.connection.client.scriptLoad(CHECK_SCRIPT.source).then(() => undefined);
+      const loading = this.connection.answer(this.connection.client.scriptLoad(CHECK_SCRIPT.source)).then(() => undefined);
       // a failed load is tried again by the next check
       this.loaded = loading.catch((err: Error) => {
         this.loaded = undefined;
@@ -135,7 +135,9 @@ export class RedisCap implements MessageCap {
     const counted = this.settings.per === 'key' ? fieldOf(key) : '';
     const periodMs = Math.max(1, Math.round(this.settings.periodMs));
     const args = [Math.round(now), periodMs, this.settings.count, counted, fieldOf(key), DIGEST_MAX_KEYS, CLAIM_GRACE_MS].map(String);
-    const [pass, end, held, taken] = await runScript<[number, string, string, Taken]>(this.connection.client, CHECK_SCRIPT, this.keys, args);
+    const [pass, end, held, taken] = await this.connection.answer(
+      runScript<[number, string, string, Taken]>(this.connection.client, CHECK_SCRIPT, this.keys, args),
+    );
     const decision: CapDecision = { pass: Number(pass) === 1, end: Number(end), held: Number(held) };
     const ended = recordOf(taken);
     if (ended) decision.digest = digestOf(ended, this.settings);
@@ -144,9 +146,9 @@ export class RedisCap implements MessageCap {
 
   async claim(now: number): Promise<CapClaim> {
     await this.connection.whenReady();
-    const reply = await runScript<null | [number, string, string] | [number, Taken]>(this.connection.client, CLAIM_SCRIPT, this.keys, [
-      String(Math.round(now)),
-    ]);
+    const reply = await this.connection.answer(
+      runScript<null | [number, string, string] | [number, Taken]>(this.connection.client, CLAIM_SCRIPT, this.keys, [String(Math.round(now))]),
+    );
     if (!Array.isArray(reply)) return {};
     if (Number(reply[0]) === 1) return { running: { end: Number(reply[1]), held: Number(reply[2]) } };
     const ended = recordOf(reply[1] as Taken);

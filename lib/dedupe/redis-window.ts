@@ -80,13 +80,15 @@ export class RedisSeenKeys implements SeenKeys {
     const ttl = Math.max(1, Math.round(this.options.ttlMs));
     // a mark with a space or past 200 characters is not one detection-in makes: not kept
     const kept = mark !== undefined && mark.length <= 200 && !mark.includes(' ') ? mark : '';
-    const reply = this.options.refreshOnRepeat
-      ? await runScript<string | null>(this.connection.client, RESTART_SCRIPT, [this.keyOf(key)], [String(now), String(ttl), kept])
-      : await this.connection.client.set(this.keyOf(key), kept ? `${now} ${kept}` : String(now), {
-          condition: 'NX',
-          expiration: { type: 'PX', value: ttl },
-          GET: true,
-        });
+    const reply = await this.connection.answer(
+      this.options.refreshOnRepeat
+        ? runScript<string | null>(this.connection.client, RESTART_SCRIPT, [this.keyOf(key)], [String(now), String(ttl), kept])
+        : this.connection.client.set(this.keyOf(key), kept ? `${now} ${kept}` : String(now), {
+            condition: 'NX',
+            expiration: { type: 'PX', value: ttl },
+            GET: true,
+          }),
+    );
     if (reply === null || reply === undefined) return { duplicate: false };
     return sightingOf(String(reply), now);
   }

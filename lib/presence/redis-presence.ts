@@ -255,7 +255,7 @@ export class RedisPresence implements PresenceStore {
       s.key,
       String(MAX_CAMERAS),
     ];
-    const reply = await runScript<string[]>(this.connection.client, SIGHT, this.keys, args);
+    const reply = await this.connection.answer(runScript<string[]>(this.connection.client, SIGHT, this.keys, args));
     const [outcomeText, entryJson, departedJson, departedDue, evicted, present] = reply.map(String);
     const outcome = OUTCOMES.includes(outcomeText as SightOutcome) ? (outcomeText as SightOutcome) : 'stale';
     const entry = entryJson ? entryOf(s.id, entryJson) : undefined;
@@ -273,10 +273,12 @@ export class RedisPresence implements PresenceStore {
     await this.ready();
     const events: DueEvent[] = [];
     for (;;) {
-      const reply = await runScript<[string[], string, string, string, string]>(this.connection.client, SWEEP, this.keys, [
-        String(Math.round(now)),
-        String(SWEEP_BATCH),
-      ]);
+      const reply = await this.connection.answer(
+        runScript<[string[], string, string, string, string]>(this.connection.client, SWEEP, this.keys, [
+          String(Math.round(now)),
+          String(SWEEP_BATCH),
+        ]),
+      );
       const [items, nextAway, nextStill, present, taken] = reply;
       for (let i = 0; i + 3 < items.length; i += 4) {
         const state = String(items[i]);
@@ -293,7 +295,7 @@ export class RedisPresence implements PresenceStore {
 
   async list(): Promise<PresenceEntry[]> {
     await this.ready();
-    const all = await this.connection.client.hGetAll(this.keys[0]);
+    const all = await this.connection.answer(this.connection.client.hGetAll(this.keys[0]));
     const out: PresenceEntry[] = [];
     for (const [id, json] of Object.entries(all)) {
       const entry = entryOf(id, String(json));

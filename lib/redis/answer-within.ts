@@ -4,10 +4,14 @@
  * never the answer, nor a transaction: a primary that hangs must not hold a
  * request (a take, a confirmation) for ever.
  */
-export function answerWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+export function answerWithin<T>(
+  promise: Promise<T>,
+  ms: number,
+  late: (ms: number) => Error = (after) => new Error(`Redis did not answer within ${after} ms`),
+): Promise<T> {
   if (!(ms > 0)) return promise;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(late(ms)), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);

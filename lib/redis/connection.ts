@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { choiceOption, flagOption, numberOption } from '../core/options';
 import { CONFIRM_AOF, WriteConfirmer } from './confirm';
 import { addressText, parseSentinels, SentinelWatcher, type PrimaryReport, type SentinelAddress } from './sentinel';
+import { answerWithin } from './answer-within';
 
 export type ConnectionState = 'connecting' | 'connected' | 'unreachable' | 'closed';
 
@@ -247,6 +248,15 @@ export class RedisConnection extends EventEmitter {
       this.on('state', end);
     });
     return this.firstConnect;
+  }
+
+  /**
+   * `reply`, or a RedisUnavailableError once the command timeout has passed. node-redis bounds only the
+   * wait to send a command: a primary that hangs (a frozen machine, a network gone quiet) would hold a
+   * dedupe's or a presence's messages until the socket dies, minutes later. Late, it is treated as unreachable.
+   */
+  answer<T>(reply: Promise<T>): Promise<T> {
+    return answerWithin(reply, this.commandTimeoutMs, (ms) => new RedisUnavailableError(`Redis did not answer within ${ms} ms`));
   }
 
   /** assertReady, after waiting for the first connect to end when it is still under way. */

@@ -217,4 +217,34 @@ describe('detection-presence shared through Redis (redis-server)', function () {
     await until(() => handled === 5, 10_000);
     assert.equal(arrived[1][2].presence.unchecked, undefined, 'checked again once Redis is back');
   });
+  it('Redis stops answering (frozen, connection open): a sighting goes on unchecked after the command timeout, a list ends in an error; checked again once it answers', async () => {
+    const frozen = await RedisServer.start();
+    try {
+      const flow = twoInstances();
+      flow[1] = { ...flow[1], url: frozen.url };
+      await helper.load([detectionRedis, presence], flow);
+      const node = helper.getNode('pr1');
+      await statusShows(node, translate('redis.state.connected'));
+      const connection = helper.getNode('redis1').connection;
+      const arrived = [];
+      helper.getNode('arrived1').on('input', (m) => arrived.push(m));
+      frozen.freeze();
+      node.receive({ payload: plateEvent('HUNG1', T0) });
+      await until(() => arrived.length === 1, connection.commandTimeoutMs + 10_000, 'the sighting, unchecked');
+      assert.deepEqual([arrived[0].presence.state, arrived[0].presence.unchecked], ['arrived', true]);
+      assert.equal(connection.state, 'connected', 'the socket never closed: only the answer bounds the wait');
+      const warnings = node.warn.args.map((a) => String(a[0]));
+      assert.equal(warnings.filter((w) => /Redis did not answer within/.test(w)).length, 1);
+      const caughtList = new Promise((resolve) => node.once('call:error', resolve));
+      node.receive({ topic: 'list' });
+      assert.match(String((await caughtList).args[0]), /did not answer within/, 'the list goes to Catch');
+      frozen.thaw();
+      node.receive({ payload: plateEvent('BACK2', T0) });
+      await until(() => arrived.length === 2, 10_000, 'the sighting after the thaw');
+      assert.equal(arrived[1].presence.unchecked, undefined, 'checked again once Redis answers');
+    } finally {
+      frozen.thaw();
+      await frozen.close();
+    }
+  });
 });

@@ -201,6 +201,53 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
     }
   });
 
+  it('a shared dedupe whose Redis stops answering (frozen, connection open) passes messages unchecked after the command timeout, and checks again once it answers', async () => {
+    const frozen = await RedisServer.start();
+    try {
+      const flow = [
+        { id: 't1', type: 'tab' },
+        redisConfig({ url: frozen.url }),
+        sharedDedupe('dp', [['op'], []], { whenUnreachable: 'pass' }),
+        { id: 'op', type: 'helper', z: 't1' },
+      ];
+      await helper.load([detectionRedis, detectionDedupe], flow);
+      const connection = helper.getNode('redis1').connection;
+      await until(() => connection.ready);
+      const dedupe = helper.getNode('dp');
+      const out = helper.getNode('op');
+      const first = collect(out, 1);
+      dedupe.receive({ messageId: 'f-1' });
+      await first;
+      frozen.freeze();
+      const unchecked = collect(out, 2, connection.commandTimeoutMs + 10_000);
+      dedupe.receive({ messageId: 'f-2' });
+      dedupe.receive({ messageId: 'f-2' });
+      assert.deepEqual(
+        (await unchecked).map((m) => m.messageId),
+        ['f-2', 'f-2'],
+        'both passed unchecked: a duplicate alert beats a lost one',
+      );
+      assert.equal(connection.state, 'connected', 'the socket never closed: only the answer bounds the wait');
+      const warns = dedupe.warn
+        .getCalls()
+        .filter((c) => c.thisValue === dedupe)
+        .map((c) => c.args[0]);
+      assert.equal(warns.length, 1);
+      assert.match(warns[0], new RegExp(`Redis did not answer within ${connection.commandTimeoutMs} ms`));
+      frozen.thaw();
+      // Answering again: a repeat is dropped, as before the freeze.
+      const dropped = statusOf(dedupe, translate('detection-dedupe.status.shared', { passed: 4, dropped: 1 }));
+      const again = collect(out, 1);
+      dedupe.receive({ messageId: 'f-3' });
+      assert.equal((await again)[0].messageId, 'f-3');
+      dedupe.receive({ messageId: 'f-3' });
+      await dropped;
+    } finally {
+      frozen.thaw();
+      await frozen.close();
+    }
+  });
+
   it('a shared dedupe passes (and warns once) or drops while Redis is unreachable, as chosen', async () => {
     const flow = [
       { id: 't1', type: 'tab' },
