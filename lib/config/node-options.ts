@@ -126,6 +126,8 @@ export const NODE_OPTIONS = {
     // (a fsync, a backlog of large events) and still answers the bridge well before it gives up on a request.
     confirmTimeoutMs: numberRule({ integer: true, min: 1, max: 60_000, default: 1000 }),
     confirmAof: choiceRule(['off', 'primary', 'replicas'], { default: 'off' }),
+    // refuse: nothing answered 200 rests on fewer machines than asked, as before the choice existed
+    confirmFewer: choiceRule(['refuse', 'connected'], { default: 'refuse' }),
   },
   'detection-listener': {
     port: numberRule({ integer: true, min: 1, max: 65535, default: 8443 }),

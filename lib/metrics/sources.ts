@@ -32,6 +32,8 @@ export interface Readiness {
 export interface RedisPrimary {
   primary?: string;
   failover: boolean;
+  /** Confirming on fewer replicas than asked (With fewer replicas: on those connected): how many are online, of how many asked. */
+  shortfall?: { online: number; asked: number };
 }
 
 export interface SourceReading {

@@ -17,6 +17,12 @@
  * WAIT and WAITAOF block the connection while they wait: the other commands
  * of the same connection (the other receivers, dedupes and presence of the
  * same configuration node) wait behind them, at most the timeout.
+ *
+ * With fewer replicas online than asked (one died, or a failover promoted the
+ * only one), `fewer` chooses: `refuse` (every take times out: 503 until they
+ * are back; nothing answered 200 rests on one machine) or `connected` (confirm
+ * on those online, down to the primary alone, and say so). The count comes
+ * from `INFO replication`, read at each connect and every second.
  */
 import type { RedisClientType } from 'redis';
 import { systemClock, type Clock } from '../core/clock';
@@ -26,6 +32,9 @@ import { answerWithin } from './answer-within';
 /** What Confirm on disk asks: nothing, the primary's append-only file, or the primary's and each confirmed replica's. */
 export const CONFIRM_AOF = ['off', 'primary', 'replicas'] as const;
 export type ConfirmAof = (typeof CONFIRM_AOF)[number];
+/** With fewer replicas online than asked: refuse every event (503), or confirm on those online. */
+export const CONFIRM_FEWER = ['refuse', 'connected'] as const;
+export type ConfirmFewer = (typeof CONFIRM_FEWER)[number];
 
 export interface ConfirmSettings {
   /** Replicas that must have each write (WAIT); 0: none. */
@@ -33,6 +42,14 @@ export interface ConfirmSettings {
   /** How long Redis may take to confirm (ms, at least 1: `WAIT n 0` would wait for ever). */
   timeoutMs: number;
   aof: ConfirmAof;
+  /** Fewer replicas online than `replicas`: refuse (absent: refuse, as before), or confirm on those online. */
+  fewer?: ConfirmFewer;
+}
+
+/** Confirming on fewer replicas than asked (`fewer: connected`): how many are online, of how many asked. */
+export interface Shortfall {
+  online: number;
+  asked: number;
 }
 
 export const NO_CONFIRM: ConfirmSettings = { replicas: 0, timeoutMs: 1000, aof: 'off' };
@@ -49,6 +66,13 @@ export class ConfirmError extends Error {
 const ANSWER_MARGIN_MS = 500;
 /** While the server cannot confirm on disk, how often a refused take looks again (it may have been fixed). */
 const PROBE_AGAIN_MS = 5000;
+/** How often the replicas online are counted (`fewer: connected`). */
+const COUNT_EVERY_MS = 1000;
+
+/** Replicas in sync with the primary (`state=online`) in an `INFO replication` answer. */
+export function onlineReplicas(info: string): number {
+  return (info.match(/^slave\d+:.*\bstate=online\b/gm) ?? []).length;
+}
 
 type Client = Pick<RedisClientType, 'sendCommand'>;
 
@@ -57,6 +81,13 @@ export class WriteConfirmer {
   problem: Message | undefined;
   /** Called when `problem` changes (set or cleared); set by the owner (a log line, a status). */
   onProblem: ((problem: Message | undefined) => void) | undefined;
+  /** Confirming on fewer replicas than asked, and how many (`fewer: connected`); undefined otherwise. */
+  shortfall: Shortfall | undefined;
+  /** Called when `shortfall` changes; set by the owner. */
+  onShortfall: ((shortfall: Shortfall | undefined) => void) | undefined;
+  /** Replicas online on the primary in use, as last counted; undefined until counted (or after a reconnect). */
+  private online: number | undefined;
+  private countTimer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private probedAt = -Infinity;
@@ -71,6 +102,48 @@ export class WriteConfirmer {
   /** Whether writes are confirmed at all (else confirm() resolves at once). */
   get enabled(): boolean {
     return this.settings.replicas > 0 || this.settings.aof !== 'off';
+  }
+
+  /** Whether the replicas online are counted: asked for some, and to confirm on those online when fewer. */
+  get counts(): boolean {
+    return this.settings.replicas > 0 && this.settings.fewer === 'connected';
+  }
+
+  /** Replicas each write must reach now: as asked, or (`fewer: connected`) as many as are online. */
+  private replicasNow(): number {
+    const { replicas } = this.settings;
+    return this.counts && this.online !== undefined ? Math.min(replicas, this.online) : replicas;
+  }
+
+  /**
+   * Connected (again), perhaps to another primary: counts its replicas now and
+   * every second after (`fewer: connected`). Until counted, all those asked.
+   */
+  startCounting(): void {
+    if (!this.counts) return;
+    this.stopCounting();
+    void this.countReplicas();
+    this.countTimer = setInterval(() => void this.countReplicas(), COUNT_EVERY_MS);
+    this.countTimer.unref();
+  }
+
+  /** Disconnected or closed: the count no longer holds. */
+  stopCounting(): void {
+    if (this.countTimer) clearInterval(this.countTimer);
+    this.countTimer = undefined;
+    this.online = undefined;
+  }
+
+  /** Reads how many replicas are online (never rejects: a failed read keeps the last count). */
+  private async countReplicas(): Promise<void> {
+    try {
+      const info = await answerWithin(this.client().sendCommand(['INFO', 'replication']), this.settings.timeoutMs + ANSWER_MARGIN_MS);
+      this.online = onlineReplicas(String(info));
+      const asked = this.settings.replicas;
+      this.setShortfall(this.online < asked ? { online: this.online, asked } : undefined);
+    } catch {
+      // a passing error: counted again next time
+    }
   }
 
   /**
@@ -130,7 +203,8 @@ export class WriteConfirmer {
   }
 
   private async run(): Promise<void> {
-    const { replicas, timeoutMs, aof } = this.settings;
+    const { timeoutMs, aof } = this.settings;
+    const replicas = this.replicasNow();
     const client = this.client();
     const started = this.clock.now();
     try {
@@ -156,6 +230,16 @@ export class WriteConfirmer {
       const problem = problemOf(err);
       if (problem.key !== 'redis-confirm.failed') this.setProblem(problem);
       throw new ConfirmError(problem);
+    }
+  }
+
+  private setShortfall(shortfall: Shortfall | undefined): void {
+    if (shortfall?.online === this.shortfall?.online && shortfall?.asked === this.shortfall?.asked) return;
+    this.shortfall = shortfall;
+    try {
+      this.onShortfall?.(shortfall);
+    } catch {
+      // the owner's listener failing must not stop confirmations
     }
   }
 

@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { createClient, RESP_TYPES, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { choiceOption, flagOption, numberOption } from '../core/options';
-import { CONFIRM_AOF, WriteConfirmer } from './confirm';
+import { CONFIRM_AOF, CONFIRM_FEWER, WriteConfirmer, type Shortfall } from './confirm';
 import { addressText, parseSentinels, SentinelWatcher, type PrimaryReport, type SentinelAddress } from './sentinel';
 import { answerWithin } from './answer-within';
 
@@ -46,6 +46,8 @@ export const RedisSettings = z
     confirmTimeoutMs: numberOption({ integer: true, min: 1, max: 60_000 }).optional(),
     /** Each event in the append-only file (WAITAOF) of the primary, or of the primary and the confirmed replicas. */
     confirmAof: choiceOption(CONFIRM_AOF).optional(),
+    /** Fewer replicas online than Confirm on replicas asks: refuse every event (absent: as before), or confirm on those online. */
+    confirmFewer: choiceOption(CONFIRM_FEWER).optional(),
     // --- end of Confirm ---
   })
   .superRefine((settings, ctx) => {
@@ -171,11 +173,21 @@ export class RedisConnection extends EventEmitter {
       replicas: options.confirmReplicas ?? 0,
       timeoutMs: options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
       aof: options.confirmAof ?? 'off',
+      fewer: options.confirmFewer ?? 'refuse',
     });
-    // Each (re)connect may reach another server (an upgrade, a failover): whether it can confirm on disk.
+    // Each (re)connect may reach another server (an upgrade, a failover): whether it can confirm on disk,
+    // and how many replicas it has.
     this.on('state', (state: ConnectionState) => {
-      if (state === 'connected') void this.confirmer.probe();
+      if (state === 'connected') {
+        void this.confirmer.probe();
+        this.confirmer.startCounting();
+      } else this.confirmer.stopCounting();
     });
+    this.confirmer.onShortfall = (shortfall) => {
+      this.emit('shortfall', shortfall);
+      // what a status shows changed, not the state
+      this.emit('shown');
+    };
   }
 
   /** node-redis's client for commands now: read it for each use (sentinel mode replaces it after a failover). */
@@ -268,9 +280,19 @@ export class RedisConnection extends EventEmitter {
   /** Counts a using node; the state is passed to `listener` now and on every change
    *  (and again when what a status shows of it changes: a failover begins). */
   use(listener: (state: ConnectionState) => void): () => void {
+    const shown = (): void => listener(this.current);
     this.on('state', listener);
+    this.on('shown', shown);
     listener(this.current);
-    return () => this.off('state', listener);
+    return () => {
+      this.off('state', listener);
+      this.off('shown', shown);
+    };
+  }
+
+  /** Confirming on fewer replicas than asked (Confirm on replicas, *fewer*: on those connected): how many. */
+  get shortfall(): Shortfall | undefined {
+    return this.confirmer.shortfall;
   }
 
   /** A key under this connection's prefix. */

@@ -118,7 +118,18 @@ export function receiverMetrics(node: Node, label: string, previous: EventDelive
         }
       }
       // Sentinel mode: which primary this receiver's events go to, or that one is being promoted
-      const primary = redis?.mode === 'sentinel' ? { redis: { ...(redis.primary ? { primary: redis.primary } : {}), failover: redis.failover } } : {};
+      // and, confirming on fewer replicas than asked, how many
+      const shortfall = redis?.shortfall;
+      const primary =
+        redis && (redis.mode === 'sentinel' || shortfall)
+          ? {
+              redis: {
+                ...(redis.primary ? { primary: redis.primary } : {}),
+                failover: redis.failover,
+                ...(shortfall ? { shortfall: { ...shortfall } } : {}),
+              },
+            }
+          : {};
       return { ok: problems.length === 0, problems, ...primary };
     },
   });

@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import type { NodeAPI, NodeDef } from 'node-red';
 import { RedisConnection, RedisSettings, type RedisCredentials } from '../../lib/redis/connection';
+import type { Shortfall } from '../../lib/redis/confirm';
 import { parseOptions } from '../../lib/core/options';
 import { nodeOptions } from '../../lib/config/node-options';
 import { nodeText, translate } from '../shared/i18n';
@@ -28,12 +29,13 @@ interface DetectionRedisDef extends NodeDef {
   confirmReplicas?: number | string;
   confirmTimeoutMs?: number | string;
   confirmAof?: string;
+  confirmFewer?: string;
 }
 
 /** The Confirm options of a saved node, through the table (lib/config/node-options.ts). */
-function confirmOptions(config: DetectionRedisDef): { confirmReplicas: number; confirmTimeoutMs: number; confirmAof: string } {
-  const { confirmReplicas, confirmTimeoutMs, confirmAof } = nodeOptions('detection-redis', config);
-  return { confirmReplicas, confirmTimeoutMs, confirmAof };
+function confirmOptions(config: DetectionRedisDef): { confirmReplicas: number; confirmTimeoutMs: number; confirmAof: string; confirmFewer: string } {
+  const { confirmReplicas, confirmTimeoutMs, confirmAof, confirmFewer } = nodeOptions('detection-redis', config);
+  return { confirmReplicas, confirmTimeoutMs, confirmAof, confirmFewer };
 }
 
 export = function register(RED: NodeAPI): void {
@@ -80,6 +82,11 @@ export = function register(RED: NodeAPI): void {
         if (problem) node.error(t('errors.confirm', { message: translate(RED, problem) }));
         else node.log(t('log.confirm-ok'));
       };
+      // Confirming on fewer replicas than asked (With fewer replicas: on those connected): said once per change.
+      connection.on('shortfall', (shortfall: Shortfall | undefined) => {
+        if (shortfall) node.warn(t('warn.confirm-fewer', { ...shortfall }));
+        else node.log(t('log.confirm-all', { asked: parsed.value.confirmReplicas ?? 0 }));
+      });
       connection.open();
       node.on('close', (_removed: boolean, done: () => void) => {
         node.connection = undefined;

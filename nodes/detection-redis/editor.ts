@@ -85,6 +85,7 @@
         validate: ruleCheck('confirmTimeoutMs'),
       },
       confirmAof: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmAof').default, validate: ruleCheck('confirmAof') },
+      confirmFewer: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmFewer').default, validate: ruleCheck('confirmFewer') },
       configVersion: { value: DetectionBridgeConfig.currentVersion('detection-redis') },
     },
     credentials: {
@@ -123,6 +124,12 @@
         $('#node-config-input-confirmReplicas').val(String(DetectionBridgeEditor.ruleOf('detection-redis', 'confirmReplicas').default));
       $('#node-config-input-mode').on('change', showMode);
       showMode();
+      // With fewer replicas: only when some are asked for
+      const showFewer = function () {
+        $('.detection-redis-row-fewer').toggle(Number($('#node-config-input-confirmReplicas').val()) > 0);
+      };
+      $('#node-config-input-confirmReplicas').on('input change', showFewer);
+      showFewer();
     },
   });
 })();

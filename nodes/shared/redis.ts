@@ -26,6 +26,9 @@ export function withRedisState(RED: NodeAPI, connection: RedisConnection, text: 
   // Confirm on disk asked where the server cannot give it: every event is refused, say why.
   const confirmProblem = connection.confirmer?.problem;
   if (state === 'connected' && confirmProblem) return { fill: 'red', shape: 'ring', text: `${shown} · ${translate(RED, confirmProblem)}` };
+  // Confirming on fewer replicas than asked (as chosen): running, but on fewer machines than asked.
+  const shortfall = state === 'connected' ? connection.shortfall : undefined;
+  if (shortfall) return { fill: 'yellow', shape: 'dot', text: `${shown} · ${RED._('redis.confirm-fewer', { ...shortfall })}` };
   if (state === 'connected') return { fill: 'green', shape: 'dot', text: shown };
   if (state === 'connecting') return { fill: 'yellow', shape: 'ring', text: shown };
   return { fill: 'red', shape: 'ring', text: shown };

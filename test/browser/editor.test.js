@@ -735,6 +735,8 @@ const CASES = {
         { fill: 'database', value: '2' },
         { fill: 'prefix', value: 'e2e:' },
         { fill: 'instance', value: 'e2e-a' },
+        { fill: 'confirmReplicas', value: '1' },
+        { select: 'confirmFewer', value: 'connected' },
       ],
       check: async (page, nr, ui) => {
         const tlsRows = ['tlsInsecure', 'ca'];
@@ -751,8 +753,24 @@ const CASES = {
         assert.deepEqual(await shown(tlsRows), [true, true], 'Use TLS: the TLS options are shown');
         await ui.step({ check: 'tls', value: false }, CONFIG);
         assert.deepEqual(await shown(tlsRows), [false, false], 'TLS off again: hidden');
+        // With fewer replicas: only once some are asked for
+        const fewerShown = () => page.locator('.detection-redis-row-fewer').first().isVisible();
+        assert.equal(await fewerShown(), true, 'Confirm on replicas 1: With fewer replicas is shown');
+        await ui.step({ fill: 'confirmReplicas', value: '0' }, CONFIG);
+        assert.equal(await fewerShown(), false, 'Confirm on replicas 0: With fewer replicas is hidden');
+        await ui.step({ fill: 'confirmReplicas', value: '1' }, CONFIG);
+        assert.equal(await fewerShown(), true, 'shown again');
       },
-      expect: { url: 'redis://127.0.0.1:6390', database: 2, prefix: 'e2e:', instance: 'e2e-a', tls: false, tlsInsecure: false },
+      expect: {
+        url: 'redis://127.0.0.1:6390',
+        database: 2,
+        prefix: 'e2e:',
+        instance: 'e2e-a',
+        tls: false,
+        tlsInsecure: false,
+        confirmReplicas: 1,
+        confirmFewer: 'connected',
+      },
     },
     invalid: [
       {

@@ -58,6 +58,7 @@ function insecure(url, { method = 'GET', headers = {}, body } = {}) {
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), fingerprint }));
     });
+    req.setTimeout(10000, () => req.destroy(new Error(`no answer from ${url} within 10 s`)));
     req.on('error', reject);
     req.end(body);
   });
@@ -94,8 +95,11 @@ describe(`e2e: a receiver on its own HTTPS port in a real Node-RED ${nodeRedVers
     await nr.start();
     comms = await nr.openComms();
     await nr.deploy(flow(ports, probeFile));
-    // the port opens once the flows have started
-    await until(async () => (await insecure(url).catch(() => ({ status: 0 }))).status === 405, 20000, 'the listener answers');
+    // the port opens once the flows have started (slow under a loaded CI: its log says why, should it not)
+    await until(async () => (await insecure(url).catch(() => ({ status: 0 }))).status === 405, 40000, 'the listener answers').catch((err) => {
+      console.log(`\n---- Node-RED output ----\n${nr.logText()}\n----`);
+      throw err;
+    });
   });
 
   after(async function () {

@@ -19,7 +19,8 @@
  * and the replica get them too); `sentinelUser`/`sentinelPassword` (what a
  * client must give the sentinels); `tls: { cert, key }` (PEM: Redis and the
  * sentinels listen with TLS only, and talk to each other with TLS).
- * Down after 1 s, failover timeout 3 s: a failover takes a few seconds.
+ * Down after 1 s (`downAfterMs`), failover timeout 3 s: a failover takes a few seconds. Each sentinel
+ * logs its failover events to a file: `set.sentinelLogs()` for a failure message.
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -138,9 +139,11 @@ class RedisSentinelSet {
         ...listen(port),
         `dir ${this.dir}`,
         'loglevel warning',
+        // failover events (+sdown, +odown, +elected-leader, +switch-master) are logged at this level
+        `logfile ${path.join(this.dir, `sentinel-${i}.log`)}`,
         'sentinel resolve-hostnames no',
         `sentinel monitor ${this.name} ${HOST} ${primaryPort} 2`,
-        `sentinel down-after-milliseconds ${this.name} 1000`,
+        `sentinel down-after-milliseconds ${this.name} ${this.options.downAfterMs ?? 1000}`,
         `sentinel failover-timeout ${this.name} 3000`,
       ];
       if (redisUser) lines.push(`sentinel auth-user ${this.name} ${redisUser}`);
@@ -166,6 +169,21 @@ class RedisSentinelSet {
       }
       return true;
     }, 30000);
+  }
+
+  /** What the sentinels logged (their failover events), each file's last `lines` lines, for a failure message. */
+  sentinelLogs(lines = 40) {
+    return this.sentinelProcesses
+      .map((sentinel, i) => {
+        let text = '';
+        try {
+          text = fs.readFileSync(path.join(this.dir, `sentinel-${i}.log`), 'utf8');
+        } catch {
+          // not written (yet)
+        }
+        return `-- sentinel ${i} (port ${sentinel.port}) --\n${text.trimEnd().split('\n').slice(-lines).join('\n')}`;
+      })
+      .join('\n');
   }
 
   /** SIGKILLs the current primary; resolves with its port once it is gone. */

@@ -13,7 +13,7 @@
 const assert = require('node:assert/strict');
 const { RedisStreamDelivery, STREAM_GROUP } = require('../../../dist/lib/delivery/stream');
 const { RedisConnection } = require('../../../dist/lib/redis/connection');
-const { WriteConfirmer, ConfirmError } = require('../../../dist/lib/redis/confirm');
+const { WriteConfirmer, ConfirmError, onlineReplicas } = require('../../../dist/lib/redis/confirm');
 const { RedisServer, redisAvailable, redisClient } = require('../../support/redis-server');
 const { until } = require('../../support');
 
@@ -146,6 +146,40 @@ describe('lib/redis confirm: WAIT and WAITAOF before a take is answered (redis-s
     const d = await delivery(await connect({ confirmReplicas: 2, confirmTimeoutMs: 200 }));
     const results = await Promise.allSettled([1, 2, 3].map((i) => d.take({ messageId: `two${i}` }, body(i), {})));
     for (const r of results) assert.equal(r.reason?.code, 'ERR_REDIS_CONFIRM');
+  });
+
+  it('With fewer replicas, confirm on those connected: asked for 2 with 1 connected, takes are confirmed on that one, and the shortfall is known', async () => {
+    const connection = await connect({ confirmReplicas: 2, confirmTimeoutMs: 5000, confirmFewer: 'connected' });
+    await until(() => connection.shortfall !== undefined, 5000, 'the replicas counted');
+    assert.deepEqual(connection.shortfall, { online: 1, asked: 2 });
+    const d = await delivery(connection);
+    const ids = await Promise.all([1, 2, 3].map((i) => d.take({ messageId: `fewer${i}` }, body(i), {})));
+    for (const [i, id] of ids.entries()) {
+      const [entry] = await onReplica.xRange(d.key, id, id);
+      assert.equal(entry?.message.body, body(i + 1).toString(), 'confirmed on the replica connected: it has the entry');
+    }
+  });
+
+  it('With fewer replicas, refuse (the default): asked for 2 with 1 connected, every take fails; the count is not even read', async () => {
+    const connection = await connect({ confirmReplicas: 2, confirmTimeoutMs: 200 });
+    assert.equal(connection.confirmer.counts, false);
+    const d = await delivery(connection);
+    await assert.rejects(d.take({ messageId: 'strict' }, body(1), {}), (err) => err.code === 'ERR_REDIS_CONFIRM');
+    assert.equal(connection.shortfall, undefined);
+  });
+
+  it('onlineReplicas counts the replicas in sync in an INFO replication answer', () => {
+    const info = [
+      '# Replication',
+      'role:master',
+      'connected_slaves:3',
+      'slave0:ip=127.0.0.1,port=7001,state=online,offset=100,lag=0',
+      'slave1:ip=127.0.0.1,port=7002,state=wait_bgsave,offset=0,lag=0',
+      'slave2:ip=127.0.0.1,port=7003,state=online,offset=90,lag=1',
+      'master_failover_state:no-failover',
+    ].join('\r\n');
+    assert.equal(onlineReplicas(info), 2);
+    assert.equal(onlineReplicas('# Replication\r\nrole:master\r\nconnected_slaves:0\r\n'), 0);
   });
 
   it('a primary that does not answer at all: the confirmation fails once its own timeout and a margin have passed', async () => {
