@@ -36,11 +36,17 @@ const CLOCK_TICKS = 100;
 
 /** CPU time `pid` has used so far (user + system, all its threads) in seconds, or null. */
 function cpuSecondsOf(pid) {
+  const split = cpuSplitOf(pid);
+  return split && split.user + split.system;
+}
+
+/** CPU time `pid` has used so far in its own code (user) and in the kernel for it (system: syscalls, a socket's copies), in seconds, or null. */
+function cpuSplitOf(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The fields after "(comm)": state is the first, utime the 12th, stime the 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
   } catch {
     return null;
   }
@@ -168,4 +174,4 @@ async function stopChild(child, signal = 'SIGTERM', graceMs = 10000) {
   }
 }
 
-module.exports = { rssOf, peakRssOf, cpuSecondsOf, machineBusySeconds, RssSampler, freePort, forkNode, stopChild, children, killAll };
+module.exports = { rssOf, peakRssOf, cpuSecondsOf, cpuSplitOf, machineBusySeconds, RssSampler, freePort, forkNode, stopChild, children, killAll };

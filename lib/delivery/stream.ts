@@ -32,7 +32,7 @@
  * `maxAttempts`, moved to the dead letters shared by every instance.
  */
 import { systemClock, type Clock } from '../core/clock';
-import { answerWithin, BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
+import { BUFFER_REPLIES, luaScript, runScript, type RedisConnection } from '../redis';
 import { takeEach } from './adopt';
 import { BusyError, InFlightBudget } from './budget';
 import { messageIdOf } from './resend';
@@ -322,7 +322,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
         delivery.recovered = false;
         return [];
       });
-      delivery.deadLetterCount = await options.connection.client.hLen(delivery.keys[4]).catch(() => 0);
+      delivery.deadLetterCount = await options.connection.answer(options.connection.client.hLen(delivery.keys[4])).catch(() => 0);
     }
     delivery.opened = true;
     delivery.schedule();
@@ -555,7 +555,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   /** Dead letters of this receiver path (every instance's), oldest first, without their bodies. */
   async deadLetters(): Promise<DeadLetter[]> {
     this.options.connection.assertReady();
-    const summaries = await this.options.connection.client.hVals(this.keys[4]);
+    const summaries = await this.options.connection.answer(this.options.connection.client.hVals(this.keys[4]));
     const letters = summaries.map((text) => deadLetterOf(text)).filter((letter) => letter !== undefined);
     letters.sort((a, b) => (a.at === b.at ? 0 : streamIdAfter(a.at, b.at) ? 1 : -1));
     this.deadLetterCount = letters.length;
@@ -573,12 +573,14 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     if (this.closed || (ids && ids.length === 0)) return 0;
     const room = this.budget.room;
     if (room <= 0) throw new BusyError('events', `${this.held.size} events are in flight, the limit of this receiver`);
-    const [rows, kept] = await runScript<[Array<[Buffer, Buffer, Buffer, Buffer]>, number]>(
-      connection.client,
-      REPLAY,
-      this.keys,
-      [STREAM_GROUP, connection.instance, String(room), ...(ids ?? [])],
-      BUFFER_REPLIES,
+    const [rows, kept] = await connection.answer(
+      runScript<[Array<[Buffer, Buffer, Buffer, Buffer]>, number]>(
+        connection.client,
+        REPLAY,
+        this.keys,
+        [STREAM_GROUP, connection.instance, String(room), ...(ids ?? [])],
+        BUFFER_REPLIES,
+      ),
     );
     this.deadLetterCount = kept;
     const now = this.clock.now();
@@ -597,7 +599,9 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   async discard(ids?: string[]): Promise<number> {
     this.options.connection.assertReady();
     if (ids && ids.length === 0) return 0;
-    const [count, kept] = await runScript<[number, number]>(this.options.connection.client, DISCARD, [this.keys[3], this.keys[4]], ids ?? []);
+    const [count, kept] = await this.options.connection.answer(
+      runScript<[number, number]>(this.options.connection.client, DISCARD, [this.keys[3], this.keys[4]], ids ?? []),
+    );
     this.deadLetterCount = kept;
     return count;
   }
@@ -654,24 +658,24 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
       const room = this.budget.room;
       if (room <= 0) break;
       const now = this.clock.now();
-      const [next, rows, dropped, length, kept] = await runScript<
-        [Buffer, Array<[Buffer, Buffer[], number, Buffer, Buffer, Buffer]>, number, number, number]
-      >(
-        connection.client,
-        CLAIM,
-        this.keys,
-        [
-          STREAM_GROUP,
-          connection.instance,
-          String(this.options.claimAfterMs),
-          cursor,
-          String(Math.min(READ_COUNT, room)),
-          String(this.policy.maxAttempts),
-          String(this.policy.maxDeadLetters),
-          String(now),
-          timeout,
-        ],
-        BUFFER_REPLIES,
+      const [next, rows, dropped, length, kept] = await connection.answer(
+        runScript<[Buffer, Array<[Buffer, Buffer[], number, Buffer, Buffer, Buffer]>, number, number, number]>(
+          connection.client,
+          CLAIM,
+          this.keys,
+          [
+            STREAM_GROUP,
+            connection.instance,
+            String(this.options.claimAfterMs),
+            cursor,
+            String(Math.min(READ_COUNT, room)),
+            String(this.policy.maxAttempts),
+            String(this.policy.maxDeadLetters),
+            String(now),
+            timeout,
+          ],
+          BUFFER_REPLIES,
+        ),
       );
       cursor = next.toString();
       this.counts.deadLettersDropped += dropped;
@@ -748,7 +752,9 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
   private async keep(counters: string[]): Promise<number[]> {
     const connection = this.options.connection;
     connection.assertReady();
-    return runScript<number[]>(connection.client, KEEP, [this.streamKey, this.keys[2]], [STREAM_GROUP, connection.instance, ...counters]);
+    return connection.answer(
+      runScript<number[]>(connection.client, KEEP, [this.streamKey, this.keys[2]], [STREAM_GROUP, connection.instance, ...counters]),
+    );
   }
 
   /** Forgets an entry this instance no longer holds in Redis (dead-lettered, or claimed by another instance). */
@@ -776,15 +782,17 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     }
     let reply: [number, number, number];
     try {
-      reply = await runScript<[number, number, number]>(connection.client, DEAD, this.keys, [
-        STREAM_GROUP,
-        connection.instance,
-        key,
-        String(entry.attempt),
-        error,
-        String(this.clock.now()),
-        String(this.policy.maxDeadLetters),
-      ]);
+      reply = await connection.answer(
+        runScript<[number, number, number]>(connection.client, DEAD, this.keys, [
+          STREAM_GROUP,
+          connection.instance,
+          key,
+          String(entry.attempt),
+          error,
+          String(this.clock.now()),
+          String(this.policy.maxDeadLetters),
+        ]),
+      );
     } catch {
       if (first) this.schedule();
       return;
@@ -870,7 +878,7 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
         messageIdOf(meta) ?? '',
       ])
       .exec();
-    const replies = await answerWithin(transaction, connection.commandTimeoutMs);
+    const replies = await connection.answer(transaction);
     const reply = replies[2] as unknown as string | [string, number | string];
     if (typeof reply === 'string') return reply;
     const [reason, value] = reply;
@@ -887,11 +895,13 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const connection = this.options.connection;
     try {
       connection.assertReady();
-      await runScript<number>(
-        connection.client,
-        DONE,
-        [this.streamKey, this.bytesKey, this.idsKey, this.keys[2]],
-        [STREAM_GROUP, id, String(size), messageId ?? ''],
+      await connection.answer(
+        runScript<number>(
+          connection.client,
+          DONE,
+          [this.streamKey, this.bytesKey, this.idsKey, this.keys[2]],
+          [STREAM_GROUP, id, String(size), messageId ?? ''],
+        ),
       );
       this.unacked.delete(id);
     } catch {
@@ -918,18 +928,22 @@ export class RedisStreamDelivery<M = unknown> implements EventDelivery<M> {
     const out: DeliveryRecord<M>[] = [];
     // Read back late (Redis reached after open), this instance may be taking events meanwhile:
     // only what the stream held before this read is from an earlier instance (sent before any add).
-    const last = (await connection.client.sendCommand(['XREVRANGE', this.streamKey, '+', '-', 'COUNT', '1'])) as Array<[string, unknown]> | null;
+    const last = (await connection.answer(connection.client.sendCommand(['XREVRANGE', this.streamKey, '+', '-', 'COUNT', '1']))) as Array<
+      [string, unknown]
+    > | null;
     const ceiling = last?.[0]?.[0] === undefined ? undefined : String(last[0][0]);
     if (ceiling === undefined) return out;
     const now = this.clock.now();
     let start = '-';
     for (;;) {
-      const rows = await runScript<Array<[Buffer, Buffer[], number, Buffer]>>(
-        connection.client,
-        RECOVER,
-        [this.streamKey, this.keys[2]],
-        [STREAM_GROUP, connection.instance, start, String(READ_COUNT)],
-        BUFFER_REPLIES,
+      const rows = await connection.answer(
+        runScript<Array<[Buffer, Buffer[], number, Buffer]>>(
+          connection.client,
+          RECOVER,
+          [this.streamKey, this.keys[2]],
+          [STREAM_GROUP, connection.instance, start, String(READ_COUNT)],
+          BUFFER_REPLIES,
+        ),
       );
       const counters: string[] = [];
       const page: DeliveryRecord<M>[] = [];

@@ -18,6 +18,7 @@
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { createClient, type RedisClientType } from 'redis';
+import { answerWithin } from './answer-within';
 
 export interface SentinelAddress {
   host: string;
@@ -158,7 +159,8 @@ export class SentinelWatcher extends EventEmitter {
       this.clientIndex = index;
       await client.connect();
     }
-    const reply = (await this.client.sendCommand(['SENTINEL', 'MASTER', this.options.primaryName])) as unknown;
+    // bounded: node-redis's timeout covers only the send, and a sentinel that hangs must not stop the watch
+    const reply = await answerWithin(this.client.sendCommand(['SENTINEL', 'MASTER', this.options.primaryName]), this.options.timeoutMs);
     return reportOf(reply);
   }
 

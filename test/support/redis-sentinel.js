@@ -53,7 +53,11 @@ class Process {
     const child = this.child;
     if (!child) return;
     this.child = undefined;
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (child.exitCode === null && child.signalCode === null) {
+      // a frozen one (SIGSTOP) acts on SIGTERM only once it runs again
+      child.kill('SIGCONT');
+      child.kill(signal);
+    }
     await child.exited;
   }
 }
@@ -186,6 +190,13 @@ class RedisSentinelSet {
       .join('\n');
   }
 
+  /** Freezes sentinel `i` (SIGSTOP): its connections stay open, it answers nothing, as a hung machine. */
+  freezeSentinel(i) {
+    this.sentinelProcesses[i].child?.kill('SIGSTOP');
+    // asked no more by the set itself (waitForPromotion)
+    this.sentinelProcesses[i].frozen = true;
+  }
+
   /** SIGKILLs the current primary; resolves with its port once it is gone. */
   async killPrimary() {
     const primary = this.primary;
@@ -202,7 +213,7 @@ class RedisSentinelSet {
     let promoted;
     await this.until(async () => {
       const named = [];
-      for (const sentinel of this.sentinelProcesses) {
+      for (const sentinel of this.sentinelProcesses.filter((p) => !p.frozen)) {
         const reply = await this.sentinelCommand(sentinel, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name]).catch(() => null);
         if (reply) named.push(Number(reply[1]));
       }

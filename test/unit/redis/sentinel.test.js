@@ -150,6 +150,20 @@ describe('Redis sentinel mode (redis-server --sentinel)', function () {
     assert.equal(await c.client.sendCommand(['ROLE']).then((r) => String(r[0])), 'master');
   });
 
+  it('a sentinel that hangs (frozen, its connection open) is left for the next one: the failover is still followed', async () => {
+    const set = await RedisSentinelSet.start();
+    open.push(set);
+    const c = connection(set, {});
+    await stateOf(c, 'connected');
+    // the watcher asks the first sentinel of the list, over the connection it keeps to it
+    set.freezeSentinel(0);
+    const killed = set.primaryPort;
+    await set.killPrimary();
+    const port = await set.waitForPromotion();
+    await stateOf(c, 'connected', () => c.primary === `127.0.0.1:${port}`);
+    assert.notEqual(port, killed);
+  });
+
   it('gives the sentinels their credentials and Redis its own: each pair only where it belongs', async () => {
     const set = await RedisSentinelSet.start({
       redisUser: 'app',
