@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, postJson, until } = require('../support');
+const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, postJson, until, ownStatus } = require('../support');
 const ev = require('../fixtures/events');
 
 const helper = getHelper();
@@ -28,8 +28,7 @@ let n = 0;
 
 /** The node's last status of its own. */
 function statusText(node) {
-  const own = node.status.getCalls().filter((c) => c.thisValue === node);
-  return own.length > 0 ? String(own[own.length - 1].args[0].text || '') : '';
+  return String(ownStatus(node)?.text || '');
 }
 
 /** Messages a helper node receives, as they come. */
@@ -97,7 +96,23 @@ describe('attempts and dead letters (detection-in, detection done set to failed)
     const receiver = helper.getNode(id);
     assert.equal((await postJson(`${base}/hooks/dl`, lpr('poison'))).status, 200);
     for (const attempt of [1, 2, 3]) {
-      await until(() => held.length === attempt, 5000, `attempt ${attempt}`);
+      await until(() => held.length === attempt, 5000, `attempt ${attempt}`).catch((err) => {
+        // seen once in a while in CI, never here: what the tracker held then
+        const tracker = trackerOf(id);
+        const entries = [...(tracker?.inFlight ?? new Map())].map(([key, e]) => ({
+          key,
+          attempts: e.attempts,
+          dueAt: e.dueAt,
+          emittedAt: e.emittedAt,
+        }));
+        const failedCalls = helper
+          .getNode('failed')
+          .error.getCalls()
+          .map((c) => String(c.args[0]));
+        throw new Error(
+          `${err.message}: ${JSON.stringify({ now: Date.now(), entries, stats: tracker?.stats, held: held.length, failedErrors: failedCalls })}`,
+        );
+      });
       const msg = held[attempt - 1];
       assert.equal(msg.attempt, attempt);
       assert.equal(msg.messageId, 'poison');
@@ -118,7 +133,7 @@ describe('attempts and dead letters (detection-in, detection done set to failed)
     assert.equal(failures[1]._delivery, undefined, 'nothing a done node could finish');
     assert.equal(trackerOf(id).pending.events, 0);
     await until(() => / · 1 dead$/.test(statusText(receiver)), 5000, 'the status shows the dead letter');
-    assert.notEqual(receiver.status.lastCall.args[0].fill, 'red');
+    assert.notEqual(ownStatus(receiver).fill, 'red');
 
     // The slot is free: a new event is taken, and finished.
     assert.equal((await postJson(`${base}/hooks/dl`, lpr('fresh'))).status, 200);

@@ -12,6 +12,7 @@ const {
   loadWithHttp,
   closeServers,
   request,
+  ownStatus,
 } = require('../support');
 const http = require('node:http');
 const { FakeClock } = require('../support/fake-clock');
@@ -277,7 +278,7 @@ describe('detection-dedupe node', () => {
       const warned = node.warn.getCalls().filter((c) => c.args[0] === 'detection-dedupe.warn.key-log-full');
       assert.equal(warned.length, 1, 'warned once, not once per key');
       assert.equal(node.error.callCount, 0);
-      const shown = () => node.status.lastCall && node.status.lastCall.args[0];
+      const shown = () => ownStatus(node);
       await until(() => shown().fill === 'yellow' && /status\.unsaved/.test(shown().text), 2000, 'a yellow status: keys not saved');
 
       // Room again: the window is written whole (retried every 2 s), and says so.
@@ -732,7 +733,7 @@ describe('detection-dedupe node', () => {
     node.receive(delivery(resent(event)));
     node.receive(delivery(ev.fullFace()));
     await finished();
-    const shown = () => node.status.lastCall && node.status.lastCall.args[0];
+    const shown = () => ownStatus(node);
     await until(() => shown().text === '2 passed · 1 dropped · 2 keys', 2000, 'the status after three messages');
     assert.equal(shown().fill, 'green');
   });

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, postJson, collect, until } = require('../support');
+const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, postJson, collect, until, ownStatus } = require('../support');
 const ev = require('../fixtures/events');
 
 const helper = getHelper();
@@ -111,7 +111,7 @@ describe('detection-done node', function () {
     done.receive(again);
     // finished: nothing pending any more, so nothing left to emit again
     const receiver = helper.getNode(receiverId);
-    await until(() => / · 0 pending$/.test((receiver.status.lastCall || { args: [{}] }).args[0].text || ''), 5000, 'nothing pending');
+    await until(() => / · 0 pending$/.test((ownStatus(receiver) || {}).text || ''), 5000, 'nothing pending');
   });
 
   it('disk mode: a journal cut off in the middle of a record replays every whole one and warns once', async () => {

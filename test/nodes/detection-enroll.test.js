@@ -11,7 +11,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, getHelper, translatedModule, collect, until, selfSigned, translate } = require('../support');
+const { ROOT, NODE_RED_DIR, getHelper, translatedModule, collect, until, selfSigned, translate, ownStatus } = require('../support');
 const { EnrollmentStore, startSampleServer } = require(path.join(ROOT, 'dist', 'sim'));
 
 const helper = getHelper();
@@ -333,7 +333,7 @@ describe('detection-enroll against the simulated enrollment endpoints', function
         [undefined, undefined, undefined, undefined, undefined, 6],
       );
       assert.deepEqual(store.requests.at(-1).query, { skip: '6', page: '3', pageSize: '3' });
-      await until(() => /6 listed/.test(helper.getNode('en').status.lastCall.args[0].text), 2000, 'the status');
+      await until(() => /6 listed/.test((ownStatus(helper.getNode('en')) || {}).text), 2000, 'the status');
     });
 
     it('notices a bridge that ignores the paging query, and sends its one answer once', async () => {
@@ -363,8 +363,8 @@ describe('detection-enroll against the simulated enrollment endpoints', function
       assert.equal(caught.statusCode, 401);
       assert.match(caught.error.message, /answered 401 \(Unauthorized\).*the token must be renewed; enter a new JWT in the events bridge node/);
       assert.ok(!caught.error.message.includes(store.token));
-      await until(() => /^token refused: renew it/.test(en.status.lastCall.args[0].text), 2000, 'the status');
-      assert.equal(en.status.lastCall.args[0].fill, 'red');
+      await until(() => /^token refused: renew it/.test((ownStatus(en) || {}).text), 2000, 'the status');
+      assert.equal(ownStatus(en).fill, 'red');
     });
 
     it('a 500 carries the reason the bridge gave; msg.payload stays the input', async () => {
@@ -407,7 +407,7 @@ describe('detection-enroll against the simulated enrollment endpoints', function
 
     it('without a token nothing is sent, and the status says why', async () => {
       const { en } = await start({}, { token: '' });
-      await until(() => en.status.called && en.status.lastCall.args[0].text === 'no token', 2000, 'the status');
+      await until(() => ownStatus(en) && (ownStatus(en) || {}).text === 'no token', 2000, 'the status');
       const caught = await call('en', { payload: { externalId: 'x', plate: 'A' } }, 'caught');
       assert.equal(caught.error.code, 'ERR_ENROLL_CREDENTIALS');
       assert.match(caught.error.message, /no token \(JWT\) is configured/);

@@ -4,7 +4,7 @@
  * through real HTTP: the helper's RED.httpNode app is served on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
-const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until } = require('../support');
+const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until, ownStatus } = require('../support');
 const ev = require('../fixtures/events');
 
 const detectionIn = nodeModule('detection-in');
@@ -245,11 +245,7 @@ describe('detection-in node', function () {
     assert.equal(warned.length, 2, warned.join('\n'));
     assert.match(warned[0], /^event msg-lpr-0001 was delivered with a deviation from the spec at serverContext\.Region: /);
     assert.match(warned[1], /payload\.detectionImages\[0\]\.cropSizeName/);
-    await until(
-      () => /· 3 in · 2 with warnings · 0 rejected$/.test((node.status.lastCall || { args: [{}] }).args[0].text),
-      3000,
-      'the status with warnings',
-    );
+    await until(() => /· 3 in · 2 with warnings · 0 rejected$/.test((ownStatus(node) || {}).text), 3000, 'the status with warnings');
   });
 
   it('a stalled-body time that is not a number does not stop the node (the default applies)', async () => {
@@ -290,7 +286,7 @@ describe('detection-in node', function () {
         assert.equal(msg.req.headers.authorization, undefined);
         assert.equal(msg.req.headers['x-api-key'], undefined);
         // the status counts both refusals (its redraw is throttled): they have been logged by then
-        await until(() => /· 1 in · 2 rejected$/.test((node.status.lastCall || { args: [{}] }).args[0].text), 3000, 'the status after the refusals');
+        await until(() => /· 1 in · 2 rejected$/.test((ownStatus(node) || {}).text), 3000, 'the status after the refusals');
         const seen = JSON.stringify([
           node.status.getCalls().map((c) => c.args),
           helper
@@ -378,7 +374,7 @@ describe('detection-in node', function () {
 
   describe('a receiver that cannot start says why under the node', () => {
     const detectionInText = translatedModule('detection-in');
-    const lastStatus = (node) => node.status.lastCall && node.status.lastCall.args[0];
+    const lastStatus = (node) => ownStatus(node);
 
     it('Bearer without a token: "needs a token", and the reason in the log', async () => {
       const { node } = await start({ auth: 'bearer' }, {}, detectionInText);

@@ -12,7 +12,7 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const path = require('node:path');
-const { ROOT, getHelper, translatedModule, translate, collect, until, selfSigned } = require('../support');
+const { ROOT, getHelper, translatedModule, translate, collect, until, selfSigned, ownStatus } = require('../support');
 const { startSampleServer } = require(path.join(ROOT, 'dist', 'sim'));
 const { checkEvent } = require(path.join(ROOT, 'dist', 'lib', 'events', 'schemas'));
 
@@ -110,7 +110,7 @@ describe('detection-sample through an events bridge (simulated sample endpoints)
       assert.ok(checkEvent(msg.payload).ok, 'the simulator sample, a valid event');
       assert.equal(msg.messageId, msg.payload.payload.messageId);
     }
-    assert.deepEqual(node.status.lastCall.args[0], { fill: 'green', shape: 'dot', text: 'face sample · 2 sent' });
+    assert.deepEqual(ownStatus(node), { fill: 'green', shape: 'dot', text: 'face sample · 2 sent' });
     assert.equal(node.warn.callCount, 0);
   });
 
@@ -180,7 +180,7 @@ describe('detection-sample through an events bridge (simulated sample endpoints)
       const at = node.error.firstCall.args[0];
       if (typeof c.message === 'string') assert.equal(at, c.message);
       else assert.match(at, c.message);
-      assert.deepEqual(node.status.lastCall.args[0], { fill: 'red', shape: 'ring', text: c.status });
+      assert.deepEqual(ownStatus(node), { fill: 'red', shape: 'ring', text: c.status });
       const caught = await call({ payload: 1 }, 'caught');
       assert.equal(caught.error.message, `Error: ${at}`, 'the same error for Catch');
       assert.match(caught.error.code, /^ERR_(SAMPLE_BRIDGE|ENROLL_URL)$/);

@@ -304,8 +304,19 @@ function selfSigned() {
   return { key, cert };
 }
 
+/**
+ * The last status `node` set itself, or undefined. The test helper spies on Node.prototype.status, so
+ * `node.status.lastCall` is the last status of any node in the flow (a receiver's throttled redraw can
+ * come after the node under test's).
+ */
+function ownStatus(node) {
+  const own = node.status.getCalls().filter((c) => c.thisValue === node);
+  return own.length > 0 ? own[own.length - 1].args[0] : undefined;
+}
+
 module.exports = {
   ROOT,
+  ownStatus,
   NODE_RED_DIR,
   nodeRedVersion,
   getHelper,
