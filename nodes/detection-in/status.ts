@@ -62,7 +62,7 @@ export function receiverStatus(
       if (dead > 0) text += t('status.dead', { count: dead });
       if (refusing) return { fill: 'red', shape: 'dot', text };
       if (redis) {
-        const state = withRedisState(RED, redis, text);
+        const state = withRedisState(RED, redis, text, true);
         return noDone && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
       }
       return { fill: noDone || (problems > 0 && counts.received === 0) ? 'yellow' : 'green', shape: 'dot', text };

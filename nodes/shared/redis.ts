@@ -19,15 +19,16 @@ export function redisOf(RED: NodeAPI, id: string | undefined): RedisConnection |
   return config?.connection;
 }
 
-/** A using node's status: its own `text`, then the connection's state, which sets the colour. */
-export function withRedisState(RED: NodeAPI, connection: RedisConnection, text: string): NodeStatus {
+/** A using node's status: its own `text`, then the connection's state, which sets the colour.
+ *  `confirming`: the node's writes wait for Confirm on replicas (a receiver), so a shortfall is its to show. */
+export function withRedisState(RED: NodeAPI, connection: RedisConnection, text: string, confirming = false): NodeStatus {
   const state: ConnectionState = connection.state;
   const shown = `${text} · ${redisStateText(RED, connection)}`;
   // Confirm on disk asked where the server cannot give it: every event is refused, say why.
   const confirmProblem = connection.confirmer?.problem;
   if (state === 'connected' && confirmProblem) return { fill: 'red', shape: 'ring', text: `${shown} · ${translate(RED, confirmProblem)}` };
   // Confirming on fewer replicas than asked (as chosen): running, but on fewer machines than asked.
-  const shortfall = state === 'connected' ? connection.shortfall : undefined;
+  const shortfall = confirming && state === 'connected' ? connection.shortfall : undefined;
   if (shortfall) return { fill: 'yellow', shape: 'dot', text: `${shown} · ${RED._('redis.confirm-fewer', { ...shortfall })}` };
   if (state === 'connected') return { fill: 'green', shape: 'dot', text: shown };
   if (state === 'connecting') return { fill: 'yellow', shape: 'ring', text: shown };

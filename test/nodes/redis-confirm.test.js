@@ -9,7 +9,7 @@
  * and under the node.
  */
 const assert = require('node:assert/strict');
-const { getHelper, translatedModule, loadWithHttp, closeServers, postJson, collect, until, translate } = require('../support');
+const { getHelper, translatedModule, loadWithHttp, closeServers, postJson, collect, until, translate, ownStatus } = require('../support');
 const { RedisServer, redisAvailable, redisClient } = require('../support/redis-server');
 const { metricSources, readiness } = require('../../dist/lib/metrics');
 const ev = require('../fixtures/events');
@@ -17,6 +17,7 @@ const ev = require('../fixtures/events');
 const helper = getHelper();
 const detectionIn = translatedModule('detection-in');
 const detectionRedis = translatedModule('detection-redis');
+const detectionDedupe = translatedModule('detection-dedupe');
 
 const lpr = (id) => {
   const event = ev.fullLpr();
@@ -88,19 +89,38 @@ describe('Confirm on replicas in the Node-RED runtime (redis-server with a repli
 
   it('With fewer replicas, confirm on those connected: 200 on the one replica of 2 asked, said in yellow and once in the log; no longer once a second replica is in sync', async () => {
     const base = await loadWithHttp(
-      [detectionRedis, detectionIn],
-      flow('/hooks/fewer', { confirmReplicas: 2, confirmTimeoutMs: 5000, confirmFewer: 'connected' }, { finishedWhen: 'done' }),
+      [detectionRedis, detectionIn, detectionDedupe],
+      [
+        ...flow('/hooks/fewer', { confirmReplicas: 2, confirmTimeoutMs: 5000, confirmFewer: 'connected' }, { finishedWhen: 'done' }),
+        // on the same configuration node, confirming nothing itself: no shortfall of its own to show
+        {
+          id: 'dd',
+          type: 'detection-dedupe',
+          z: 't1',
+          mode: 'id',
+          key: 'messageId',
+          keyType: 'msg',
+          ttl: 60,
+          ttlUnits: 's',
+          scope: 'redis',
+          redis: 'redis1',
+          wires: [[], []],
+        },
+      ],
     );
     const config = helper.getNode('redis1');
     const receiver = helper.getNode('rin');
     await until(() => config.connection.ready);
     const fewer = translate('redis.confirm-fewer', { online: 1, asked: 2 });
-    const ownStatus = () =>
+    const receiverStatuses = () =>
       receiver.status
         .getCalls()
         .filter((c) => c.thisValue === receiver)
         .map((c) => c.args[0]);
-    await until(() => ownStatus().some((st) => st.fill === 'yellow' && st.text.endsWith(fewer)), 5000, 'the yellow status');
+    await until(() => receiverStatuses().some((st) => st.fill === 'yellow' && st.text.endsWith(fewer)), 5000, 'the yellow status');
+    const dedupe = helper.getNode('dd');
+    assert.ok(ownStatus(dedupe), 'the dedupe shows the connection');
+    assert.ok(!ownStatus(dedupe).text.includes(fewer), `the dedupe's status: ${ownStatus(dedupe).text}`);
     const answer = await postJson(`${base}/hooks/fewer`, lpr('fewer-1'));
     assert.equal(answer.status, 200);
     const [entry] = await onReplica.xRange(`${prefix}stream:/hooks/fewer`, '-', '+');
@@ -117,7 +137,7 @@ describe('Confirm on replicas in the Node-RED runtime (redis-server with a repli
     try {
       await until(() => config.connection.shortfall === undefined, 15_000, 'both replicas counted');
       // (yellow still, for its own reason: no detection done is wired to finish the held events)
-      await until(() => !ownStatus().at(-1).text.includes(fewer), 5000, 'the shortfall gone from the status');
+      await until(() => !receiverStatuses().at(-1).text.includes(fewer), 5000, 'the shortfall gone from the status');
       assert.equal((await postJson(`${base}/hooks/fewer`, lpr('fewer-2'))).status, 200);
       assert.equal(warned().length, 1, 'said once per change');
       assert.equal(health().redis, undefined, 'single mode, nothing short: as before');
