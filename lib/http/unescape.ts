@@ -25,7 +25,7 @@ declare const WebAssembly: {
 };
 
 /** Where the literal goes: bytes below are the module's escape table. */
-const INPUT = 256;
+const INPUT = 512;
 const PAGE = 64 * 1024;
 /** Literals up to this size are decoded in one instance kept for reuse (fresh
  *  memory costs page faults on every body; its memory stays at most about

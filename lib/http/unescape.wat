@@ -9,7 +9,9 @@
 ;; compilation).
 ;;
 ;; Memory: bytes 0..255 map an escape character X of `\X` to the byte it
-;; stands for (0: no such escape). The caller puts the literal at `in` and
+;; stands for (0: no such escape), bytes 256..511 a byte to its value as a
+;; hex digit (a table: branches on each digit cost more than the rest of an
+;; escape). The caller puts the literal at `in` and
 ;; leaves room for the output at `out`: the decoded bytes are never more than
 ;; the literal's, and 16 bytes past the end of both may be read or written
 ;; (the last block is loaded whole, its bytes past the end ignored).
@@ -28,26 +30,17 @@
   (data (i32.const 0x6e) "\0a") ;; \n
   (data (i32.const 0x72) "\0d") ;; \r
   (data (i32.const 0x74) "\09") ;; \t
-
-  ;; The value of a hex digit's byte; 0x100 or more for any other byte.
-  (func $hex (param $c i32) (result i32)
-    (local $d i32)
-    (if (result i32)
-      (i32.lt_u (local.tee $d (i32.sub (local.get $c) (i32.const 0x30))) (i32.const 10))
-      (then (local.get $d))
-      (else
-        (if (result i32)
-          (i32.lt_u (local.tee $d (i32.sub (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x61))) (i32.const 6))
-          (then (i32.add (local.get $d) (i32.const 10)))
-          (else (i32.const 0x100))))))
+  ;; Bytes 256..511: the value of each byte as a hex digit, 0xf0 for any
+  ;; other byte (so an OR of several is above 15 when one is not a digit).
+  (data (i32.const 256) "\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\00\01\02\03\04\05\06\07\08\09\f0\f0\f0\f0\f0\f0\f0\0a\0b\0c\0d\0e\0f\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\0a\0b\0c\0d\0e\0f\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0\f0")
 
   ;; The code unit of the four hex digits at $p; -1 if they are not four hex digits.
   (func $hex4 (param $p i32) (result i32)
     (local $a i32) (local $b i32) (local $c i32) (local $d i32)
-    (local.set $a (call $hex (i32.load8_u (local.get $p))))
-    (local.set $b (call $hex (i32.load8_u offset=1 (local.get $p))))
-    (local.set $c (call $hex (i32.load8_u offset=2 (local.get $p))))
-    (local.set $d (call $hex (i32.load8_u offset=3 (local.get $p))))
+    (local.set $a (i32.load8_u offset=256 (i32.load8_u (local.get $p))))
+    (local.set $b (i32.load8_u offset=256 (i32.load8_u offset=1 (local.get $p))))
+    (local.set $c (i32.load8_u offset=256 (i32.load8_u offset=2 (local.get $p))))
+    (local.set $d (i32.load8_u offset=256 (i32.load8_u offset=3 (local.get $p))))
     (if (result i32)
       (i32.gt_u (i32.or (i32.or (local.get $a) (local.get $b)) (i32.or (local.get $c) (local.get $d))) (i32.const 15))
       (then (i32.const -1))
@@ -108,6 +101,21 @@
           (local.set $mask (i32.ctz (local.get $mask)))
           (local.set $i (i32.add (local.get $i) (local.get $mask)))
           (local.set $j (i32.add (local.get $j) (local.get $mask)))
+          ;; \u00XX below 0x80 first, as most escapes are (System.Text.Json's
+          ;; `\u002B` in every base64 image): one compare for its first four bytes.
+          (if (i32.eq (i32.load (local.get $i)) (i32.const 0x3030755c)) ;; "\u00"
+            (then
+              (br_if $fail (i32.gt_u (i32.add (local.get $i) (i32.const 6)) (local.get $end)))
+              (local.set $code (i32.load8_u offset=256 (i32.load8_u offset=4 (local.get $i))))
+              (local.set $low (i32.load8_u offset=256 (i32.load8_u offset=5 (local.get $i))))
+              (br_if $fail (i32.gt_u (i32.or (local.get $code) (local.get $low)) (i32.const 15)))
+              (local.set $code (i32.or (i32.shl (local.get $code) (i32.const 4)) (local.get $low)))
+              (if (i32.lt_u (local.get $code) (i32.const 0x80))
+                (then
+                  (i32.store8 (local.get $j) (local.get $code))
+                  (local.set $i (i32.add (local.get $i) (i32.const 6)))
+                  (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                  (br $scan)))))
           ;; A control byte: JSON.parse rejects it.
           (br_if $fail (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x5c)))
           (br_if $fail (i32.gt_u (i32.add (local.get $i) (i32.const 2)) (local.get $end)))
@@ -123,11 +131,10 @@
           (br_if $fail (i32.gt_u (i32.add (local.get $i) (i32.const 6)) (local.get $end)))
           (if (i32.eq (i32.load16_u offset=2 (local.get $i)) (i32.const 0x3030)) ;; \u00XX, as most are
             (then
-              (local.set $code
-                (i32.or
-                  (i32.shl (call $hex (i32.load8_u offset=4 (local.get $i))) (i32.const 4))
-                  (call $hex (i32.load8_u offset=5 (local.get $i)))))
-              (br_if $fail (i32.gt_u (local.get $code) (i32.const 0xff))))
+              (local.set $code (i32.load8_u offset=256 (i32.load8_u offset=4 (local.get $i))))
+              (local.set $low (i32.load8_u offset=256 (i32.load8_u offset=5 (local.get $i))))
+              (br_if $fail (i32.gt_u (i32.or (local.get $code) (local.get $low)) (i32.const 15)))
+              (local.set $code (i32.or (i32.shl (local.get $code) (i32.const 4)) (local.get $low))))
             (else
               (local.set $code (call $hex4 (i32.add (local.get $i) (i32.const 2))))
               (br_if $fail (i32.lt_s (local.get $code) (i32.const 0)))))

@@ -138,7 +138,8 @@ describe('lib/http/json: escaped long strings', () => {
   });
 
   it('leaves to JSON.parse what it cannot reproduce: the plain road decides', () => {
-    for (const content of ['\\uD800', '\\uDC00', '\\x', '\\u12', '\u0001']) {
+    // \u00XX has a road of its own in the decoder: a bad first or second digit there too.
+    for (const content of ['\\uD800', '\\uDC00', '\\x', '\\u12', '\u0001', '\\u00G0', '\\u002G', '\\u00+B', '\\u00 1']) {
       const text = `${run}${content}${run}`;
       const buf = bodyWith(text);
       const start = buf.indexOf(run);
@@ -179,7 +180,7 @@ describe('lib/http/json: escaped long strings', () => {
       '\\u0022',
     ];
     const raw = ['é', '€', '😀', 'ß', '\u007f'];
-    const rare = ['\\uD800', '\\uDFFF', '\\x', "\\'", '\\u12', '\\u00G0', '\u0001', '\t', Buffer.from([0xff]), Buffer.from([0xe2, 0x82])];
+    const rare = ['\\uD800', '\\uDFFF', '\\x', "\\'", '\\u12', '\\u00G0', '\\u002G', '\u0001', '\t', Buffer.from([0xff]), Buffer.from([0xe2, 0x82])];
     const pad = base64(60000, 9);
     let accepted = 0;
     let refused = 0;
