@@ -13,11 +13,12 @@
  *            the event is in a Redis stream, and the same into the dedupe
  *            shared through Redis (what several instances run), in the same
  *            Node-RED, with the receiver part's load generator and
- *            connections, in alternating rounds; and the stream once more
- *            through a configuration node with Confirm on replicas 1 (a WAIT
- *            for one replica before each 200), a replica of the bench's
- *            redis-server attached for these rounds only (every target runs
- *            with it: the stream's writes reach it whether confirmed or not).
+ *            connections, in alternating rounds, one Redis and no replica;
+ *            then a replica of the bench's redis-server attached, the stream
+ *            against the same through a configuration node with Confirm on
+ *            replicas 1 (a WAIT for one replica before each 200), in rounds
+ *            of their own (both feed the replica: the stream's writes reach
+ *            it whether confirmed or not).
  *            CPU time of Node-RED, Redis, the replica and the generator per
  *            event accepted, and how busy the machine was (other work on it
  *            shows as more than ours).
@@ -294,6 +295,18 @@ function cpuNow(watch) {
  * idPrefix}}): `spec` = {rounds, seconds, warmupSeconds}. Returns the
  * summary per target and how many were answered 200 in all (warm-up included).
  */
+/** Posts one event at a time until one is answered 200, at most `seconds`: for a target that
+ *  refuses (503) until it is ready. The 200 counts as an event accepted. */
+async function firstAccepted({ url, headers, template, idPrefix, seconds = 15 }) {
+  const deadline = performance.now() + seconds * 1000;
+  while (performance.now() < deadline) {
+    const r = await runLoad({ url, headers, body: template, connections: 1, maxRequests: 1, idPrefix });
+    if (r.ok === 1) return { ok: true, seconds };
+    await delay(100);
+  }
+  return { ok: false, seconds };
+}
+
 async function alternate({ targets, spec, template, connections, watch, label, log, problems }) {
   const names = Object.keys(targets);
   const stats = Object.fromEntries(
@@ -573,32 +586,32 @@ async function runRedis(ctx) {
     log('  redis: shared dedupe checks');
     out.dedupe = await sharedDedupe({ url: server.url, client, redisPid: child.pid, config: config.dedupe, log, problems });
 
-    // Confirm on replicas needs a replica (the same way the tests start one): linked before
-    // Node-RED starts, as its confirming receiver answers 503 without one.
+    // Node-RED starts only once every route answers 200, the confirming one too: a replica for that,
+    // stopped again before the first rounds.
     replica = await server.startReplica();
     children.add(replica.child);
-    log(`bench: redis-server replica at ${replica.url}, pid ${replica.child.pid}`);
 
     const started = await Promise.allSettled(['A', 'B'].map((name) => startNodeRed({ name, token, coreUrl, redisUrl: server.url, execArgv, log })));
     for (const s of started) if (s.status === 'fulfilled') nrs.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
     const [a, b] = nrs;
-    const watch = { nodeRed: [a.pid, b.pid], redis: child.pid, replica: replica.child.pid };
+    children.delete(replica.child);
+    await replica.close();
+    replica = undefined;
+    const watch = { nodeRed: [a.pid, b.pid], redis: child.pid };
     const auth = { authorization: `Bearer ${token}` };
     const spec = config.receiver;
     const template = body('lpr', spec.bytes);
     const streams = [`${PREFIX}stream:/bench/redis`, `${PREFIX}stream:/bench/shared`, `${PREFIX}stream:/bench/redis-confirm`];
 
-    // Receiver: memory against Redis stream (and confirmed on the replica), one Node-RED.
+    // Receiver: memory against Redis stream, one Node-RED, one Redis (no replica to feed, as most sites run).
     let before = await flowCount(nrs);
-    const waits0 = await waitCalls(client);
     const receiver = await alternate({
       targets: {
         memory: { url: `${a.url}/bench/detections`, headers: auth, idPrefix: 'rm' },
         redis: { url: `${a.url}/bench/redis`, headers: auth, idPrefix: 'rr' },
         'redis + shared dedupe': { url: `${a.url}/bench/shared`, headers: auth, idPrefix: 'rs' },
-        'redis confirm 1': { url: `${a.url}/bench/redis-confirm`, headers: auth, idPrefix: 'rc' },
       },
       spec,
       template,
@@ -609,9 +622,44 @@ async function runRedis(ctx) {
       problems,
     });
     await checkDrained({ nrs, client, before, acknowledged: receiver.acknowledged, streams, label: 'redis receiver', problems });
+
+    // Then Confirm on replicas 1 against the stream alone, both with a replica attached (the same way
+    // the tests start one): every write reaches it whether confirmed or not, so its cost is in both.
+    replica = await server.startReplica();
+    children.add(replica.child);
+    watch.replica = replica.child.pid;
+    log(`bench: redis-server replica at ${replica.url}, pid ${replica.child.pid}`);
+    before = await flowCount(nrs);
+    // The confirming configuration node counts its replicas once a second: 503 until it has seen this one.
+    const confirmReady = await firstAccepted({ url: `${a.url}/bench/redis-confirm`, headers: auth, template, idPrefix: 'rw' });
+    if (!confirmReady.ok) problems.push(`redis confirm: no 200 within ${confirmReady.seconds} s of the replica linking up`);
+    const waits0 = await waitCalls(client);
+    const confirming = await alternate({
+      targets: {
+        'redis, replica attached': { url: `${a.url}/bench/redis`, headers: auth, idPrefix: 'rp' },
+        'redis confirm 1': { url: `${a.url}/bench/redis-confirm`, headers: auth, idPrefix: 'rc' },
+      },
+      spec,
+      template,
+      connections: spec.connections,
+      watch,
+      label: 'redis confirm',
+      log,
+      problems,
+    });
+    await checkDrained({
+      nrs,
+      client,
+      before,
+      acknowledged: confirming.acknowledged + (confirmReady.ok ? 1 : 0),
+      streams,
+      label: 'redis confirm',
+      problems,
+    });
     // Only the confirming configuration node sends WAIT: proof that it confirmed, and how many events shared one.
     const waits = (await waitCalls(client)) - waits0;
-    const t = receiver.targets;
+    const t = { ...receiver.targets, ...confirming.targets };
+    const attached = t['redis, replica attached'];
     const confirmed = t['redis confirm 1'].acknowledged;
     if (confirmed > 0 && !(waits > 0))
       problems.push(`redis receiver: ${confirmed} events answered 200 on Confirm on replicas 1 but Redis counted no WAIT`);
@@ -630,9 +678,10 @@ async function runRedis(ctx) {
         redisToMemoryRps: ratio(t.redis.rps, t.memory.rps),
         sharedToMemoryRps: ratio(t['redis + shared dedupe'].rps, t.memory.rps),
         redisToMemoryP99: ratio(t.redis.p99Ms, t.memory.p99Ms),
-        confirmToRedisRps: ratio(t['redis confirm 1'].rps, t.redis.rps),
-        confirmToRedisP50: ratio(t['redis confirm 1'].p50Ms, t.redis.p50Ms),
-        confirmToRedisP99: ratio(t['redis confirm 1'].p99Ms, t.redis.p99Ms),
+        replicaToRedisRps: ratio(attached.rps, t.redis.rps),
+        confirmToRedisRps: ratio(t['redis confirm 1'].rps, attached.rps),
+        confirmToRedisP50: ratio(t['redis confirm 1'].p50Ms, attached.p50Ms),
+        confirmToRedisP99: ratio(t['redis confirm 1'].p99Ms, attached.p99Ms),
       },
       confirm: {
         timeoutMs: CONFIRM_TIMEOUT_MS,

@@ -367,7 +367,7 @@ function renderRedis(r) {
       ? `${num(t.cpuMsPerRequest.nodeRed, 2)} (${num(t.cpuMsPerRequest.nodeRedSystem, 2)})`
       : num(t.cpuMsPerRequest.nodeRed, 2),
     num(t.cpuMsPerRequest.redis, 2),
-    ...(replica ? [num(t.cpuMsPerRequest.replica, 2)] : []),
+    ...(replica ? [t.cpuMsPerRequest.replica === undefined ? '–' : num(t.cpuMsPerRequest.replica, 2)] : []),
     num(t.cpuMsPerRequest.generator, 2),
     `${num(t.cpusBusy, 2)} / ${num(t.machineCpusBusy, 2)}`,
   ];
@@ -399,8 +399,9 @@ function renderRedis(r) {
     rows.push(blank('redis + shared dedupe ÷ memory', x(v.ratios.sharedToMemoryRps), replica));
     if (v.confirm) {
       const c = v.ratios;
+      if (c.replicaToRedisRps !== undefined) rows.push(blank('redis, replica attached ÷ redis', x(c.replicaToRedisRps), replica));
       rows.push([
-        'redis confirm 1 ÷ redis',
+        c.replicaToRedisRps !== undefined ? 'redis confirm 1 ÷ redis, replica attached' : 'redis confirm 1 ÷ redis',
         x(c.confirmToRedisRps),
         '',
         '',
@@ -421,7 +422,9 @@ function renderRedis(r) {
         (v.confirm
           ? `redis confirm 1: the same as redis through a configuration node with Confirm on replicas 1 (Confirm within ${num(v.confirm.timeoutMs)} ms): ` +
             `a WAIT for the replica after the take, before the 200 (${num(v.confirm.waits)} WAITs, ${num(v.confirm.eventsPerWait, 2)} events per WAIT);\n` +
-            'a replica of the bench’s Redis is attached during these rounds (every target’s writes reach it; its CPU: column replica).\n'
+            (c => c.replicaToRedisRps !== undefined
+              ? 'both in rounds of their own, a replica of the bench’s Redis attached (their writes reach it; its CPU: column replica); the rows above it run without one.\n'
+              : 'a replica of the bench’s Redis is attached during these rounds (every target’s writes reach it; its CPU: column replica).\n')(v.ratios)
           : '') +
         'req/s and MB/s: events accepted (answered 200; MB: 10^6 bytes of bodies); CPU: per event accepted; a 503 (receiver full) is counted in "not 200".',
     );
