@@ -45,7 +45,7 @@ const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 
-const { runLoad, Latencies } = require('../support/load');
+const { runLoad, Latencies, ID_WIDTH } = require('../support/load');
 const { body, event } = require('../support/bodies');
 const { NodeRed, httpJson, delay, ROOT } = require('../support/nodered');
 const { cpuSecondsOf, cpuSplitOf, machineBusySeconds, children } = require('../support/proc');
@@ -290,23 +290,24 @@ function cpuNow(watch) {
   };
 }
 
-/**
- * Alternating rounds over `targets` ({name: {url (string or list), headers,
- * idPrefix}}): `spec` = {rounds, seconds, warmupSeconds}. Returns the
- * summary per target and how many were answered 200 in all (warm-up included).
- */
-/** Posts one event at a time until one is answered 200, at most `seconds`: for a target that
- *  refuses (503) until it is ready. The 200 counts as an event accepted. */
-async function firstAccepted({ url, headers, template, idPrefix, seconds = 15 }) {
+/** Posts one event until it is answered 200, at most `seconds`, as the bridge resends it: for a target
+ *  that refuses (503) until it is ready. A 503 after the write leaves the event held unconfirmed, and
+ *  its resend (the same messageId) is what hands it out. The 200 counts as one event accepted. */
+async function firstAccepted({ url, headers, template, messageId, seconds = 15 }) {
   const deadline = performance.now() + seconds * 1000;
   while (performance.now() < deadline) {
-    const r = await runLoad({ url, headers, body: template, connections: 1, maxRequests: 1, idPrefix });
+    const r = await runLoad({ url, headers, body: template, connections: 1, maxRequests: 1, messageId });
     if (r.ok === 1) return { ok: true, seconds };
     await delay(100);
   }
   return { ok: false, seconds };
 }
 
+/**
+ * Alternating rounds over `targets` ({name: {url (string or list), headers,
+ * idPrefix}}): `spec` = {rounds, seconds, warmupSeconds}. Returns the
+ * summary per target and how many were answered 200 in all (warm-up included).
+ */
 async function alternate({ targets, spec, template, connections, watch, label, log, problems }) {
   const names = Object.keys(targets);
   const stats = Object.fromEntries(
@@ -631,7 +632,12 @@ async function runRedis(ctx) {
     log(`bench: redis-server replica at ${replica.url}, pid ${replica.child.pid}`);
     before = await flowCount(nrs);
     // The confirming configuration node counts its replicas once a second: 503 until it has seen this one.
-    const confirmReady = await firstAccepted({ url: `${a.url}/bench/redis-confirm`, headers: auth, template, idPrefix: 'rw' });
+    const confirmReady = await firstAccepted({
+      url: `${a.url}/bench/redis-confirm`,
+      headers: auth,
+      template,
+      messageId: 'confirm-ready'.padEnd(ID_WIDTH, '-'),
+    });
     if (!confirmReady.ok) problems.push(`redis confirm: no 200 within ${confirmReady.seconds} s of the replica linking up`);
     const waits0 = await waitCalls(client);
     const confirming = await alternate({

@@ -64,6 +64,8 @@ class Latencies {
  * `url` may be a list: the requests go to each in turn (round robin, as a
  * load balancer would spread them), still `connections` in flight in all;
  * perTarget: [{url, requests, ok}] in the same order.
+ * `messageId` (ID_WIDTH characters): the same id in every request, as a
+ * sender resending one event, instead of a new one each.
  */
 async function runLoad({
   url,
@@ -73,6 +75,7 @@ async function runLoad({
   durationMs,
   maxRequests = Infinity,
   idPrefix = 'b',
+  messageId,
   expect = 200,
   timeoutMs = 30000,
 }) {
@@ -104,7 +107,7 @@ async function runLoad({
     const copy = Buffer.from(body.buffer);
     while (performance.now() < deadline && started < maxRequests) {
       started++;
-      copy.write(nextId(idPrefix), body.offset, ID_WIDTH, 'latin1');
+      copy.write(messageId ?? nextId(idPrefix), body.offset, ID_WIDTH, 'latin1');
       const { pool, path, counts } = targets[turn++ % targets.length];
       counts.requests++;
       const begin = performance.now();

@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { getHelper, nodeModule, translatedModule, translate, loadWithHttp, closeServers, postJson, collect, until } = require('../support');
+const { getHelper, nodeModule, translatedModule, translate, loadWithHttp, closeServers, postJson, collect, until, deploy } = require('../support');
 const ev = require('../fixtures/events');
 
 const helper = getHelper();
@@ -177,13 +177,13 @@ describe('completion per receiver', function () {
     };
     await load(flow(false));
     assert.equal(trackerOf(ids.B).awaitCompletion, false);
-    await helper.setFlows(flow(true), 'nodes');
+    await deploy(flow(true), 'nodes');
     await until(() => trackerOf(ids.B).awaitCompletion === true, 5000, 'B waits for doneB');
     const got = collect(helper.getNode('heldB'), 1);
     assert.equal((await postJson(`${base}/hooks/b`, lpr('held'))).status, 200);
     await got;
     assert.equal(trackerOf(ids.B).pending.events, 1);
-    await helper.setFlows(flow(false), 'nodes');
+    await deploy(flow(false), 'nodes');
     await until(() => trackerOf(ids.B).awaitCompletion === false, 5000, 'B no longer waits');
     await until(() => trackerOf(ids.B).pending.events === 0, 5000, 'what B held is finished');
   });

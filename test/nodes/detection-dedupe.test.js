@@ -13,6 +13,7 @@ const {
   closeServers,
   request,
   ownStatus,
+  deploy,
 } = require('../support');
 const http = require('node:http');
 const { FakeClock } = require('../support/fake-clock');
@@ -502,7 +503,7 @@ describe('detection-dedupe node', () => {
   /** Deploys `nodes` (`type`: full or nodes) and returns the new dedupe node, its first output and its tracker. */
   async function redeploy(config, type = 'full') {
     const before = helper.getNode('dd');
-    await helper.setFlows(flow(config), type);
+    await deploy(flow(config), type);
     const node = await until(() => helper.getNode('dd') !== before && helper.getNode('dd'), 2000, 'the redeployed node');
     const finished = await until(() => helper.getNode('dd-finished') && trackFinished(node), 2000, 'the redeployed flow');
     return { node, passed: countInputs(helper.getNode('first')), finished };
@@ -547,7 +548,7 @@ describe('detection-dedupe node', () => {
     );
 
     // removed, then added again: a new node
-    await helper.setFlows(
+    await deploy(
       flow().filter((n) => n.id !== 'dd' && n.id !== 'dd-complete'),
       'full',
     );
@@ -972,7 +973,7 @@ describe('detection-dedupe node', () => {
       await clock.advance(30_000);
       const got = collect(helper.getNode('digest'), 1);
       const shorter = { ...CAP, capPeriod: 20, capUnits: 's' };
-      await helper.setFlows(flow(shorter), 'nodes');
+      await deploy(flow(shorter), 'nodes');
       const [digest] = await got;
       assert.equal(digest.payload.held, 2);
       assert.equal(digest.payload.end, new Date(T0 + 20_000).toISOString());
@@ -989,7 +990,7 @@ describe('detection-dedupe node', () => {
       const again = await redeploy(CAP);
       for (let i = 0; i < 7; i++) again.node.receive({ messageId: `n${i}`, payload: {} });
       await again.finished();
-      await helper.setFlows(
+      await deploy(
         flow(CAP).filter((n) => n.id !== 'dd' && n.id !== 'dd-complete'),
         'full',
       );

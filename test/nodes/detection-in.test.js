@@ -4,7 +4,19 @@
  * through real HTTP: the helper's RED.httpNode app is served on 127.0.0.1.
  */
 const assert = require('node:assert/strict');
-const { getHelper, nodeModule, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until, ownStatus } = require('../support');
+const {
+  getHelper,
+  nodeModule,
+  translatedModule,
+  loadWithHttp,
+  closeServers,
+  request,
+  postJson,
+  collect,
+  until,
+  ownStatus,
+  deploy,
+} = require('../support');
 const ev = require('../fixtures/events');
 
 const detectionIn = nodeModule('detection-in');
@@ -317,8 +329,8 @@ describe('detection-in node', function () {
     await start();
     assert.equal((await postJson(url, ev.minimalLpr())).status, 200);
     // Redeploy the same flow twice (full deploy restarts every node).
-    await helper.setFlows(flow(), 'full');
-    await helper.setFlows(flow(), 'full');
+    await deploy(flow(), 'full');
+    await deploy(flow(), 'full');
     const ok = helper.getNode('ok');
     const seen = [];
     ok.on('input', (m) => seen.push(m.messageId));
@@ -328,7 +340,7 @@ describe('detection-in node', function () {
     await until(() => seen.includes('msg-face-0001'), 3000, 'the second event');
     assert.deepEqual(seen, ['msg-lpr-0001', 'msg-face-0001'], 'one route, one message each');
     // Move to another path: the old one is gone.
-    await helper.setFlows(flow({ path: '/hooks/other' }), 'full');
+    await deploy(flow({ path: '/hooks/other' }), 'full');
     assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
     assert.equal((await postJson(`${base}/hooks/other`, ev.minimalLpr())).status, 200);
     // Stop the flows (as the editor's "stop flows" does): a request that comes meanwhile is held,

@@ -22,6 +22,7 @@ const {
   until,
   completeProbe,
   trackFinished,
+  deploy,
 } = require('../support');
 const { FakeClock } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
@@ -258,7 +259,7 @@ describe('detection-presence node', function () {
 
   function redeploy(config, type = 'full') {
     const before = helper.getNode('pr');
-    return helper.setFlows(flow(config), type).then(async () => {
+    return deploy(flow(config), type).then(async () => {
       const node = await until(() => helper.getNode('pr') !== before && helper.getNode('pr'), 10_000, 'the redeployed node');
       await until(() => helper.getNode('pr-finished'), 10_000, 'the redeployed flow');
       return { node, finished: trackFinished(node), out: outputs() };

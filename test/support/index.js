@@ -296,6 +296,31 @@ function trackFinished(node) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Deploys `flow` in the test helper's runtime (`type` full, flows or nodes) and
+ * resolves once the flows have started, however long that takes up to `timeoutMs`.
+ * The helper's own setFlows gives them 300 ms after the deploy returns, which a
+ * busy CI machine exceeds ("timeout waiting event") while a flow closes and
+ * reopens a Redis connection.
+ */
+async function deploy(flow, type = 'full', credentials = {}, timeoutMs = 30_000) {
+  const h = getHelper();
+  let onStarted;
+  let timer;
+  const started = new Promise((resolve, reject) => {
+    onStarted = () => resolve();
+    timer = setTimeout(() => reject(new Error(`the flows did not start within ${timeoutMs} ms of a ${type} deploy`)), timeoutMs);
+    h._events.on('flows:started', onStarted);
+  });
+  try {
+    await h._redNodes.setFlows(flow, credentials, type);
+    await started;
+  } finally {
+    clearTimeout(timer);
+    h._events.off('flows:started', onStarted);
+  }
+}
+
 /** A key and self-signed certificate for 127.0.0.1, made in process by the
  *  package's own sim/tls.ts (no openssl needed). */
 function selfSigned() {
@@ -333,5 +358,6 @@ module.exports = {
   completeProbe,
   trackFinished,
   sleep,
+  deploy,
   selfSigned,
 };
