@@ -312,6 +312,7 @@ async function deploy(flow, type = 'full', credentials = {}, timeoutMs = 30_000)
     timer = setTimeout(() => reject(new Error(`the flows did not start within ${timeoutMs} ms of a ${type} deploy`)), timeoutMs);
     h._events.on('flows:started', onStarted);
   });
+  started.catch(() => undefined); // a timeout while the deploy is still under way is thrown below, not unhandled
   try {
     await h._redNodes.setFlows(flow, credentials, type);
     await started;
