@@ -1156,15 +1156,14 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     }
   }
 
-  async function nodeShowsError(id) {
-    return page.locator(`[id="${id}"] .red-ui-flow-node-error`).isVisible();
-  }
-
-  /** Whether node `id` comes to show its error triangle: the workspace draws it on its next redraw, late on a busy machine. */
-  async function nodeComesToShowError(id) {
+  /**
+   * Whether node `id` comes to show (`shown`) or to hide its error triangle: the
+   * workspace draws it on its next redraw, late on a busy machine.
+   */
+  async function errorTriangleComes(id, shown) {
     return page
       .locator(`[id="${id}"] .red-ui-flow-node-error`)
-      .waitFor({ state: 'visible', timeout: 10000 })
+      .waitFor({ state: shown ? 'visible' : 'hidden', timeout: 10000 })
       .then(() => true)
       .catch(() => false);
   }
@@ -1532,7 +1531,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       if (cases && cases.fresh) {
         assert.deepEqual(invalid, [text(type, cases.fresh)], `a new ${type} is invalid with its defaults, and says why`);
         assert.equal(fresh.valid, false, `a new ${type} is invalid`);
-        assert.ok(await nodeComesToShowError(id), `a new ${type} shows the error triangle`);
+        assert.ok(await errorTriangleComes(id, true), `a new ${type} shows the error triangle`);
       } else {
         assert.deepEqual(invalid, [], `a new ${type} is valid with its defaults`);
         if (!toChoose.length) assert.equal(fresh.valid, true, `a new ${type} is valid: ${fresh.validationErrors}`);
@@ -1575,7 +1574,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       }
       assert.equal(state.valid, true, `${type} is valid: ${state.validationErrors}`);
       assert.equal(state.changed, true, 'the node is marked changed');
-      assert.ok(!(await nodeShowsError(id)), 'no error triangle');
+      assert.ok(await errorTriangleComes(id, false), 'no error triangle');
       if (valid.ports !== undefined) assert.equal(await outputPorts(id), valid.ports, 'output ports shown on the workspace');
       assert.ok(
         (await page.locator(`[id="${id}"] .red-ui-flow-node-label`).textContent()).includes(`e2e ${type}`),
@@ -1616,7 +1615,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
             hasReason(after.validationErrors, type, c.reason, c.reasonVars),
             `${what}: the reason "${text(type, c.reason, c.reasonVars)}" in ${after.validationErrors}`,
           );
-        assert.ok(await nodeShowsError(id), `${what}: the node shows the error triangle`);
+        assert.ok(await errorTriangleComes(id, true), `${what}: the node shows the error triangle`);
 
         await reopenDialog(id);
         for (const s of c.restore) await step(s);
@@ -1626,7 +1625,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       await clickDone();
       const fixed = await nodeState(id);
       assert.equal(fixed.valid, true, `valid again: ${fixed.validationErrors}`);
-      assert.ok(!(await nodeShowsError(id)), 'no error triangle once fixed');
+      assert.ok(await errorTriangleComes(id, false), 'no error triangle once fixed');
       noNewProblems();
     });
 

@@ -47,7 +47,7 @@ class EditorBrowser {
 
   /**
    * Starts Node-RED (the packed module, `modules` installed beside it,
-   * `settings` added; the welcome tour off) and Chromium (`locale`,
+   * `settings` added; the welcome tour and the tips off) and Chromium (`locale`,
    * `viewport`) at once. `artifacts`: a directory emptied for screenshots.
    */
   static async start({ settings = {}, modules = [], locale = 'en-US', viewport = { width: 1400, height: 1000 }, artifacts, timeout = 15000 } = {}) {
@@ -68,6 +68,13 @@ class EditorBrowser {
       (async () => {
         // tours: false — a fresh user directory opens with the "Welcome to Node-RED" tour, a modal over the editor.
         browser.nr = await NodeRedProcess.create({ settings: { editorTheme: { tours: false }, ...settings }, modules });
+        // Tips off: Node-RED 5.0 starts the Help tab's tip timer (1 s) before the
+        // tab has drawn its tip box, and on a slow machine the timer throws
+        // "reading 'html'" into the page. "_" is the user without adminAuth.
+        fs.writeFileSync(
+          path.join(browser.nr.userDir, '.config.users.json'),
+          JSON.stringify({ _: { editor: { view: { 'view-show-tips': false } } } }),
+        );
         await browser.nr.start();
       })(),
     ]);
