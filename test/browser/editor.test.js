@@ -1173,20 +1173,17 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   }
 
   /**
-   * Clicks a node on the workspace. The workspace makes its own double-click
-   * out of two mousedowns on one node more than 0 and less than 650 ms apart:
-   * so the first click waits out 650 ms since the last click on a node (a
-   * person is never that quick after Done, this test is), and the two clicks
-   * of a double-click are held 30 ms each (without, both can fall in the same
+   * Clicks a node on the workspace, once the click cannot make a double-click
+   * with the last one on it (see the harness's nodeClickSpacing: a person is
+   * never that quick after Done, this test is). The two clicks of a
+   * double-click are held 30 ms each (without, both can fall in the same
    * millisecond, and that is no double-click).
    */
-  let lastNodeClick = 0;
   async function clickNode(id, options) {
-    const wait = lastNodeClick + 700 - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await browser.nodeClickSpacing(id);
     const node = page.locator(`[id="${id}"] .red-ui-flow-node`);
     await (options && options.double ? node.dblclick({ delay: 30 }) : node.click());
-    lastNodeClick = Date.now();
+    browser.nodeClicked(id);
   }
 
   const settled = (selector, text) => browser.settled(selector, text);
@@ -1194,9 +1191,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   /** Double-clicks the node on the workspace and waits for its edit tray (the harness's
    *  editNode: clicked again when a busy machine took the double-click as two clicks). */
   async function openDialog(id) {
-    browser.lastNodeClick = Math.max(browser.lastNodeClick || 0, lastNodeClick);
     await browser.editNode(id);
-    lastNodeClick = browser.lastNodeClick;
   }
 
   /** Opens the dialog of the selected node again as a person may, with the

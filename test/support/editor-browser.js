@@ -290,18 +290,29 @@ class EditorBrowser {
   }
 
   /**
-   * Double-clicks node `id` on the workspace and waits for its edit tray. The
-   * workspace makes its own double-click out of two mousedowns on one node
-   * less than 650 ms apart, so a double-click comes 700 ms after the last.
+   * Waits until a click on node `id` cannot make a double-click with the last
+   * click on it: the workspace makes its own double-click out of two mousedowns
+   * on one node less than 650 ms apart (on two different nodes, never).
    */
-  async editNode(id) {
-    const wait = (this.lastNodeClick || 0) + 700 - Date.now();
+  async nodeClickSpacing(id) {
+    const last = this.lastNodeClick;
+    const wait = last && last.id === id ? last.at + 700 - Date.now() : 0;
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+
+  /** Notes a click on node `id`, for nodeClickSpacing(). */
+  nodeClicked(id) {
+    this.lastNodeClick = { id, at: Date.now() };
+  }
+
+  /** Double-clicks node `id` on the workspace (see nodeClickSpacing) and waits for its edit tray. */
+  async editNode(id) {
+    await this.nodeClickSpacing(id);
     // On a busy machine a double-click is now and then taken as two clicks (the node is only
     // selected): clicked again while no tray has opened, at most three times.
     for (let attempt = 1; ; attempt++) {
       await this.page.locator(`[id="${id}"] .red-ui-flow-node`).dblclick({ delay: 30 });
-      this.lastNodeClick = Date.now();
+      this.nodeClicked(id);
       const opened = await this.page
         .waitForFunction(() => document.querySelectorAll('.red-ui-tray').length > 0, null, { timeout: 5000 })
         .then(
