@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { nodeRedVersion, until } = require('../support');
-const { NodeRedProcess, readProbeLines, fileNode, runSimulator } = require('../support/nodered-process');
+const { NodeRedProcess, readProbeLines, fileNode, simulateIn } = require('../support/nodered-process');
 
 const TAB = 'e2eredeploytab01';
 const N = 300;
@@ -60,8 +60,14 @@ describe(`e2e: redeploy without loss, Node-RED ${nodeRedVersion()}`, function ()
     await nr.start();
   });
 
-  afterEach(function () {
-    if (this.currentTest && this.currentTest.state === 'failed' && nr) console.log(`\n---- Node-RED output ----\n${nr.logText()}\n----`);
+  /** Run after each test, last first: the simulator is stopped, so a failed test's run cannot post into the next one's flow. */
+  let cleanups = [];
+
+  afterEach(async function () {
+    const failed = this.currentTest && this.currentTest.state === 'failed';
+    if (failed && nr) console.log(`\n---- Node-RED output ----\n${nr.logText()}\n----`);
+    for (const cleanup of cleanups.reverse()) await cleanup(failed).catch(() => undefined);
+    cleanups = [];
   });
 
   after(async function () {
@@ -75,7 +81,7 @@ describe(`e2e: redeploy without loss, Node-RED ${nodeRedVersion()}`, function ()
       const summaryFile = path.join(nr.userDir, `summary-${ackMode}.json`);
       await nr.deploy(redeployFlow(ackMode, probeFile, 'probe'), { '/rd/in': 405 });
       const lines = () => readProbeLines(probeFile);
-      const run = runSimulator([
+      const run = simulateIn(cleanups, [
         'send',
         '--url',
         `${nr.url}/rd/in`,

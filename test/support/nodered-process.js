@@ -175,14 +175,16 @@ class NodeRedProcess extends NodeRedChild {
   }
 }
 
-/** Reads the JSON lines a probe file node has written so far. */
+/**
+ * Reads the JSON lines a probe file node has written so far. The file node
+ * may be halfway through appending one: what follows the last newline is
+ * left for the next read.
+ */
 function readProbeLines(file) {
   if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  lines.pop(); // '' after a whole last line, else the line being written
+  return lines.filter(Boolean).map((l) => JSON.parse(l));
 }
 
 module.exports = {
