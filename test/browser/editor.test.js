@@ -942,6 +942,12 @@ const CASES = {
   },
 };
 
+/**
+ * The time a test of `cases` invalid inputs may take: each opens a dialog twice (up to 4 s a case
+ * on a slow, busy 2-core machine: the events bridge's 7 took 27 s there), over the 30 s of the rest.
+ */
+const timeoutForCases = (cases) => 30000 + 6000 * cases;
+
 describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
   this.timeout(30000);
 
@@ -1582,6 +1588,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
       const id = nodeIds[type];
       assert.ok(id, 'the node from the previous tests');
       const invalid = await invalidCases(type, id);
+      this.timeout(timeoutForCases(invalid.length));
       assert.equal((await nodeState(id)).valid, true, 'valid before');
       // One dialog session for all cases: make the value invalid, Done, the
       // node is invalid; reopen, put a valid value back (the mark goes) and go
@@ -1675,6 +1682,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     });
 
     it(`${type} (configuration node): the dialog flags invalid input`, async function () {
+      this.timeout(timeoutForCases(CASES[type].invalid.length));
       const { user, id, prop } = userOf(type);
       const configId = (await nodeState(id)).props[prop];
       await ensureDialog(user, id);
