@@ -1081,6 +1081,9 @@ describe('sim: the bridge simulator', function () {
     });
 
     it('a scenario file: used as written; its mistakes say where they are and what to write', async function () {
+      // 16 runs of the command, 15 of them at once: each a Node.js process loading the simulator,
+      // several seconds of CPU in all, which a busy 2-core machine took over 20 s to give.
+      this.timeout(90000);
       receiver = await startReceiver();
       const good = path.join(tmp, 'good.json');
       fs.writeFileSync(
