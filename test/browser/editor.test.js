@@ -8,13 +8,14 @@
  * as a person would: the palette, dragging every node type onto the
  * workspace, its edit dialog (double-click, fill, Done), configuration nodes
  * through the pencil and plus buttons of the nodes that use them, the Help
- * sidebar tab, and Menu → Import → Examples for every example flow. The
- * browser console must stay free of errors throughout.
+ * sidebar tab. The browser console must stay free of errors throughout.
+ * (The examples, imported through Menu → Import → Examples and opened, are
+ * test/browser/examples-valid.test.js.)
  *
  * The node types come from package.json "node-red".nodes; the labels the
  * editor must show come from each type's message catalog as Node-RED serves
- * it. Screenshots of the palette, each dialog, each help text and each
- * imported example are written to test-artifacts/editor-nr<major>/.
+ * it. Screenshots of the palette, each dialog and each help text are
+ * written to test-artifacts/editor-nr<major>/.
  *
  * Skipped, with a message, only where /usr/bin/chromium is not installed
  * (.ci/run installs it).
@@ -24,7 +25,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, nodeRedVersion, request, translate } = require('../support');
-const { MODULE, packInstalled } = require('../support/nodered-process');
+const { MODULE } = require('../support/nodered-process');
 const { EditorBrowser } = require('../support/editor-browser');
 
 const PKG = require(path.join(ROOT, 'package.json'));
@@ -34,11 +35,6 @@ const TYPES = Object.keys(PKG['node-red'].nodes);
 const CONFIG_TYPES = TYPES.filter((t) => /\bcategory:\s*'config'/.test(fs.readFileSync(path.join(ROOT, 'dist', 'nodes', t, `${t}.html`), 'utf8')));
 const FLOW_TYPES = TYPES.filter((t) => !CONFIG_TYPES.includes(t));
 const CATEGORY = 'detection bridge';
-const EXAMPLES = fs
-  .readdirSync(path.join(ROOT, 'examples'))
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => f.slice(0, -'.json'.length))
-  .sort();
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', `editor-nr${nodeRedVersion().split('.')[0]}`);
 
 /** A message-catalog key shown as is: `detection-in.label.path` (every key
@@ -954,8 +950,6 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   let browser;
   let nr;
   let page;
-  /** The packed dashboard, or null where it is not installed. */
-  let dashboard;
   /** Palette labels from each type's catalog as Node-RED serves it. */
   const labels = {};
   /** Each type's message catalog as Node-RED serves it. */
@@ -971,13 +965,10 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     this.timeout(180000);
     const started = Date.now();
     // Chromium starts while the module is packed and installed and Node-RED starts.
-    // The live-dashboard example uses FlowFuse Dashboard 2.0 (a dev dependency, packed from node_modules).
-    dashboard = await packInstalled('@flowfuse/node-red-dashboard');
     browser = await EditorBrowser.start({
       viewport: { width: 1400, height: 1000 },
       artifacts: ARTIFACTS,
       timeout: 10000,
-      modules: dashboard ? [dashboard] : [],
     });
     ({ nr, page } = browser);
     for (const type of TYPES) {
@@ -1918,71 +1909,6 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     assert.deepEqual(await wires(), { outputs: 2, wires: [] }, 'the cap off: its digest wire goes');
     assert.equal(await outputPorts(id), 2);
     noNewProblems();
-  });
-
-  EXAMPLES.forEach((name) => {
-    it(`imports the ${name} example from Menu → Import → Examples`, async function () {
-      const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', `${name}.json`), 'utf8'));
-      if (!dashboard && example.some((n) => /^ui-/.test(n.type))) {
-        console.log(`      SKIPPED: ${name} needs @flowfuse/node-red-dashboard (a dev dependency: npm install)`);
-        this.skip();
-      }
-      const allIds = () =>
-        page.evaluate(() => {
-          const ids = [];
-          RED.nodes.eachNode((n) => ids.push(n.id));
-          RED.nodes.eachConfig((n) => ids.push(n.id));
-          RED.nodes.eachWorkspace((w) => (RED.nodes.groups ? RED.nodes.groups(w.id) : []).forEach((g) => ids.push(g.id)));
-          return ids;
-        });
-      const idsBefore = await allIds();
-
-      const listed = await browser.importExample(name);
-      for (const e of EXAMPLES) assert.ok(listed.includes(e), `the examples of ${MODULE} list ${e}: ${listed.join(', ')}`);
-      const ws = await page.evaluate(() => RED.workspaces.active());
-      const imported = await page.evaluate((before) => {
-        const out = [];
-        const add = (n, config) => {
-          if (!before.includes(n.id))
-            out.push({
-              type: n.type,
-              name: n.name,
-              z: n.z,
-              config,
-              valid: n.valid,
-              errors: n.validationErrors || [],
-              known: n.type === 'group' || !!RED.nodes.getType(n.type),
-            });
-        };
-        RED.nodes.eachNode((n) => add(n, false));
-        RED.nodes.eachConfig((n) => add(n, true));
-        RED.nodes.eachWorkspace((w) => (RED.nodes.groups ? RED.nodes.groups(w.id) : []).forEach((g) => add(g, false)));
-        return out;
-      }, idsBefore);
-      const sortedTypes = (list) => list.map((n) => n.type).sort();
-      assert.deepEqual(sortedTypes(imported), sortedTypes(example.filter((n) => n.type !== 'tab')), 'the nodes of the example were added');
-      assert.deepEqual(
-        imported.filter((n) => !n.config && n.z !== ws).map((n) => n.type),
-        [],
-        'nodes not on the new flow',
-      );
-      assert.deepEqual(
-        imported.filter((n) => !n.known).map((n) => n.type),
-        [],
-        'unknown node types',
-      );
-      assert.ok(
-        imported.some((n) => TYPES.includes(n.type)),
-        'the example uses our nodes',
-      );
-      assert.deepEqual(
-        imported.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`),
-        [],
-        'imported nodes that are invalid',
-      );
-      await page.locator('#red-ui-workspace-chart').screenshot({ path: path.join(ARTIFACTS, `example-${name}.png`) });
-      noNewProblems();
-    });
   });
 
   it('saw no errors in the browser console and none in the Node-RED log', function () {

@@ -7,12 +7,18 @@
  * A fresh Node-RED (the one NODE_RED_PATH selects: 4.1 from the dev
  * dependencies, 4.1.0 or 5) with the packed module, and a headless Chromium
  * in English. Every example is imported through Menu → Import → Examples as
- * a user does; every node's dialog is opened and closed with Done without a
- * change (each configuration node it uses through the pencil next to its
- * list, once), and nothing may then be invalid: no field marked, no red
- * triangle on the workspace, no validation error. Deploy must then deploy
- * without asking about nodes that are "not properly configured", and each
- * receiver must listen.
+ * a user does: the menu lists every example, and each adds all its nodes,
+ * of known types, on a flow of its own, none invalid. Then the dialogs are
+ * opened and closed with Done without a change, and nothing may then be
+ * invalid: no field marked, no red triangle on the workspace, no validation
+ * error. Every node of ours is opened (and each configuration node it uses,
+ * through the pencil next to its list, once); of Node-RED's own node types,
+ * one node of each type, the first the run meets: their dialogs are
+ * Node-RED's code, and the validity of the rest is checked as imported and
+ * after every Done (two thirds of the dialogs in the examples are debug,
+ * inject and change nodes, and each dialog costs about a second of Chromium's
+ * time). Deploy must then deploy without asking about nodes that are "not
+ * properly configured", and each receiver must listen.
  *
  * Then the paths: a detection in dropped from the palette takes a path no
  * other receiver has; its dialog names the node that already takes a path
@@ -26,7 +32,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, nodeRedVersion } = require('../support');
-const { packInstalled } = require('../support/nodered-process');
+const { MODULE, packInstalled } = require('../support/nodered-process');
 const { EditorBrowser } = require('../support/editor-browser');
 
 const TYPES = Object.keys(require(path.join(ROOT, 'package.json'))['node-red'].nodes);
@@ -228,26 +234,92 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
     return statuses();
   }
 
+  /** Node-RED's own node types whose dialog this run has opened (one node of each). */
+  const coreTypesOpened = new Set();
+
+  /** Ids of every node, configuration node and group in the editor. */
+  function allIds() {
+    return page.evaluate(() => {
+      const ids = [];
+      RED.nodes.eachNode((n) => ids.push(n.id));
+      RED.nodes.eachConfig((n) => ids.push(n.id));
+      RED.nodes.eachWorkspace((w) => (RED.nodes.groups ? RED.nodes.groups(w.id) : []).forEach((g) => ids.push(g.id)));
+      return ids;
+    });
+  }
+
+  /** What is in the editor and was not among `before`: type, name, flow, configuration node or not, valid, known type. */
+  function importedSince(before) {
+    return page.evaluate((ids) => {
+      const out = [];
+      const add = (n, config) => {
+        if (!ids.includes(n.id))
+          out.push({
+            type: n.type,
+            name: n.name,
+            z: n.z,
+            config,
+            valid: n.valid,
+            errors: n.validationErrors || [],
+            known: n.type === 'group' || !!RED.nodes.getType(n.type),
+          });
+      };
+      RED.nodes.eachNode((n) => add(n, false));
+      RED.nodes.eachConfig((n) => add(n, true));
+      RED.nodes.eachWorkspace((w) => (RED.nodes.groups ? RED.nodes.groups(w.id) : []).forEach((g) => add(g, false)));
+      return out;
+    }, before);
+  }
+
   EXAMPLES.forEach((name) => {
-    it(`${name}: every dialog opens and closes valid, and it deploys with no warning`, async function () {
+    it(`${name}: imports from Menu → Import → Examples, its dialogs open and close valid, and it deploys with no warning`, async function () {
       const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', `${name}.json`), 'utf8'));
       if (!dashboard && example.some((n) => /^ui-/.test(n.type))) {
         console.log(`      SKIPPED: ${name} needs @flowfuse/node-red-dashboard (a dev dependency: npm install)`);
         this.skip();
       }
-      await browser.importExample(name);
+      const idsBefore = await allIds();
+      const listed = await browser.importExample(name);
+      for (const e of EXAMPLES) assert.ok(listed.includes(e), `the examples of ${MODULE} list ${e}: ${listed.join(', ')}`);
       await browser.place(40, 40);
+      const imported = await importedSince(idsBefore);
+      const ws = await page.evaluate(() => RED.workspaces.active());
+      const sortedTypes = (list) => list.map((n) => n.type).sort();
+      assert.deepEqual(sortedTypes(imported), sortedTypes(example.filter((n) => n.type !== 'tab')), 'the nodes of the example were added');
+      assert.deepEqual(
+        imported.filter((n) => !n.config && n.z !== ws).map((n) => n.type),
+        [],
+        'nodes not on the new flow',
+      );
+      assert.deepEqual(
+        imported.filter((n) => !n.known).map((n) => n.type),
+        [],
+        'unknown node types',
+      );
+      assert.ok(
+        imported.some((n) => TYPES.includes(n.type)),
+        'the example uses our nodes',
+      );
+      assert.deepEqual(
+        imported.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`),
+        [],
+        'imported nodes that are invalid',
+      );
       assert.deepEqual(await invalidNodes(), [], 'invalid as imported');
 
-      const ids = await page.evaluate(() =>
+      const nodes = await page.evaluate(() =>
         RED.nodes
           .filterNodes({ z: RED.workspaces.active() })
           .filter((n) => n.type !== 'link in' && n.type !== 'link out' && n.type !== 'junction')
-          .map((n) => n.id),
+          .map((n) => ({ id: n.id, type: n.type })),
       );
-      assert.ok(ids.length >= example.filter((n) => !n.type.startsWith('ui-') || n.z).length / 2, 'the flow has its nodes');
+      assert.ok(nodes.length >= example.filter((n) => !n.type.startsWith('ui-') || n.z).length / 2, 'the flow has its nodes');
       const opened = new Set();
-      for (const id of ids) {
+      for (const { id, type } of nodes) {
+        if (!TYPES.includes(type)) {
+          if (coreTypesOpened.has(type)) continue;
+          coreTypesOpened.add(type);
+        }
         await browser.editNode(id);
         assert.deepEqual(await markedFields('#dialog-form'), [], `${id}: fields marked in its dialog`);
         for (const [prop, configId] of await configRefs(id)) {
@@ -260,7 +332,7 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
           await browser.settled('#node-dialog-ok');
         }
         await done();
-        assert.deepEqual(await invalidNodes(), [], `invalid after Done in the dialog of ${id}`);
+        assert.deepEqual(await invalidNodes(), [], `invalid after Done in the dialog of ${id} (${type})`);
       }
       assert.equal(await redTriangles(), 0, 'red triangles on the workspace');
       await page.locator('#red-ui-workspace-chart').screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
