@@ -11,8 +11,10 @@
  * directory shared by the test processes of one run (.ci/run sets it and
  * runs `node test/support/user-dir-template.js` first, so parallel mocha
  * processes find everything made), else a temporary directory of this
- * process, removed at exit. The cache is only valid for one build: .ci/run
- * makes a new one per run.
+ * process, removed at exit. The tarball and the templates are kept under a
+ * name made from what `npm pack` ships (each file's path, size and time), so
+ * a cache kept across builds (a developer's DETECTION_BRIDGE_TEST_CACHE) never
+ * gives the tests the tarball of an earlier build: a new build packs again.
  *
  * Each entry is built in a folder of its own and renamed into place, so
  * processes building the same entry at once both end with a whole one.
@@ -84,13 +86,36 @@ function entry(name, build) {
   return entries.get(name);
 }
 
+let buildKey;
+/**
+ * A name for what `npm pack` would ship now: a hash of the path, size and
+ * modification time of every file under package.json "files" (and of
+ * package.json). Stat only: a few milliseconds, once per process.
+ */
+function packedKey() {
+  if (buildKey) return buildKey;
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const hash = crypto.createHash('sha256');
+  const add = (rel) => {
+    const st = fs.statSync(path.join(ROOT, rel), { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.isDirectory()) {
+      for (const name of fs.readdirSync(path.join(ROOT, rel)).sort()) add(path.join(rel, name));
+    } else hash.update(`${rel}\0${st.size}\0${st.mtimeMs}\n`);
+  };
+  add('package.json');
+  for (const f of pkg.files || []) if (!f.startsWith('!')) add(f);
+  buildKey = hash.digest('hex').slice(0, 16);
+  return buildKey;
+}
+
 /** Packs the package (dist/ must be built: npm test does): the tarball's path and the paths it ships. */
 async function packModule() {
   const distEntry = path.join(ROOT, 'dist', 'nodes', 'detection-in', 'detection-in.js');
   if (!fs.existsSync(distEntry)) {
     throw new Error(`${path.relative(ROOT, distEntry)} is missing: run \`npm run build\` first (npm test does)`);
   }
-  const dir = await entry('package', async (work) => {
+  const dir = await entry(`package-${packedKey()}`, async (work) => {
     const out = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
     const info = JSON.parse(out.stdout.slice(out.stdout.indexOf('[')))[0];
     await fsp.writeFile(path.join(work, 'pack.json'), JSON.stringify({ filename: info.filename, files: info.files.map((f) => f.path) }));
@@ -131,7 +156,7 @@ function modulesKey(modules) {
  */
 async function template(modules = []) {
   const { tarball } = await packModule();
-  return entry(`user-${modulesKey(modules)}`, async (work) => {
+  return entry(`user-${packedKey()}-${modulesKey(modules)}`, async (work) => {
     await fsp.writeFile(
       path.join(work, 'package.json'),
       JSON.stringify({ name: 'node-red-project', description: 'e2e user dir', version: '0.0.1', private: true }, null, 2),
