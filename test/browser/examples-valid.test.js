@@ -17,8 +17,9 @@
  * Node-RED's code, and the validity of the rest is checked as imported and
  * after every Done (two thirds of the nodes in the examples are Node-RED's
  * own, most of them debug, inject and change nodes, and each dialog costs
- * about a second of Chromium's time). Deploy must then deploy without asking about nodes that are "not
- * properly configured", and each receiver must listen.
+ * about a second of Chromium's time). Deploy must then deploy without
+ * asking about nodes that are "not properly configured", and each receiver
+ * must listen.
  *
  * Then the paths: a detection in dropped from the palette takes a path no
  * other receiver has; its dialog names the node that already takes a path
