@@ -560,7 +560,9 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     assert.ok(!rules.some((r) => r.startsWith('set payload.site ')), `no site row: ${rules}`);
     await browser.deploy();
 
-    const before = await cardsIn('Latest plates');
+    // The deploy makes the dashboard draw its groups again: read the cards once they are all back
+    // (read at the wrong moment, the group was missing or empty on a busy machine).
+    const before = await cardsUntil('Latest plates', (c) => c.length === KEEP, 'the cards back after the deploy');
     await page.locator(`[id="${ids.plateSample}"] .red-ui-flow-node-button`).click();
     await dash.bringToFront();
     const cards = await cardsUntil(
