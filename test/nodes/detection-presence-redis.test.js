@@ -213,9 +213,21 @@ describe('detection-presence shared through Redis (redis-server)', function () {
     const shownBefore = pass.status.args.length;
     await server.resume();
     await statusShows(pass, translate('redis.state.connected'), shownBefore);
-    pass.receive({ payload: plateEvent('BACK1', T0) });
-    await until(() => handled === 5, 10_000);
-    assert.equal(arrived[1][2].presence.unchecked, undefined, 'checked again once Redis is back');
+    // Connected again, the first command after the restart can still fail on a loaded machine
+    // (seen once in CI), and that sighting then goes on unchecked, as it should: within 10 s of the
+    // status saying so, a sighting is checked again.
+    let sent = 0;
+    await until(
+      async () => {
+        sent += 1;
+        pass.receive({ payload: plateEvent(`BACK${sent}`, T0) });
+        await until(() => handled === 4 + sent, 10_000, 'the sighting answered');
+        const last = arrived[1].at(-1);
+        return last.presence.label === `BACK${sent}` && last.presence.unchecked === undefined;
+      },
+      10_000,
+      () => `a sighting checked again once Redis is back (${sent} sent, the last: ${JSON.stringify(arrived[1].at(-1).presence)})`,
+    );
   });
   it('Redis stops answering (frozen, connection open): a sighting goes on unchecked after the command timeout, a list ends in an error; checked again once it answers', async () => {
     const frozen = await RedisServer.start();
