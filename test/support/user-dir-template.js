@@ -14,7 +14,8 @@
  * process, removed at exit. The tarball and the templates are kept under a
  * name made from what `npm pack` ships (each file's path, size and time), so
  * a cache kept across builds (a developer's DETECTION_BRIDGE_TEST_CACHE) never
- * gives the tests the tarball of an earlier build: a new build packs again.
+ * gives the tests the tarball of an earlier build: a new build packs again,
+ * and `node test/support/user-dir-template.js` removes those of other builds.
  *
  * Each entry is built in a folder of its own and renamed into place, so
  * processes building the same entry at once both end with a whole one.
@@ -206,6 +207,12 @@ if (require.main === module) {
     const started = performance.now();
     const dashboard = await packInstalled('@flowfuse/node-red-dashboard');
     const made = await Promise.all([template([]), template(dashboard ? [dashboard] : [])]);
+    // A cache kept across builds stays bounded: the tarball and templates of other builds go.
+    const key = packedKey();
+    for (const name of fs.readdirSync(cache())) {
+      const m = /^(?:package-|user-)([0-9a-f]{16})(?:-|$)/.exec(name);
+      if (m && m[1] !== key) fs.rmSync(path.join(cache(), name), { recursive: true, force: true });
+    }
     console.log(
       `user-dir templates in ${((performance.now() - started) / 1000).toFixed(1)} s: ${made.map((d) => path.relative(cache(), d)).join(', ')}`,
     );
