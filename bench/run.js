@@ -56,6 +56,8 @@
  *                   where the parts not run keep their last figures; none in
  *                   --quick mode)
  *   --profile       run Node-RED and the floor with --cpu-prof (the folder is printed)
+ *   --gc            the redis part also counts Node-RED's garbage-collection
+ *                   pauses per event (bench/support/gc-observer.js loaded into it)
  *
  * Exits 1 when a part breaks (a request not answered 200, a message lost, a
  * push not delivered, a process that fails), never because of a timing target.
@@ -171,6 +173,7 @@ function parseArgs(argv) {
     const is = (name) => a === name || a.startsWith(`${name}=`);
     if (a === '--quick') args.quick = true;
     else if (a === '--profile') args.profile = true;
+    else if (a === '--gc') args.gc = true;
     else if (a === '--monitor') args.monitor = true;
     else if (a === '--together') args.together = true;
     else if (is('--baseline')) {
@@ -299,6 +302,11 @@ async function main() {
 
   const profileDir = args.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-bench-profiles-')) : undefined;
   const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  if (args.gc) {
+    // The Node-RED processes started from here inherit the folder and write their pauses into it.
+    process.env.DETECTION_BRIDGE_BENCH_GC_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-bench-gc-'));
+    execArgv.push('--require', path.join(__dirname, 'support', 'gc-observer.js'));
+  }
   const results = { mode, startedAt: new Date().toISOString(), machine: machine(), config, targets: [], problems: [] };
   const sampler = new RssSampler(20);
   const started = { nrs: [], floor: undefined, core: undefined };
@@ -491,6 +499,7 @@ async function main() {
     sampler.stop();
     for (const nr of started.nrs) await nr.dispose().catch(() => {});
     if (started.core) await started.core.close();
+    if (args.gc) fs.rmSync(process.env.DETECTION_BRIDGE_BENCH_GC_DIR, { recursive: true, force: true });
   }
 
   results.targets = targets(results);

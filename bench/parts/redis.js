@@ -48,7 +48,7 @@ const { performance } = require('node:perf_hooks');
 const { runLoad, Latencies, ID_WIDTH } = require('../support/load');
 const { body, event } = require('../support/bodies');
 const { NodeRed, httpJson, delay, ROOT } = require('../support/nodered');
-const { cpuSecondsOf, cpuSplitOf, machineBusySeconds, children } = require('../support/proc');
+const { cpuSecondsOf, cpuSplitOf, mainThreadCpuSecondsOf, gcPausesOf, machineBusySeconds, children } = require('../support/proc');
 const { flows, REDIS_READY, CONFIRM_TIMEOUT_MS } = require('../support/flows');
 const { messageId, checkList } = require('../support/ids');
 const { RedisServer, redisClient } = require('../../test/support/redis-server');
@@ -279,8 +279,14 @@ function cpuSince(c0, watch) {
 
 function cpuNow(watch) {
   const own = process.cpuUsage();
+  const gc = watch.nodeRed.map(gcPausesOf);
   return {
+    // Node-RED's main-thread garbage-collection pauses (with --gc, else NaN)
+    nodeRedGc: gc.length > 0 && gc.every(Boolean) ? gc.reduce((s, g) => s + g.ms / 1000, 0) : NaN,
     nodeRed: watch.nodeRed.reduce((s, pid) => s + (cpuSecondsOf(pid) || 0), 0),
+    // of which on the main thread, the one that parses, runs the flow and writes to the sockets (the
+    // others: the garbage collector's helpers, libuv's pool)
+    nodeRedMain: watch.nodeRed.reduce((s, pid) => s + (mainThreadCpuSecondsOf(pid) || 0), 0),
     // of which in the kernel (socket writes and reads): what Redis mode adds is mostly bytes moved
     nodeRedSystem: watch.nodeRed.reduce((s, pid) => s + (cpuSplitOf(pid)?.system || 0), 0),
     redis: cpuSecondsOf(watch.redis) || 0,
@@ -321,7 +327,7 @@ async function alternate({ targets, spec, template, connections, watch, label, l
         statuses: {},
         errors: {},
         rounds: [],
-        cpu: { nodeRed: 0, nodeRedSystem: 0, redis: 0, replica: 0, generator: 0, machine: 0 },
+        cpu: { nodeRed: 0, nodeRedMain: 0, nodeRedSystem: 0, nodeRedGc: 0, redis: 0, replica: 0, generator: 0, machine: 0 },
         acknowledged: 0,
         perTarget: null,
       },
@@ -378,7 +384,9 @@ async function alternate({ targets, spec, template, connections, watch, label, l
       p99Ms: s.latencies.count ? +s.latencies.percentile(99).toFixed(2) : null,
       cpuMsPerRequest: {
         nodeRed: perRequest(s.cpu.nodeRed),
+        nodeRedMain: perRequest(s.cpu.nodeRedMain),
         nodeRedSystem: perRequest(s.cpu.nodeRedSystem),
+        ...(Number.isNaN(s.cpu.nodeRedGc) ? {} : { nodeRedGc: +((s.cpu.nodeRedGc * 1000) / s.ok).toFixed(3) }),
         redis: perRequest(s.cpu.redis),
         ...(watch.replica ? { replica: perRequest(s.cpu.replica) } : {}),
         generator: perRequest(s.cpu.generator),

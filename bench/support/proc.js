@@ -5,6 +5,7 @@
  * keeps the peak per label. Linux only for RSS (elsewhere RSS reads as null).
  */
 const fs = require('node:fs');
+const path = require('node:path');
 // One way to find a free port, shared with the end-to-end tests.
 const { freePort } = require('../../test/support/nodered-launcher');
 const { spawn } = require('node:child_process');
@@ -40,13 +41,33 @@ function cpuSecondsOf(pid) {
   return split && split.user + split.system;
 }
 
+/** CPU time the main thread of `pid` has used so far (user + system; the thread whose id is the process's), in seconds, or null. */
+function mainThreadCpuSecondsOf(pid) {
+  const split = cpuSplitOf(pid, `/proc/${pid}/task/${pid}/stat`);
+  return split && split.user + split.system;
+}
+
 /** CPU time `pid` has used so far in its own code (user) and in the kernel for it (system: syscalls, a socket's copies), in seconds, or null. */
-function cpuSplitOf(pid) {
+function cpuSplitOf(pid, file = `/proc/${pid}/stat`) {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(file, 'utf8');
     // The fields after "(comm)": state is the first, utime the 12th, stime the 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Garbage-collection pauses of `pid`'s main thread so far, as bench/support/gc-observer.js wrote them
+ * (`{ms, count, byKind}`, at most 100 ms old), or null when the bench runs without --gc.
+ */
+function gcPausesOf(pid) {
+  const dir = process.env.DETECTION_BRIDGE_BENCH_GC_DIR;
+  if (!dir) return null;
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, `${pid}.json`), 'utf8'));
   } catch {
     return null;
   }
@@ -174,4 +195,18 @@ async function stopChild(child, signal = 'SIGTERM', graceMs = 10000) {
   }
 }
 
-module.exports = { rssOf, peakRssOf, cpuSecondsOf, cpuSplitOf, machineBusySeconds, RssSampler, freePort, forkNode, stopChild, children, killAll };
+module.exports = {
+  rssOf,
+  peakRssOf,
+  cpuSecondsOf,
+  cpuSplitOf,
+  mainThreadCpuSecondsOf,
+  gcPausesOf,
+  machineBusySeconds,
+  RssSampler,
+  freePort,
+  forkNode,
+  stopChild,
+  children,
+  killAll,
+};

@@ -356,6 +356,17 @@ function renderRedis(r) {
         `without the bound on each answer ÷ with it: ${x(d.ratios.untimedToPipelined)}; Redis memory per key held: ${num(d.redisBytesPerKey)} bytes`,
     );
   }
+  // With --gc: Node-RED's main-thread garbage-collection pauses per event as well.
+  const withGc = [r.receiver, r.instances].some((v) => v && Object.values(v.targets).some((t) => typeof t.cpuMsPerRequest.nodeRedGc === 'number'));
+  // Node-RED's CPU per event, and in brackets what of it is known apart (results of older runs lack some).
+  const nodeRedCpu = (c) => {
+    const within = [
+      typeof c.nodeRedMain === 'number' ? `main ${num(c.nodeRedMain, 2)}` : undefined,
+      typeof c.nodeRedSystem === 'number' ? `kernel ${num(c.nodeRedSystem, 2)}` : undefined,
+      typeof c.nodeRedGc === 'number' ? `GC ${num(c.nodeRedGc, 2)}` : undefined,
+    ].filter(Boolean);
+    return within.length ? `${num(c.nodeRed, 2)} (${within.join(', ')})` : num(c.nodeRed, 2);
+  };
   // `replica`: with the CPU time of the replica (the receiver rounds run with one attached).
   const cpuRows = (t, replica) => [
     num(t.rps, 1),
@@ -363,9 +374,7 @@ function renderRedis(r) {
     num(t.notOk),
     num(t.p50Ms, 1),
     num(t.p99Ms, 1),
-    typeof t.cpuMsPerRequest.nodeRedSystem === 'number'
-      ? `${num(t.cpuMsPerRequest.nodeRed, 2)} (${num(t.cpuMsPerRequest.nodeRedSystem, 2)})`
-      : num(t.cpuMsPerRequest.nodeRed, 2),
+    nodeRedCpu(t.cpuMsPerRequest),
     num(t.cpuMsPerRequest.redis, 2),
     ...(replica ? [t.cpuMsPerRequest.replica === undefined ? '–' : num(t.cpuMsPerRequest.replica, 2)] : []),
     num(t.cpuMsPerRequest.generator, 2),
@@ -378,7 +387,7 @@ function renderRedis(r) {
     'not 200',
     'p50 ms',
     'p99 ms',
-    'CPU ms/event Node-RED (in the kernel)',
+    `CPU ms/event Node-RED (on its main thread, in the kernel${withGc ? ', GC pauses' : ''})`,
     'Redis',
     ...(replica ? ['replica'] : []),
     'generator',
