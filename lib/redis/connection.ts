@@ -90,6 +90,9 @@ export const BUFFER_REPLIES = { [RESP_TYPES.BLOB_STRING]: Buffer } as const;
 /** How long one attempt to connect may take; also the longest wait for the first connect. */
 const CONNECT_TIMEOUT_MS = 5000;
 
+/** How often a Redis still loading its data is asked again whether it is done (ms). */
+const LOADING_RECHECK_MS = 500;
+
 /** The error of a command refused because Redis cannot be reached now. */
 export class RedisUnavailableError extends Error {
   readonly code = 'ERR_REDIS_UNAVAILABLE';
@@ -119,6 +122,9 @@ export class RedisConnection extends EventEmitter {
   /** The sentinels see the primary down or are promoting a replica. */
   private failingOver = false;
   private started = false;
+  /** The server answered but is still loading its data (every command but a few gets LOADING). */
+  private loadingData = false;
+  private loadingRecheck: NodeJS.Timeout | undefined;
 
   constructor(options: ConnectionOptions, defaultInstance: string) {
     super();
@@ -221,6 +227,11 @@ export class RedisConnection extends EventEmitter {
     return this.failingOver;
   }
 
+  /** Redis answers but is still loading its data after a restart: unreachable for commands until it is done. */
+  get loading(): boolean {
+    return this.loadingData && this.current === 'unreachable';
+  }
+
   /** Starts connecting (once); failures go to the reconnect loop, never to the caller. */
   open(): void {
     if (this.current === 'closed') return;
@@ -306,6 +317,7 @@ export class RedisConnection extends EventEmitter {
   async close(): Promise<void> {
     if (this.current === 'closed') return;
     this.setState('closed');
+    clearTimeout(this.loadingRecheck);
     await this.watcher?.stop();
     const client = this.primaryClient;
     if (!client.isOpen) {
@@ -325,18 +337,21 @@ export class RedisConnection extends EventEmitter {
     client.on('ready', () => {
       if (client !== this.primaryClient) return;
       if (this.watcher) this.checkPrimary(client);
-      else this.setState('connected');
+      else this.checkLoaded(client);
     });
     client.on('error', (err: Error) => {
       // node-redis reports every failed attempt here; without a listener it would throw.
       if (client !== this.primaryClient) return;
       this.lastError = err;
+      this.loadingData = false;
       if (this.current !== 'closed') this.setState('unreachable');
       // Sentinel mode: a primary lost may be a failover; ask now rather than at the next poll.
       this.watcher?.poll();
     });
     client.on('reconnecting', () => {
-      if (client === this.primaryClient && this.current === 'connected') this.setState('unreachable');
+      if (client !== this.primaryClient) return;
+      this.loadingData = false;
+      if (this.current === 'connected') this.setState('unreachable');
     });
     client.on('end', () => {
       if (client === this.primaryClient) this.setState('closed');
@@ -391,7 +406,7 @@ export class RedisConnection extends EventEmitter {
         if (client !== this.primaryClient || !client.isReady) return;
         if (Array.isArray(role) && String(role[0]) === 'master') {
           this.failingOver = false;
-          this.setState('connected');
+          this.checkLoaded(client);
           return;
         }
         this.lastError = new Error(`${this.primary} is not a primary (yet)`);
@@ -406,6 +421,45 @@ export class RedisConnection extends EventEmitter {
   }
 
   // --- end Sentinel mode ---
+
+  /**
+   * Uses `client` once its server has loaded its data. A Redis restarting with data (an RDB or
+   * append-only file, a stream of pending events) accepts connections at once but answers LOADING to
+   * nearly every command until it is done, seconds or minutes later: until then it is unreachable, with
+   * that as the reason, and asked again every LOADING_RECHECK_MS. A server that does not let this user
+   * read INFO is used as it is.
+   */
+  private checkLoaded(client: RedisClientType): void {
+    clearTimeout(this.loadingRecheck);
+    const usable = (): boolean => client === this.primaryClient && client.isReady && this.current !== 'closed';
+    client.sendCommand(['INFO', 'persistence']).then(
+      (info) => {
+        if (!usable()) return;
+        const text = String(info);
+        if (!/^loading:1\s*$/m.test(text)) {
+          this.loadingData = false;
+          this.setState('connected');
+          return;
+        }
+        const done = /^loading_loaded_perc:([\d.]+)/m.exec(text)?.[1];
+        this.lastError = new Error(`Redis is loading its data into memory${done ? ` (${Math.floor(Number(done))}% done)` : ''}`);
+        const first = !this.loadingData || this.current !== 'unreachable';
+        this.loadingData = true;
+        if (first) {
+          if (this.current === 'unreachable') this.emit('state', this.current);
+          else this.setState('unreachable');
+        }
+        this.loadingRecheck = setTimeout(() => usable() && this.checkLoaded(client), LOADING_RECHECK_MS);
+        this.loadingRecheck.unref?.();
+      },
+      () => {
+        // INFO not allowed (an ACL, a managed service): no way to tell, so it is used.
+        if (!usable()) return;
+        this.loadingData = false;
+        this.setState('connected');
+      },
+    );
+  }
 
   private setState(state: ConnectionState): void {
     if (this.current === state || (this.current === 'closed' && state !== 'closed')) return;

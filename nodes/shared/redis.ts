@@ -1,7 +1,7 @@
 /**
  * What nodes using a detection-redis configuration node see of it: its
  * shared connection, and the status text of the connection's state
- * (`redis: connected`, `redis: unreachable, retrying`).
+ * (`redis: connected`, `redis: unreachable, retrying`, `redis: loading its data, waiting`).
  */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { ConnectionState, RedisConnection } from '../../lib/redis/connection';
@@ -38,6 +38,7 @@ export function withRedisState(RED: NodeAPI, connection: RedisConnection, text: 
 /** The connection's state in words; sentinel mode names the primary in use, or says a failover is under way. */
 export function redisStateText(RED: NodeAPI, connection: RedisConnection): string {
   const state = connection.state;
+  if (connection.loading) return RED._('redis.state.loading');
   if (connection.mode === 'sentinel') {
     if (state === 'connected') return RED._('redis.sentinel.connected', { primary: connection.primary ?? '' });
     if (state === 'unreachable')

@@ -9,7 +9,7 @@
  */
 const assert = require('node:assert/strict');
 const { getHelper, translatedModule, translate, until, collect } = require('../support');
-const { RedisServer, redisAvailable, redisClient } = require('../support/redis-server');
+const { RedisServer, redisAvailable, redisClient, saveData, SLOW_LOAD } = require('../support/redis-server');
 const { FakeClock } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
 
@@ -257,6 +257,38 @@ describe('detection-presence shared through Redis (redis-server)', function () {
     } finally {
       frozen.thaw();
       await frozen.close();
+    }
+  });
+  it('Redis restarting with its data: the status says it is loading, a sighting goes on unchecked meanwhile; checked once it has loaded', async () => {
+    const restarting = await RedisServer.start();
+    try {
+      const filler = await redisClient(restarting.url);
+      await saveData(filler);
+      await filler.quit();
+      const flow = twoInstances();
+      flow[1] = { ...flow[1], url: restarting.url };
+      await helper.load([detectionRedis, presence], flow);
+      const node = helper.getNode('pr1');
+      await statusShows(node, translate('redis.state.connected'));
+      const arrived = [];
+      helper.getNode('arrived1').on('input', (m) => arrived.push(m));
+      await restarting.stop();
+      await restarting.resume({ args: SLOW_LOAD, loaded: false });
+      await statusShows(node, translate('redis.state.loading'));
+      const connection = helper.getNode('redis1').connection;
+      assert.equal(connection.state, 'unreachable');
+      node.receive({ payload: plateEvent('LOAD1', T0) });
+      await until(() => arrived.length === 1, 10_000, 'the sighting, unchecked');
+      assert.deepEqual([arrived[0].presence.state, arrived[0].presence.unchecked], ['arrived', true]);
+      const shownBefore = node.status.args.length;
+      await until(() => connection.state === 'connected', 20_000, 'connected once Redis has loaded its data');
+      await statusShows(node, translate('redis.state.connected'), shownBefore);
+      // Connected means usable: the very next sighting is checked.
+      node.receive({ payload: plateEvent('LOAD2', T0) });
+      await until(() => arrived.length === 2, 10_000, 'the sighting once loaded');
+      assert.equal(arrived[1].presence.unchecked, undefined, 'checked');
+    } finally {
+      await restarting.close();
     }
   });
 });

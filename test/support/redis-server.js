@@ -54,14 +54,19 @@ class RedisServer {
     return server;
   }
 
-  /** Starts (again) on the same port: empty, unless started with `persist`. */
-  async resume() {
+  /**
+   * Starts (again) on the same port: empty, unless started with `persist` or its data saved (SAVE).
+   * `args`: more redis-server options for this start; `loaded: false`: resolved as soon as it answers
+   * at all (a server loading its data answers PING with LOADING), not once it answers PONG.
+   */
+  async resume({ args: extra = [], loaded = true } = {}) {
     if (this.child) return;
     const durability = this.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', this.dir, '--loglevel', 'warning'];
     // A replica's first sync at once (a primary waits 5 s for more replicas to share a diskless sync by default).
     args.push('--repl-diskless-sync-delay', '0');
     if (this.replicaOf) args.push('--replicaof', '127.0.0.1', String(this.replicaOf));
+    args.push(...extra);
     const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let output = '';
@@ -72,7 +77,7 @@ class RedisServer {
     // Ready once it answers PING on its port.
     for (;;) {
       if (child.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
-      if (await this.ping().catch(() => false)) return;
+      if (await this.ping(!loaded).catch(() => false)) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -144,15 +149,15 @@ class RedisServer {
     });
   }
 
-  /** Whether it answers PING now (a plain RESP exchange over a socket). */
-  ping() {
+  /** Whether it answers PING now (a plain RESP exchange over a socket); `anyAnswer`: an error (LOADING) counts too. */
+  ping(anyAnswer = false) {
     return new Promise((resolve, reject) => {
       const socket = net.connect(this.port, '127.0.0.1');
       socket.setTimeout(1000);
       socket.once('connect', () => socket.write('PING\r\n'));
       socket.once('data', (d) => {
         socket.destroy();
-        resolve(String(d).startsWith('+PONG'));
+        resolve(anyAnswer || String(d).startsWith('+PONG'));
       });
       socket.once('timeout', () => {
         socket.destroy();
@@ -170,6 +175,19 @@ async function redisClient(url) {
   client.on('error', () => undefined);
   await client.connect();
   return client;
+}
+
+/**
+ * redis-server options that make its next start load its saved data slowly (about 20 ms a key) while
+ * answering between keys: LOADING for about 4 s after saveData's 200 keys.
+ */
+const SLOW_LOAD = ['--key-load-delay', '20000', '--loading-process-events-interval-bytes', '1024'];
+
+/** Writes `keys` keys of `bytes` bytes under `prefix` and saves them (SAVE): what a restart loads. */
+async function saveData(client, { keys = 200, bytes = 10_000, prefix = 'saved:' } = {}) {
+  const value = 'v'.repeat(bytes);
+  await Promise.all(Array.from({ length: keys }, (_, i) => client.set(`${prefix}${i}`, value)));
+  await client.sendCommand(['SAVE']);
 }
 
 /**
@@ -219,4 +237,4 @@ async function holdingProxy(redisPort, total) {
   };
 }
 
-module.exports = { RedisServer, redisAvailable, redisClient, holdingProxy, freePort };
+module.exports = { RedisServer, redisAvailable, redisClient, saveData, SLOW_LOAD, holdingProxy, freePort };
