@@ -67,13 +67,20 @@ function burstFlow(probeFile) {
   ];
 }
 
+/** Resident set size of `pid` in bytes; 0 once the process is gone. */
 function rssOf(pid) {
-  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 describe(`e2e: a burst against the in-flight bound, Node-RED ${nodeRedVersion()}`, function () {
   this.timeout(180000);
   let nr;
+  /** Samples Node-RED's RSS during the burst; stopped however the test ends. */
+  let sampler;
 
   before(async function () {
     this.timeout(180000);
@@ -82,6 +89,7 @@ describe(`e2e: a burst against the in-flight bound, Node-RED ${nodeRedVersion()}
   });
 
   afterEach(function () {
+    clearInterval(sampler);
     if (this.currentTest && this.currentTest.state === 'failed' && nr) console.log(`\n---- Node-RED output ----\n${nr.logText()}\n----`);
   });
 
@@ -97,7 +105,7 @@ describe(`e2e: a burst against the in-flight bound, Node-RED ${nodeRedVersion()}
     const pid = nr.child.pid;
     const idle = rssOf(pid);
     let peak = idle;
-    const sampler = setInterval(() => {
+    sampler = setInterval(() => {
       peak = Math.max(peak, rssOf(pid));
     }, 50);
     const count = 500;
