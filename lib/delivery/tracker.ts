@@ -147,6 +147,8 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   /** A failed event's pause: the timer, and when it fires. */
   private retryTimer: unknown;
   private retryAt = Infinity;
+  /** The clock reading of the last pass of overdue(): what was due by then was listed. */
+  private overdueAt = -Infinity;
   /** Dead letters, oldest first (a Map keeps the order they were added in). */
   private readonly dead = new Map<number, Dead<M>>();
   private readonly counters = { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0 };
@@ -390,6 +392,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   async overdue(): Promise<DeliveryRecord<M>[]> {
     const limit = this.options.redeliverAfterMs ?? 0;
     const now = this.clock.now();
+    this.overdueAt = now;
     const due: number[] = [];
     for (const [id, entry] of [...this.inFlight]) {
       if (entry.dueAt !== undefined) {
@@ -616,11 +619,15 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       () => {
         this.retryTimer = undefined;
         this.retryAt = Infinity;
+        const before = clock.now();
         this.onOverdue?.();
-        // The next pause to wait for, if any (listed ones have none any more by now or soon).
+        // The next pause to wait for: every one not over when that pass looked (listed ones have none any
+        // more by now or soon). Its own clock reading, not a later one: Node runs a timer on the event loop's
+        // cached time, in whole ms, so it can fire a moment early by the clock, and a pause that ended between
+        // the pass and a later reading would be neither listed nor waited for, its event never tried again.
+        const looked = this.overdueAt >= before ? this.overdueAt : before;
         let next = Infinity;
-        const now = clock.now();
-        for (const entry of this.inFlight.values()) if (entry.dueAt !== undefined && entry.dueAt > now) next = Math.min(next, entry.dueAt);
+        for (const entry of this.inFlight.values()) if (entry.dueAt !== undefined && entry.dueAt > looked) next = Math.min(next, entry.dueAt);
         if (next < Infinity) this.armRetry(next);
       },
       Math.max(0, at - clock.now()),
