@@ -443,9 +443,10 @@ export class RedisConnection extends EventEmitter {
         }
         const done = /^loading_loaded_perc:([\d.]+)/m.exec(text)?.[1];
         this.lastError = new Error(`Redis is loading its data into memory${done ? ` (${Math.floor(Number(done))}% done)` : ''}`);
-        const first = !this.loadingData || this.current !== 'unreachable';
+        const wasShown = this.loading;
         this.loadingData = true;
-        if (first) {
+        if (!wasShown) {
+          // Already unreachable (the restart closed the socket): what a status shows changed, not the state.
           if (this.current === 'unreachable') this.emit('state', this.current);
           else this.setState('unreachable');
         }

@@ -9,27 +9,7 @@
 const assert = require('node:assert/strict');
 const { RedisConnection, RedisUnavailableError } = require('../../../dist/lib/redis/connection');
 const { RedisServer, redisAvailable, redisClient, saveData, SLOW_LOAD } = require('../../support/redis-server');
-
-/** Resolves at the first 'state' event for which `test(state)` holds. */
-function stateWhen(connection, test) {
-  return new Promise((resolve) => {
-    const on = (state) => {
-      if (!test(state)) return;
-      connection.off('state', on);
-      resolve(state);
-    };
-    connection.on('state', on);
-  });
-}
-
-/** `promise`, or a failure naming `what` after `ms`. */
-function within(promise, ms, what) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+const { until } = require('../../support');
 
 describe('lib/redis connection: a Redis still loading its data (redis-server)', function () {
   this.timeout(60_000);
@@ -70,14 +50,13 @@ describe('lib/redis connection: a Redis still loading its data (redis-server)', 
     const connection = connect();
     const seen = [];
     connection.on('state', (state) => seen.push(state));
-    const connected = stateWhen(connection, (s) => s === 'connected');
     connection.open();
     await connection.settled();
     assert.equal(connection.state, 'unreachable', 'not connected while loading');
     assert.equal(connection.loading, true);
     assert.match(connection.error.message, /^Redis is loading its data into memory \(\d+% done\)$/);
     await assert.rejects(connection.whenReady(), (err) => err instanceof RedisUnavailableError && /loading its data/.test(err.message));
-    await within(connected, 20_000, "'connected' once loaded");
+    await until(() => connection.state === 'connected', 20_000, "'connected' once loaded");
     // Connected means usable: the first command gets the data, not LOADING.
     assert.equal(await connection.client.get('saved:1'), 'v'.repeat(10_000));
     assert.equal(connection.loading, false);
@@ -90,13 +69,11 @@ describe('lib/redis connection: a Redis still loading its data (redis-server)', 
     const connection = connect();
     connection.open();
     await connection.whenReady();
-    const loading = stateWhen(connection, () => connection.loading);
-    const connected = stateWhen(connection, (s) => s === 'connected');
     await restartLoading();
-    await within(loading, 20_000, 'loading state after the restart');
+    await until(() => connection.loading, 20_000, 'the loading state after the restart');
     assert.equal(connection.state, 'unreachable');
     assert.match(connection.error.message, /loading its data/);
-    await within(connected, 20_000, "'connected' once loaded");
+    await until(() => connection.state === 'connected', 20_000, "'connected' once loaded");
     assert.equal(await connection.client.get('saved:199'), 'v'.repeat(10_000));
   });
 });
