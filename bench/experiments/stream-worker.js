@@ -4,8 +4,9 @@
  * Node-RED's main thread in Redis stream mode (issue 29; see
  * docs/performance.md, note ⁴ of "Redis"): 880 KB plate bodies XADDed into a
  * capped stream, 8 at a time (as 8 connections keep in flight), by a
- * node-redis client on the main thread, and by one in a worker thread the
- * body is posted to (copied, or its memory transferred), in one process
+ * node-redis client on the main thread (over TCP on 127.0.0.1, and over a
+ * Unix socket), and by one in a worker thread the body is posted to (copied,
+ * or its memory transferred), in one process
  * against one redis-server (started here), in interleaved rounds. Each body
  * is first copied out of a template, as the receiver joins a body from its
  * socket's chunks.
@@ -18,6 +19,9 @@
  *
  *   node bench/experiments/stream-worker.js [--rounds 9] [--events 600]
  */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { createClient } = require('redis');
@@ -55,7 +59,7 @@ if (!isMainThread) {
   /** Sends `events` bodies through `send`, `IN_FLIGHT` at a time; main-thread and process CPU per event, events/s. */
   /** CPU seconds of this process's main thread (user + system), from /proc (Linux): what it did, not how long it was scheduled out. */
   const mainCpu = () => {
-    const stat = require('node:fs').readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) / 100;
   };
@@ -86,10 +90,14 @@ if (!isMainThread) {
 
   async function main() {
     const template = plateBody('lpr', 880 * 1000).buffer;
-    const server = await RedisServer.start();
+    const socketPath = path.join(os.tmpdir(), `detection-bridge-stream-worker-${process.pid}.sock`);
+    const server = await RedisServer.start({ args: ['--unixsocket', socketPath] });
     const client = createClient({ url: server.url });
-    client.on('error', () => undefined);
-    await client.connect();
+    const unixClient = createClient({ socket: { path: socketPath } });
+    for (const c of [client, unixClient]) {
+      c.on('error', () => undefined);
+      await c.connect();
+    }
     const worker = new Worker(__filename, { workerData: { url: server.url } });
     const waiting = new Map();
     let ids = 0;
@@ -112,6 +120,7 @@ if (!isMainThread) {
       });
     const ways = {
       'main thread': (body) => client.sendCommand(xadd(body)),
+      'main thread, Unix socket': (body) => unixClient.sendCommand(xadd(body)),
       'worker, body copied': viaWorker(false),
       'worker, body transferred': viaWorker(true),
     };
@@ -127,8 +136,9 @@ if (!isMainThread) {
       }
     } finally {
       await worker.terminate();
-      await client.quit().catch(() => undefined);
-      await server.stop();
+      for (const c of [client, unixClient]) await c.quit().catch(() => undefined);
+      await server.close();
+      fs.rmSync(socketPath, { force: true });
     }
     const base = median(results['main thread'].map((x) => x.main));
     console.log(`${events} plate events of ${(template.length / 1000).toFixed(0)} KB per round, ${IN_FLIGHT} in flight, ${rounds} rounds, medians:`);

@@ -37,12 +37,14 @@ function freePort() {
 
 class RedisServer {
   /** `persist`: an append-only file in its directory, synced on every write, so a restart keeps the data.
-   *  `replicaOf`: the port of a primary on 127.0.0.1 this server replicates (see startReplica). */
-  constructor(port, dir, { persist = false, replicaOf } = {}) {
+   *  `replicaOf`: the port of a primary on 127.0.0.1 this server replicates (see startReplica).
+   *  `args`: more redis-server options, for every start. */
+  constructor(port, dir, { persist = false, replicaOf, args = [] } = {}) {
     this.port = port;
     this.dir = dir;
     this.persist = persist;
     this.replicaOf = replicaOf;
+    this.args = args;
     this.url = `redis://127.0.0.1:${port}`;
     this.child = undefined;
   }
@@ -66,7 +68,7 @@ class RedisServer {
     // A replica's first sync at once (a primary waits 5 s for more replicas to share a diskless sync by default).
     args.push('--repl-diskless-sync-delay', '0');
     if (this.replicaOf) args.push('--replicaof', '127.0.0.1', String(this.replicaOf));
-    args.push(...extra);
+    args.push(...this.args, ...extra);
     const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let output = '';
