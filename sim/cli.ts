@@ -56,7 +56,8 @@ function describeAttempt(r: AttemptReport): string {
   const answer =
     r.status !== undefined
       ? `${r.status}${r.detail ? ` ${answerText(r.detail)}` : ''}`
-      : `${r.error}${r.detail && r.error !== 'timeout' ? ` (${r.detail.slice(0, 80)})` : ''}`;
+      : // how long the attempt ran tells a reset at the first write from one after a long wait
+        `${r.error} after ${Math.round(r.latencyMs)} ms${r.detail && r.error !== 'timeout' ? ` (${r.detail.slice(0, 80)})` : ''}`;
   const then =
     r.outcome === 'retry' ? `retry in ${r.retryInMs} ms` : r.outcome === 'failed' ? 'FAILED' : r.outcome === 'aborted' ? 'stopped' : 'acknowledged';
   return `#${r.seq} ${r.kind === 'lpr' ? 'plate' : 'face'} ${r.messageId} attempt ${r.attempt}: ${answer} → ${then}`;

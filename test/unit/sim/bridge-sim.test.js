@@ -868,6 +868,17 @@ describe('sim: the bridge simulator', function () {
       assert.match(res.stderr, /attempt 1: 500 .*FAILED/);
     });
 
+    it('send says of an attempt without an answer what went wrong and after how long', async function () {
+      // a port nothing listens on
+      const closed = http.createServer();
+      await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = closed.address().port;
+      await new Promise((resolve) => closed.close(resolve));
+      const res = await runCli(['send', '--url', `http://127.0.0.1:${port}/detections`, '--count', '1', '--rate', '0', '--retries', '0']);
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, /attempt 1: ECONNREFUSED after \d+ ms \(connect ECONNREFUSED 127\.0\.0\.1:\d+\) → FAILED/);
+    });
+
     it('send --forever stops cleanly on SIGINT and prints the summary', async function () {
       receiver = await startReceiver();
       const file = path.join(tmp, 'forever.json');
