@@ -1197,7 +1197,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
   async function reopenDialog(id) {
     assert.deepEqual(await page.evaluate(() => (RED.view.selection().nodes || []).map((n) => n.id)), [id], 'the node is still selected');
     await page.keyboard.press('Enter');
-    await settled('#node-dialog-ok');
+    await browser.trayOpened('#node-dialog-ok');
   }
 
   /** The node's dialog, as the previous test left it open, or opened. */
@@ -1236,7 +1236,7 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
    *  to a configuration node field; waits for the configuration node's tray. */
   async function openConfig(prop, button) {
     await page.locator(`#${FLOW}-btn-${prop}-${button}`).click();
-    await settled('#node-config-dialog-ok');
+    await browser.trayOpened('#node-config-dialog-ok');
   }
 
   /** Add/Update (`ok`) or Cancel (`cancel`) in a configuration node's tray;

@@ -218,7 +218,7 @@ describe(`e2e: configuration versions in the editor, Node-RED ${nodeRedVersion()
     await openDialog(id);
     // the plus button next to the events bridge list: a new one, with the old address and the same TLS option
     await page.locator('#node-input-btn-bridge-add').click();
-    await browser.settled('#node-config-dialog-ok');
+    await browser.trayOpened('#node-config-dialog-ok');
     await page.locator('#node-config-input-url').fill(OWN_URL);
     await page.locator('#node-config-input-insecure').setChecked(true);
     await page.locator('#node-config-dialog-ok').click();

@@ -188,6 +188,20 @@ class EditorBrowser {
   }
 
   /**
+   * Waits until the edit tray just opened is ready for typing: its `okButton` has stopped moving, and
+   * Node-RED has ended its opening. 150 ms after it shows a tray, Node-RED focuses the tray's first
+   * field and refreshes the sidebars; a value typed before that can be lost (seen with animations off,
+   * where the tray stands still at once).
+   */
+  async trayOpened(okButton) {
+    await this.settled(okButton);
+    await this.page.waitForFunction(() => {
+      const trays = document.querySelectorAll('.red-ui-tray');
+      return trays.length > 0 && trays[trays.length - 1].contains(document.activeElement);
+    });
+  }
+
+  /**
    * The button that opens a sidebar tab. Node-RED 4: a tab of the sidebar's
    * tab strip, or its icon button (only the active tab has a label when the
    * sidebar is narrow); Node-RED 5: a button of the sidebar tab bar.
@@ -333,7 +347,7 @@ class EditorBrowser {
       if (opened || attempt === 3) break;
       await new Promise((r) => setTimeout(r, 700));
     }
-    await this.settled('#node-dialog-ok');
+    await this.trayOpened('#node-dialog-ok');
   }
 
   /** Cancel in the open edit tray; waits until the tray has gone. */
@@ -345,7 +359,7 @@ class EditorBrowser {
   /** In a node's open dialog: the pencil button next to configuration node field `prop`; waits for the configuration node's tray. */
   async editConfigOf(prop) {
     await this.page.locator(`#node-input-btn-${prop}-edit`).click();
-    await this.settled('#node-config-dialog-ok');
+    await this.trayOpened('#node-config-dialog-ok');
   }
 
   /** Cancel in a configuration node's tray; waits until the node's own dialog is back. */
