@@ -14,6 +14,18 @@ export function nodeText(RED: NodeAPI, type: string): (key: string, vars?: Vars)
   return (key, vars) => RED._(`${type}.${key}`, vars);
 }
 
+/**
+ * `s(key, vars)` for a node's status: a text without figures is sent as its
+ * catalog key (`<type>.<key>`), which the editor translates into the language
+ * it shows, as Node-RED's core nodes do (`node-red:common.status.connected`);
+ * a text with figures is made here, in the runtime's language (settings.js
+ * `lang`, else the process's locale: LC_ALL, LC_MESSAGES, LANG), because the
+ * editor translates a key without parameters only.
+ */
+export function statusText(RED: NodeAPI, type: string): (key: string, vars?: Vars) => string {
+  return (key, vars) => (vars === undefined || Object.keys(vars).length === 0 ? `${type}.${key}` : RED._(`${type}.${key}`, vars));
+}
+
 /** RED._ as a Translate for lib's Messages. */
 export function translator(RED: NodeAPI): Translate {
   return (key, params) => RED._(key, params);
