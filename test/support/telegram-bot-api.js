@@ -19,13 +19,15 @@
  *
  * Every call is kept in `calls`, in the order it came:
  *
- *   { method, token, chatId, text, caption, photo, filename, contentType, params, files }
+ *   { method, token, chatId, text, caption, photo, filename, contentType, params, files, result }
  *
  * `chatId` as sent (a string on the wire: '123456', '@channel'); `text` (sendMessage),
  * `caption`; `photo` (sendPhoto) the uploaded bytes, a Buffer, with the `filename`
  * and `contentType` of its part (a photo sent as a file_id or URL is that string
  * instead, without filename); `params` every non-file parameter as a string;
- * `files` every file part { field, filename, contentType, content }.
+ * `files` every file part { field, filename, contentType, content }; `result` what the call
+ * was answered (the sent Message, with its message_id), once answered, undefined for an error.
+ * Calls made at once (a sender's photo and text) may come in either order.
  *
  *   const telegram = await TelegramBotApi.start({ token: '123:abc' });
  *   … a bot with baseApiUrl telegram.url sends …
@@ -119,6 +121,7 @@ class TelegramBotApi {
     const result = this.result(call);
     if (result === undefined) return answer(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     if (result instanceof Error) return answer(res, 400, { ok: false, error_code: 400, description: result.message });
+    call.result = result;
     return answer(res, 200, { ok: true, result });
   }
 
