@@ -25,6 +25,12 @@
  *   message on with the message_id the API gave.
  * Every message sent is finished (a Complete node per sender), none failed
  * (a Catch node), and Node-RED logged no error.
+ *
+ * Then the servers refuse: the SMTP server a recipient (550 at RCPT TO), the
+ * API the photo (400 chat not found). The e-mail node fails that mail to
+ * Catch and does not finish it; the Telegram sender (17.0.6) fails the photo
+ * to Catch twice (node.error and done(error)) and then finishes it all the
+ * same (done()); the other mail and the text message go.
  */
 const assert = require('node:assert/strict');
 const path = require('node:path');
@@ -205,7 +211,7 @@ function sendersFlow(smtpPort, apiUrl) {
     },
     debugNode(ids.completed, 'kind'),
     { id: ids.catch, type: 'catch', z: TAB, name: '', scope: null, uncaught: false, wires: [[ids.caught]] },
-    debugNode(ids.caught, 'error'),
+    debugNode(ids.caught, 'true'),
     // Last, so that once it answers every node above is up.
     { id: ids.readyIn, type: 'http in', z: TAB, name: '', url: READY_PATH, method: 'get', upload: false, swaggerDoc: '', wires: [[ids.readyOut]] },
     { id: ids.readyOut, type: 'http response', z: TAB, name: '', statusCode: '200', headers: {}, wires: [] },
@@ -249,6 +255,15 @@ describe(`e2e: the sender harnesses (SMTP server, Telegram Bot API) with ${EMAIL
     if (smtp) await smtp.close();
     if (telegram) await telegram.close();
   });
+
+  /** The messages the Catch node got: [kind, error message]. */
+  const caught = () =>
+    comms
+      .debug(ids.caught)
+      .map((d) => (typeof d.msg === 'string' ? JSON.parse(d.msg) : d.msg))
+      .map((m) => [m.kind, m.error.message]);
+  /** The kinds of the messages the Complete node got, in order. */
+  const completed = () => comms.debug(ids.completed).map((d) => d.msg);
 
   it('the inject sends two e-mails and a Telegram photo and message: each arrives whole, each message finishes, nothing fails', async () => {
     const clicked = await request(`${nr.url}/inject/${ids.inject}`, { method: 'POST' });
@@ -310,7 +325,7 @@ describe(`e2e: the sender harnesses (SMTP server, Telegram Bot API) with ${EMAIL
         .sort(),
       ['email-basic', 'email-none', 'telegram-message', 'telegram-photo'],
     );
-    assert.deepEqual(comms.debug(ids.caught), [], 'no sender failed');
+    assert.deepEqual(caught(), [], 'no sender failed');
 
     // The sender passed each message on with the id of the message the API sent.
     await until(() => comms.debug(ids.sent).length >= 2, 10000, 'the sender passed both messages on');
@@ -322,5 +337,58 @@ describe(`e2e: the sender harnesses (SMTP server, Telegram Bot API) with ${EMAIL
     ]);
 
     assert.deepEqual(nr.errorLines(), [], 'no error in the Node-RED log');
+  });
+
+  it('a recipient refused and a photo refused: each sender fails its message to Catch, the other two go', async () => {
+    const mailsBefore = smtp.mails.length;
+    const callsBefore = telegram.calls.length;
+    const completedBefore = completed().length;
+    smtp.failNext({ to: 'guard@site.example', code: 550, message: 'No such mailbox' });
+    telegram.failNext('sendPhoto', 400, 'Bad Request: chat not found');
+    const clicked = await request(`${nr.url}/inject/${ids.inject}`, { method: 'POST' });
+    assert.equal(clicked.status, 200, 'the inject button');
+
+    // Caught: the refused mail, and the refused photo twice (node-red-contrib-telegrambot 17.0.6 reports a
+    // failed send with node.error() and again with done(error)).
+    await until(
+      () => caught().length >= 3,
+      20000,
+      () => `3 failures caught, got ${JSON.stringify(caught().map(([kind]) => kind))}`,
+    );
+    assert.deepEqual(
+      caught()
+        .map(([kind]) => kind)
+        .sort(),
+      ['email-none', 'telegram-photo', 'telegram-photo'],
+    );
+    for (const [kind, message] of caught()) {
+      if (kind === 'email-none') assert.equal(message, "Error: Can't send mail - all recipients were rejected: 550 No such mailbox");
+      else
+        assert.match(message, /^Caught exception in sender node:\r\nError: ETELEGRAM: 400 Bad Request: chat not found\r\nwhen processing message: /);
+    }
+    assert.deepEqual(smtp.refused, [{ from: 'alerts@site.example', to: 'guard@site.example', code: 550, message: 'No such mailbox' }]);
+
+    // The other two went: the authenticated mail, the text message.
+    const mails = await smtp.until(mailsBefore + 1, 20000);
+    assert.deepEqual(
+      mails.slice(mailsBefore).map((m) => m.subject),
+      ['Plate XYZ987 at Gate 1 (authenticated)'],
+    );
+    const calls = await telegram.until(callsBefore + 2, 20000);
+    const now = calls.slice(callsBefore);
+    assert.deepEqual(now.map((c) => c.method).sort(), ['sendMessage', 'sendPhoto']);
+    const refusedPhoto = now.find((c) => c.method === 'sendPhoto');
+    assert.ok(refusedPhoto.photo.equals(JPEG), 'the refused photo was sent whole');
+    assert.equal(refusedPhoto.result, undefined, 'answered with an error');
+
+    // Finished: the two that went, and (node-red-contrib-telegrambot 17.0.6) the refused photo too: its
+    // sender calls done(error) and then done() for a file it could not send.
+    await until(
+      () => completed().length >= completedBefore + 3,
+      20000,
+      () => `3 more messages finished, got ${JSON.stringify(completed().slice(completedBefore))}`,
+    );
+    assert.deepEqual(completed().slice(completedBefore).sort(), ['email-basic', 'telegram-message', 'telegram-photo']);
+    assert.deepEqual(nr.errorLines(), [], 'an error a Catch node handles is not logged');
   });
 });

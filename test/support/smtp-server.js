@@ -12,7 +12,8 @@
  * `from` and `to` are the header addresses as text ('a@b.example, c@d.example'), `html` is
  * false when the mail has none (mailparser's value), `content` a Buffer, `envelope` the SMTP
  * MAIL FROM and RCPT TO addresses, `user` the name the client authenticated with (undefined
- * without AUTH).
+ * without AUTH). `failNext()` refuses a recipient, as a server refuses an unknown mailbox;
+ * those are kept in `refused`.
  *
  *   const smtp = await SmtpServer.start();
  *   … send to 127.0.0.1:smtp.port …
@@ -28,6 +29,9 @@ class SmtpServer {
     this.mails = [];
     /** Errors reading or parsing a mail (the client was answered 451). */
     this.errors = [];
+    /** Recipients refused by failNext(), in order: { from, to, code, message }. */
+    this.refused = [];
+    this.failures = [];
     this.port = undefined;
     this.host = '127.0.0.1';
     this.waiters = new Set();
@@ -39,6 +43,15 @@ class SmtpServer {
       logger: false,
       closeTimeout: 1000,
       onAuth: (auth, session, callback) => callback(null, { user: auth.username }),
+      onRcptTo: (address, session, callback) => {
+        const i = this.failures.findIndex((f) => f.to === undefined || f.to === address.address);
+        if (i < 0) return callback();
+        const [{ code, message }] = this.failures.splice(i, 1);
+        this.refused.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined, to: address.address, code, message });
+        const err = new Error(message);
+        err.responseCode = code;
+        return callback(err);
+      },
       onData: (stream, session, callback) => {
         simpleParser(stream).then(
           (parsed) => {
@@ -72,6 +85,15 @@ class SmtpServer {
     });
     smtp.port = smtp.server.server.address().port;
     return smtp;
+  }
+
+  /**
+   * Refuses the next recipient (the next `to`, when given) at RCPT TO with `code` and `message`,
+   * as a server refuses an unknown mailbox: nodemailer then fails the mail ("all recipients were
+   * rejected") unless another recipient of it was accepted. Later recipients are accepted again.
+   */
+  failNext({ to, code = 550, message = 'Mailbox unavailable' } = {}) {
+    this.failures.push({ to, code, message });
   }
 
   wake() {
