@@ -135,7 +135,9 @@ async function packInstalled(name) {
   const source = path.join(ROOT, 'node_modules', name);
   if (!fs.existsSync(path.join(source, 'package.json'))) return null;
   const dir = await entry(`dep-${name.replace(/[^\w.-]+/g, '_')}`, async (work) => {
-    const out = await run('npm', ['pack', source, '--ignore-scripts', '--json', '--pack-destination', work], { cwd: work });
+    // Its real path: packed through a symlinked node_modules (a git worktree sharing another
+    // checkout's), npm leaves out the package's bundled dependencies (node-red-node-email's all).
+    const out = await run('npm', ['pack', fs.realpathSync(source), '--ignore-scripts', '--json', '--pack-destination', work], { cwd: work });
     await fsp.writeFile(
       path.join(work, 'pack.json'),
       JSON.stringify({ filename: JSON.parse(out.stdout.slice(out.stdout.indexOf('[')))[0].filename }),
