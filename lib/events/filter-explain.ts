@@ -60,6 +60,7 @@ export function timeEntry(rule: number, millis: number, zone: string, windows: s
   return { rule, type: 'time', localTime: localTimeIn(millis, zone) ?? '', timeZone: zone, windows, inside };
 }
 
+/** Compared as list items are (./filter-lists.ts folded, which imports this file's types). */
 const folded = (text: string) => text.trim().toLowerCase();
 
 /** One entry in words: `tag Banned (sent as partner-Banned)`, `23:14 within 22:00–06:00 (America/New_York)`. */
