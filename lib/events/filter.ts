@@ -1,28 +1,31 @@
 /**
  * The rules of detection-filter, Node-RED-free: compiled once at deploy
- * (lists into Sets, plate lists into a PlateList index of lib/plates,
- * wildcards into RegExps), then matched against the DetectionView of each
- * event. A list a rule reads from msg/flow/global is handed in per message
- * by the node and compiled only when it changes (cachedList).
+ * (lists into Maps of their entries, plate lists into a PlateList index of
+ * lib/plates, wildcards into RegExps), then matched against the DetectionView
+ * of each event. A list a rule reads from msg/flow/global is handed in per
+ * message by the node and compiled only when it changes (./filter-lists.ts).
  *
  * A time rule's windows (./time-window.ts) are typed in, read from env at
  * deploy, or read per message like a list and parsed once per change.
  *
  * A rule that cannot work is a configuration problem: a Message naming the
  * rule's position and what to fix (locales/<lang>/shared.json, `filter.*`).
+ *
+ * A message that passes is explained (./filter-explain.ts): each rule that
+ * held gives an entry saying what it held on; a rule marked urgent (`u`) that
+ * held makes the message urgent.
  */
 import type { DetectionView } from './detection-view';
 import { message, renderMessage, translateEnglish, type Message, type Translate } from '../core/messages';
 import { parseIsoDate } from '../core/iso-date';
-import { tagKey } from './tag-prefix';
-import { compilePlateList, DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses, type Lookalikes, type PlateList, type PlateListMatch } from '../plates';
+import { compilePlateList, DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses, type Lookalikes, type PlateList } from '../plates';
 import { formatWindows, isInside, knownTimeZone, parseWindows, systemTimeZone, timeZoneProblem, windowsReader, type TimeWindow } from './time-window';
+import { timeEntry, type PlateMatch, type RuleEntry } from './filter-explain';
+import { cachedList, entriesByKey, folded, heldValue, keyFor, listEntry, listItems, listProblem, type ListRuleType } from './filter-lists';
 
 export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'time'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
-/** Rules whose value is a list, typed in or read for each message. */
-export const LIST_RULE_TYPES = ['tag', 'camera', 'site', 'plate'] as const;
-export type ListRuleType = (typeof LIST_RULE_TYPES)[number];
+export { LIST_RULE_TYPES, listItems, listProblem, type ListRuleType } from './filter-lists';
 /** Where a list rule's list comes from: typed in, or a property read for each message. */
 export const LIST_SOURCES = ['list', 'msg', 'flow', 'global'] as const;
 export type ListSource = Exclude<(typeof LIST_SOURCES)[number], 'list'>;
@@ -40,6 +43,8 @@ export interface RuleConfig {
   v?: unknown;
   vt?: unknown;
   k?: unknown;
+  /** Urgent: a message this rule held for is sent as urgent (true; missing or anything else: not). */
+  u?: unknown;
 }
 
 /** A value read for each message (a list, or a time rule's windows): `lists[i]` handed to `matches` is the value of `reads[i]`. */
@@ -77,48 +82,21 @@ export interface FilterProblem extends Message {
 
 export type CompileResult = { ok: true; filter: DetectionFilter } | { ok: false; problems: FilterProblem[] };
 
-/** Why a message passed on a plate rule: the match of lib/plates, with the rule's position (from 1). Becomes msg.match. */
-export interface PlateMatch extends PlateListMatch {
-  rule: number;
-}
-
 /** A rule's verdict: held or not; a plate rule that holds says how (truthy). */
 type Test = (view: DetectionView, lists: readonly unknown[], when: DetectionTime | undefined) => boolean | PlateMatch;
+/** What a rule that held held on (asked only of a message that passed); `verdict` is its Test's. */
+type Explain = (view: DetectionView, lists: readonly unknown[], when: DetectionTime | undefined, verdict: true | PlateMatch) => RuleEntry;
 
-/** How an event fared: whether it passes, and the match of the first plate rule that held (when one did). */
+/**
+ * How an event fared: whether it passes; when it does, the match of the
+ * first plate rule that held (when one did), an entry for each rule that
+ * held, in rule order, and whether one of them is urgent.
+ */
 export interface FilterOutcome {
   passed: boolean;
   match: PlateMatch | undefined;
-}
-
-const ITEM_SEPARATOR = /[,\r\n]+/;
-
-/** The form list items are compared in: trimmed, lower case. */
-function folded(text: string): string {
-  return text.trim().toLowerCase();
-}
-
-/** One item of a list as compared: trimmed text, a finite number as text; anything else '' (left out). */
-function itemText(item: unknown): string {
-  return typeof item === 'string' ? item.trim() : typeof item === 'number' && Number.isFinite(item) ? String(item) : '';
-}
-
-/** The items of a typed list or of a list read from context: an array of
- *  strings (numbers too), or one string with comma/newline separated items. */
-export function listItems(value: unknown): string[] {
-  const raw = typeof value === 'string' ? value.split(ITEM_SEPARATOR) : Array.isArray(value) ? value : typeof value === 'number' ? [value] : [];
-  const items: string[] = [];
-  for (const item of raw) {
-    const text = itemText(item);
-    if (text !== '') items.push(text);
-  }
-  return items;
-}
-
-/** Why a list read for a message cannot be used (then it is empty); undefined when it can. */
-export function listProblem(value: unknown): 'missing' | 'not-a-list' | undefined {
-  if (value === undefined || value === null) return 'missing';
-  return typeof value === 'string' || typeof value === 'number' || Array.isArray(value) ? undefined : 'not-a-list';
+  rules: readonly RuleEntry[];
+  urgent: boolean;
 }
 
 function objectAt(value: unknown): Record<string, unknown> {
@@ -150,71 +128,9 @@ export function wildcardRegExp(pattern: string): RegExp {
   return new RegExp(`^${body}$`, 'is');
 }
 
-/** The comparable form of the items of a tag, camera or site list and of the values they are compared with;
- *  tags without the account's prefix (`tagPrefix`, normalised; '' for none). */
-function keyFor(type: Exclude<ListRuleType, 'plate'>, tagPrefix: string): (text: string) => string {
-  if (type === 'tag' && tagPrefix !== '') return (name) => tagKey(name, tagPrefix);
-  return folded;
-}
-
-/** Whether the array `value` has the very `items` (as listItems reads them), without making a new list. */
-function sameItems(value: unknown, items: readonly string[]): boolean {
-  if (!Array.isArray(value)) return false;
-  let k = 0;
-  for (const item of value) {
-    const text = itemText(item);
-    if (text === '') continue;
-    if (k >= items.length || items[k] !== text) return false;
-    k++;
-  }
-  return k === items.length;
-}
-
-/**
- * A list read for each message, compiled only when it changes. Unchanged,
- * checked in constant time: the same text, or the same array with the same
- * length. Another array (a store that hands out copies, a msg list on each
- * message) is compared item by item with the list compiled last, and
- * compiled only if its items differ. So a list set anew (flow.set, a change
- * node), or an array grown or shrunk in place (push, splice), is compiled
- * again; an item replaced in place, the length unchanged, is not seen until
- * the list is set again (docs/nodes/detection-filter.md says so).
- */
-function cachedList<T>(compile: (items: string[]) => T): (value: unknown) => T {
-  let compiled: T | undefined;
-  let lastValue: unknown;
-  let lastLength = -1;
-  let lastItems: readonly string[] = [];
-  return (value) => {
-    const length = Array.isArray(value) ? value.length : -1;
-    if (compiled !== undefined) {
-      if (value === lastValue && length === lastLength) return compiled;
-      if (sameItems(value, lastItems)) {
-        lastValue = value;
-        lastLength = length;
-        return compiled;
-      }
-    }
-    const items = listItems(value);
-    compiled = compile(items);
-    lastValue = value;
-    lastLength = length;
-    lastItems = items;
-    return compiled;
-  };
-}
-
-/** The view's values a tag, camera or site list rule compares. */
-function valuesOf(type: Exclude<ListRuleType, 'plate'>, view: DetectionView): Array<string | null> {
-  if (type === 'tag') return view.tags;
-  if (type === 'camera') return [view.camera];
-  return [view.site];
-}
-
-function hasAny(type: Exclude<ListRuleType, 'plate'>, key: (text: string) => string, set: Set<string>, view: DetectionView): boolean {
-  if (set.size === 0) return false;
-  for (const value of valuesOf(type, view)) if (value !== null && set.has(key(value))) return true;
-  return false;
+/** What a plate rule held on: the read, the entry, how and how well (the whole match is msg.match's top). */
+function plateEntry(match: PlateMatch): RuleEntry {
+  return { rule: match.rule, type: 'plate', plate: match.read, entry: match.entry, kind: match.kind, score: match.score };
 }
 
 /** The plate rule's test on a compiled list: the match with the rule's position, or false. Never holds for a face. */
@@ -258,6 +174,7 @@ const problem = (position: number, key: string, params?: Record<string, string |
 
 interface Compiled {
   test: Test;
+  explain: Explain;
   summary: Message;
 }
 
@@ -281,6 +198,19 @@ function inside(windows: readonly TimeWindow[], view: DetectionView, when: Detec
   return isInside(windows, at.millis, at.zone ?? zone);
 }
 
+/** What a time rule held on: the local time judged, in the zone it was judged in, and the windows. */
+function judgedTime(
+  position: number,
+  view: DetectionView,
+  when: DetectionTime | undefined,
+  zone: string,
+  windows: string,
+  holds: boolean,
+): RuleEntry {
+  const at = when ?? timeOfView(view);
+  return timeEntry(position, at.millis, at.zone ?? zone, windows, holds);
+}
+
 /** A time rule: inside or outside windows typed in, from env, or read for each message. */
 function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): Compiled | FilterProblem {
   const kind = rule.k === undefined || rule.k === null || rule.k === '' ? 'inside' : rule.k;
@@ -291,14 +221,19 @@ function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): 
     return problem(position, 'time-source', { source: text(source) });
   const zone = ctx.timeZone;
   const summary = (windows: string) => message(`filter.summary.time-${kind}`, { windows });
-  const timeTest =
-    (windows: readonly TimeWindow[]): Test =>
-    (view, _lists, when) =>
-      inside(windows, view, when, zone) === holds;
+  /** A rule on windows known at deploy: typed, or from env. */
+  const fixed = (windows: readonly TimeWindow[], shown: string): Compiled => {
+    const text = formatWindows(windows, '–');
+    return {
+      test: (view, _lists, when) => inside(windows, view, when, zone) === holds,
+      explain: (view, _lists, when) => judgedTime(position, view, when, zone, text, holds),
+      summary: summary(shown),
+    };
+  };
   if (source === 'windows') {
     const parsed = parseWindows(rule.v);
     if (!parsed.ok) return ruleProblem(position, parsed.problem);
-    return { test: timeTest(parsed.windows), summary: summary(formatWindows(parsed.windows, '–')) };
+    return fixed(parsed.windows, formatWindows(parsed.windows, '–'));
   }
   if (source === 'env') {
     // an environment variable does not change while the flow runs: read and parsed once, at deploy
@@ -308,7 +243,7 @@ function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): 
     if (value === undefined || value === null || value === '') return problem(position, 'time-env-missing', { name });
     const parsed = parseWindows(value);
     if (!parsed.ok) return ruleProblem(position, message('filter.problem.time-env', { name, problem: parsed.problem }));
-    return { test: timeTest(parsed.windows), summary: summary(`env.${name}`) };
+    return fixed(parsed.windows, `env.${name}`);
   }
   const property = text(rule.v).trim();
   if (property === '') return problem(position, 'time-property', { source });
@@ -327,6 +262,11 @@ function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): 
       const result = read(value);
       return result.ok && inside(result.windows, view, when, zone) === holds;
     },
+    explain: (view, lists, when) => {
+      // held, so the windows read (the reader keeps the last result: not parsed again)
+      const result = read(lists[index]);
+      return judgedTime(position, view, when, zone, result.ok ? formatWindows(result.windows, '–') : '', holds);
+    },
     summary: summary(`${source}.${property}`),
   };
 }
@@ -341,7 +281,11 @@ function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Comp
   switch (type as RuleType) {
     case 'kind': {
       if (value !== 'face' && value !== 'lpr') return problem(position, 'kind');
-      return { test: (view) => view.kind === value, summary: message(`filter.summary.kind-${value}`) };
+      return {
+        test: (view) => view.kind === value,
+        explain: () => ({ rule: position, type: 'kind', kind: value }),
+        summary: message(`filter.summary.kind-${value}`),
+      };
     }
     case 'tag':
     case 'camera':
@@ -365,37 +309,52 @@ function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Comp
       if (listType === 'plate') {
         const compile = (entries: string[]) => compilePlateList(entries, plates);
         const summary = plateSummary(shown, plates);
+        const explain: Explain = (_view, _lists, _when, verdict) => plateEntry(verdict as PlateMatch);
         if (index < 0) {
           const list = compile(items);
-          return { test: (view) => plateMatch(list, position, view), summary };
+          return { test: (view) => plateMatch(list, position, view), explain, summary };
         }
         const listOf = cachedList(compile);
-        return { test: (view, lists) => plateMatch(listOf(lists[index]), position, view), summary };
+        return { test: (view, lists) => plateMatch(listOf(lists[index]), position, view), explain, summary };
       }
       const key = keyFor(listType, tagPrefix);
       const summary = message(`filter.summary.${listType}`, { list: shown });
       if (index < 0) {
-        const set = new Set(items.map(key));
-        return { test: (view) => hasAny(listType, key, set, view), summary };
+        const entries = entriesByKey(items, key);
+        return {
+          test: (view) => heldValue(listType, key, entries, view) !== undefined,
+          explain: (view) => listEntry(listType, position, key, entries, view),
+          summary,
+        };
       }
-      const setOf = cachedList((entries) => new Set(entries.map(key)));
-      return { test: (view, lists) => hasAny(listType, key, setOf(lists[index]), view), summary };
+      const entriesOf = cachedList((read) => entriesByKey(read, key));
+      return {
+        test: (view, lists) => heldValue(listType, key, entriesOf(lists[index]), view) !== undefined,
+        explain: (view, lists) => listEntry(listType, position, key, entriesOf(lists[index]), view),
+        summary,
+      };
     }
     case 'camera-match': {
       if (value.trim() === '') return problem(position, 'pattern');
       const pattern = wildcardRegExp(value);
       return {
         test: (view) => view.camera !== null && pattern.test(view.camera.trim()),
+        explain: (view) => ({ rule: position, type: 'camera-match', camera: view.camera ?? '', pattern: value.trim() }),
         summary: message('filter.summary.camera', { list: value.trim() }),
       };
     }
     case 'enrolled':
-      return { test: (view) => view.enrolled, summary: message('filter.summary.enrolled') };
+      return {
+        test: (view) => view.enrolled,
+        explain: (view) => ({ rule: position, type: 'enrolled', externalId: view.externalId ?? '' }),
+        summary: message('filter.summary.enrolled'),
+      };
     case 'name': {
       const part = folded(value);
       if (part === '') return problem(position, 'name');
       return {
         test: (view) => view.kind === 'face' && view.fullName !== null && view.fullName.toLowerCase().includes(part),
+        explain: (view) => ({ rule: position, type: 'name', name: (view.kind === 'face' && view.fullName) || '', contains: value.trim() }),
         summary: message('filter.summary.name', { text: value.trim() }),
       };
     }
@@ -404,7 +363,11 @@ function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Comp
       if (trimmed === '') return problem(position, 'confidence-empty');
       const at = Number(trimmed);
       if (!Number.isFinite(at) || at < 0 || at > 1) return problem(position, 'confidence', { value: trimmed });
-      return { test: (view) => view.confidence !== null && view.confidence >= at, summary: message('filter.summary.confidence', { value: at }) };
+      return {
+        test: (view) => view.confidence !== null && view.confidence >= at,
+        explain: (view) => ({ rule: position, type: 'confidence', confidence: view.confidence ?? 0, atLeast: at }),
+        summary: message('filter.summary.confidence', { value: at }),
+      };
     }
     case 'context': {
       const key = text(rule.k);
@@ -412,6 +375,8 @@ function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Comp
       const wanted = folded(value);
       return {
         test: (view) => view.serverContext !== null && Object.hasOwn(view.serverContext, key) && contextText(view.serverContext[key]) === wanted,
+        // the value as the event sent it (the rule compares it trimmed, in any case)
+        explain: (view) => ({ rule: position, type: 'context', key, value: view.serverContext?.[key] }),
         summary: message('filter.summary.context', { key, value: value.trim() }),
       };
     }
@@ -423,8 +388,8 @@ function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Comp
 /** The length past which a summary is cut with "…". */
 export const SUMMARY_MAX = 40;
 
-const PASSED: FilterOutcome = Object.freeze({ passed: true, match: undefined });
-const REFUSED: FilterOutcome = Object.freeze({ passed: false, match: undefined });
+const PASSED: FilterOutcome = Object.freeze({ passed: true, match: undefined, rules: Object.freeze([]), urgent: false });
+const REFUSED: FilterOutcome = Object.freeze({ passed: false, match: undefined, rules: Object.freeze([]), urgent: false });
 
 export class DetectionFilter {
   constructor(
@@ -438,44 +403,57 @@ export class DetectionFilter {
     private readonly readChecks: ReadonlyArray<(value: unknown) => ReadProblem | undefined> = [],
     /** Whether a rule judges the time (give `matches` a DetectionTime). */
     readonly judgesTime: boolean = false,
-    /** Which rules are plate rules, by position − 1. */
-    private readonly plateRules: readonly boolean[] = [],
+    /** What each rule held on, asked only of a message that passed; by position − 1. */
+    private readonly explains: readonly Explain[] = [],
+    /** Which rules are marked urgent, by position − 1. */
+    private readonly urgentRules: readonly boolean[] = [],
   ) {}
 
   /** Whether the event passes: all rules hold (or any, by `combine`). No rules: every event passes.
    *  Not an event (undefined): never. `when`: what time rules judge (detectionTime); without it,
    *  the view's time and zone (a zone of UTC counting as none). */
   matches(view: DetectionView | undefined, lists: readonly unknown[] = [], when?: DetectionTime): boolean {
-    return this.evaluate(view, lists, when).passed;
+    if (!view) return false;
+    if (this.combine === 'all' || this.tests.length === 0) return this.tests.every((test) => test(view, lists, when));
+    return this.tests.some((test) => test(view, lists, when));
   }
 
   /**
-   * Whether the event passes (as `matches`), and when it does, the match of
-   * the first plate rule that holds, if any (msg.match). With `any`, the
-   * rules after the one that let the event pass are tried only while no
-   * plate rule has held, and only the plate rules.
+   * Whether the event passes (as `matches`), and when it does, why: the
+   * match of the first plate rule that held (msg.match's top), an entry for
+   * every rule that held, and whether one of them is urgent. No rules: it
+   * passes, and nothing held to say why.
    */
   evaluate(view: DetectionView | undefined, lists: readonly unknown[] = [], when?: DetectionTime): FilterOutcome {
     if (!view) return REFUSED;
     if (this.tests.length === 0) return PASSED;
-    if (this.combine === 'all') {
-      let match: PlateMatch | undefined;
-      for (const test of this.tests) {
-        const verdict = test(view, lists, when);
-        if (!verdict) return REFUSED;
-        if (match === undefined && typeof verdict === 'object') match = verdict;
-      }
-      return match ? { passed: true, match } : PASSED;
-    }
-    let passed = false;
+    const all = this.combine === 'all';
+    const verdicts: Array<boolean | PlateMatch> = new Array(this.tests.length);
+    let passed = all;
+    // With `any`, the rules after one that held are still tried, to say every rule that held: a
+    // message refused has tried them all anyway, so this costs only on messages that pass.
     for (let i = 0; i < this.tests.length; i++) {
-      if (passed && !this.plateRules[i]) continue;
       const verdict = this.tests[i](view, lists, when);
-      if (!verdict) continue;
-      if (typeof verdict === 'object') return { passed: true, match: verdict };
-      passed = true;
+      if (!verdict && all) return REFUSED;
+      verdicts[i] = verdict;
+      passed ||= verdict !== false;
     }
-    return passed ? PASSED : REFUSED;
+    if (!passed) return REFUSED;
+    let match: PlateMatch | undefined;
+    let urgent = false;
+    const rules: RuleEntry[] = [];
+    for (let i = 0; i < verdicts.length; i++) {
+      const verdict = verdicts[i];
+      if (verdict === false) continue;
+      if (match === undefined && typeof verdict === 'object') match = verdict;
+      const entry = this.explains[i](view, lists, when, verdict);
+      if (this.urgentRules[i]) {
+        entry.urgent = true;
+        urgent = true;
+      }
+      rules.push(entry);
+    }
+    return { passed: true, match, rules, urgent };
   }
 
   /** Why the value read for `reads[index]` cannot be used (the rule then holds for no event), or undefined. */
@@ -558,21 +536,27 @@ export function compileFilter(rules: unknown, combine: Combine = 'all', options:
     plates,
   };
   let judgesTime = false;
-  const plateRules: boolean[] = [];
+  const explains: Explain[] = [];
+  const urgentRules: boolean[] = [];
   list.forEach((rule: unknown, i) => {
     const config = rule !== null && typeof rule === 'object' ? (rule as RuleConfig) : {};
     const compiled = compileRule(config, i + 1, ctx);
     judgesTime ||= config.t === 'time';
     if ('position' in compiled) problems.push(compiled);
     else {
+      const urgent = config.u === true;
       tests.push(compiled.test);
-      summaries.push(compiled.summary);
-      plateRules.push(config.t === 'plate');
+      explains.push(compiled.explain);
+      summaries.push(urgent ? message('filter.summary.urgent', { rule: compiled.summary }) : compiled.summary);
+      urgentRules.push(urgent);
     }
   });
   // the node's zone matters to time rules only; a wrong one is reported first, it is the node's own setting
   const zoneProblem = judgesTime ? timeZoneProblem(ownZone) : undefined;
   if (zoneProblem) problems.unshift({ position: 0, ...message('filter.time-zone', { problem: zoneProblem }) });
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, filter: new DetectionFilter(combine, tests, summaries, ctx.reads, tagPrefix, ctx.readChecks, judgesTime, plateRules) };
+  return {
+    ok: true,
+    filter: new DetectionFilter(combine, tests, summaries, ctx.reads, tagPrefix, ctx.readChecks, judgesTime, explains, urgentRules),
+  };
 }

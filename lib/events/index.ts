@@ -2,6 +2,7 @@
 export * from './schemas';
 export * from './detection-view';
 export * from './filter';
+export * from './filter-explain';
 export * from './time-window';
 export * from './tag-prefix';
 export * from './event-hash';

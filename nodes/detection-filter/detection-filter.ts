@@ -3,18 +3,21 @@
  * output 1, the others on output 2 when it is turned on. A thin adapter: the
  * rules are lib/events/filter.ts, the view they look at lib/events/detection-view.ts,
  * plate matching lib/plates. The account's tag prefix is the node's own, else
- * that of the events bridge it names. A message that passes on a plate rule
- * gets msg.match (why it matched); the dialog's preview asks preview.ts.
+ * that of the events bridge it names. A message that passes gets msg.match
+ * (each rule that held, and why: lib/events/filter-explain.ts), and
+ * msg.priority 'urgent' when a rule marked urgent held; the dialog's preview
+ * asks preview.ts.
  * Time rules judge the event's detection time (lib/events/time-window.ts) in its
  * own zone, else the node's Time zone, else Node-RED's.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
 import { viewOfEvent } from '../../lib/events/detection-view';
-import { compileFilter, detectionTime, type FilterOutcome, type PlateMatch, type ReadProblem } from '../../lib/events/filter';
+import { compileFilter, detectionTime, type FilterOutcome, type ReadProblem } from '../../lib/events/filter';
+import { matchExplanation, type MatchExplanation } from '../../lib/events/filter-explain';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { nodeOptions } from '../../lib/config/node-options';
-import { coded, flowError, nodeText, translate, translator } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText as statusTextOf, translate, translator } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
@@ -39,24 +42,28 @@ interface DetectionFilterDef extends NodeDef {
 }
 
 type Send = (msg: NodeMessage | Array<NodeMessage | null>) => void;
+/** A message that passed: why (msg.match), and how urgent (msg.priority, which other nodes read). */
+type ExplainedMessage = NodeMessage & { match?: MatchExplanation; priority?: unknown };
 
 export = function register(RED: NodeAPI): void {
   servePlatePreview(RED);
   registerNode<DetectionFilterDef>(RED, 'detection-filter', (node, config) => {
     const t = nodeText(RED, 'detection-filter');
+    // a status without figures goes as its key, for the editor to show in its own language
+    const s = statusTextOf(RED, 'detection-filter');
     const util = RED.util as unknown as PropertyUtil;
 
     /** The prefix typed in this node, else the chosen bridge's, else none; or why it cannot be used (status, error). */
     function tagPrefixFor(def: DetectionFilterDef): string | { status: string; problem: string } {
       const own = normaliseTagPrefix(def.tagPrefix);
-      if (own === undefined) return { status: t('status.tag-prefix'), problem: t('errors.tag-prefix', { prefix: String(def.tagPrefix) }) };
+      if (own === undefined) return { status: s('status.tag-prefix'), problem: t('errors.tag-prefix', { prefix: String(def.tagPrefix) }) };
       if (own !== '') return own;
       const bridgeId = def.bridge && def.bridge !== '_ADD_' ? def.bridge : '';
       if (!bridgeId) return '';
       const prefix = tagPrefixOf(RED, bridgeId);
-      if (prefix === undefined) return { status: t('status.no-bridge'), problem: t('errors.no-bridge') };
+      if (prefix === undefined) return { status: s('status.no-bridge'), problem: t('errors.no-bridge') };
       return prefix instanceof Error
-        ? { status: t('status.tag-prefix'), problem: t('errors.bridge-tag-prefix', { message: prefix.message }) }
+        ? { status: s('status.tag-prefix'), problem: t('errors.bridge-tag-prefix', { message: prefix.message }) }
         : prefix;
     }
 
@@ -96,7 +103,7 @@ export = function register(RED: NodeAPI): void {
     } catch (err) {
       failConfig(
         node,
-        t('status.config'),
+        s('status.config'),
         t('errors.property', { property: `${propertyType}:${property}`, message: (err as Error).message }),
         'CONFIG',
       );
@@ -113,7 +120,7 @@ export = function register(RED: NodeAPI): void {
         });
         failConfig(
           node,
-          t(read.type === 'time' ? 'status.windows-property' : 'status.list-property', { position: read.position }),
+          s(read.type === 'time' ? 'status.windows-property' : 'status.list-property', { position: read.position }),
           problem,
           'CONFIG',
         );
@@ -122,9 +129,10 @@ export = function register(RED: NodeAPI): void {
     }
 
     // The label shows the rules of a node without a name; a named one shows them in its status.
-    const summary = config.name ? filter.summary(translator(RED)) : '';
+    const inLanguage = translator(RED);
+    const summary = config.name ? filter.summary(inLanguage) : '';
     const counts = { matched: 0, not: 0 };
-    const statusText = (): string => (summary ? t('status.counts-rules', { ...counts, rules: summary }) : t('status.counts', counts));
+    const statusText = (): string => (summary ? s('status.counts-rules', { ...counts, rules: summary }) : s('status.counts', counts));
     const showStatus = throttledStatus(node, () => ({ fill: 'green', shape: 'dot', text: statusText() }));
     node.status({ fill: 'grey', shape: 'ring', text: statusText() });
 
@@ -161,8 +169,13 @@ export = function register(RED: NodeAPI): void {
     function decide(msg: NodeMessage, send: Send, outcome: FilterOutcome): void {
       if (outcome.passed) {
         counts.matched++;
-        // why it passed, when a plate rule held (the message is not copied: one object more on it)
-        if (outcome.match) (msg as NodeMessage & { match: PlateMatch }).match = outcome.match;
+        // why it passed (the message is not copied: one small object more on it); no rules, nothing held to say why
+        if (outcome.rules.length > 0) {
+          const passed = msg as ExplainedMessage;
+          passed.match = matchExplanation(outcome, inLanguage);
+          // a priority the flow set is the flow's: left as it is
+          if (outcome.urgent && (passed.priority === undefined || passed.priority === null || passed.priority === '')) passed.priority = 'urgent';
+        }
         send(noMatchOutput ? [msg, null] : msg);
       } else {
         counts.not++;

@@ -28,12 +28,14 @@ declare const DetectionBridgeTimeWindows: {
 };
 
 (function () {
-  /** A rule as the node saves it (lib/events/filter.ts reads it): type, value, where a list or the windows come from, a context key or inside/outside. */
+  /** A rule as the node saves it (lib/events/filter.ts reads it): type, value, where a list or the windows come from, a context key or inside/outside, urgent. */
   interface FilterRule {
     t: string;
     v?: string;
     vt?: string;
     k?: string;
+    /** Saved only when checked: a rule without it is not urgent, as every rule saved before it. */
+    u?: boolean;
   }
   interface DetectionFilterNode extends EditorNode {
     rules?: FilterRule[];
@@ -72,8 +74,8 @@ declare const DetectionBridgeTimeWindows: {
   /** Where a time rule's windows come from (lib/events/filter.ts TIME_SOURCES). */
   const TIME_SOURCES = ['windows', 'msg', 'flow', 'global', 'env'];
   const TIME_KINDS = ['inside', 'outside'];
-  /** A new time rule's window: the nights of the working week. */
-  const NEW_WINDOWS = 'Mon-Fri 22:00-06:00';
+  /** A new time rule's window, and a window added to a rule: every night. */
+  const NEW_WINDOWS = '22:00-06:00';
   /** Past this length the rule summary is cut with "…" (as lib/events/filter.ts does for the status). */
   const SUMMARY_MAX = 40;
   /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
@@ -234,6 +236,7 @@ declare const DetectionBridgeTimeWindows: {
       rule.v = windows.typedInput('value');
       rule.vt = windows.typedInput('type');
     }
+    if (row.find('input.node-input-rule-urgent').prop('checked')) rule.u = true;
     return rule;
   }
 
@@ -243,7 +246,8 @@ declare const DetectionBridgeTimeWindows: {
     const _ = (key: string, vars?: Record<string, unknown>) => node._(key, vars);
     const rules = Array.isArray(node.rules) ? node.rules : [];
     if (!rules.length || rulesProblem(node, rules)) return '';
-    const parts = rules.map(function (r) {
+    /** One rule's part of the line. */
+    function ruleSummary(r: FilterRule): string {
       const v = str(r.v).trim();
       if (r.t === 'kind') return _('detection-filter.summary.' + v);
       if (isList(r.t)) {
@@ -270,6 +274,10 @@ declare const DetectionBridgeTimeWindows: {
           : _('detection-filter.summary.time-inside', { windows: windows });
       }
       return _('detection-filter.summary.context', { key: str(r.k), value: v });
+    }
+    const parts = rules.map(function (r) {
+      const part = ruleSummary(r);
+      return r.u === true ? _('detection-filter.summary.urgent', { rule: part }) : part;
     });
     const line = parts.join(node.combine === 'any' ? ' ' + _('detection-filter.summary.or') + ' ' : ' · ');
     return line.length > SUMMARY_MAX ? line.slice(0, SUMMARY_MAX - 1).replace(/\s+$/, '') + '…' : line;
@@ -429,7 +437,8 @@ declare const DetectionBridgeTimeWindows: {
           .append(document.createTextNode(node._('detection-filter.button.add-window')))
           .appendTo(footer)
           .on('click', function () {
-            addWindow({ days: windowsLib.EVERY_DAY, from: 22 * 60, to: 6 * 60 });
+            const parsed = windowsLib.parseWindows(NEW_WINDOWS);
+            if (parsed.ok) addWindow(parsed.windows[0]);
             writeText();
           });
 
@@ -641,6 +650,14 @@ declare const DetectionBridgeTimeWindows: {
               .text(node._('detection-filter.enrolled'))
               .appendTo(fields);
             const time = timeFields(rule, fields, row, showProblem);
+            // urgent: a message this rule held for goes on with msg.priority 'urgent'
+            const urgent = $('<label class="detection-filter-urgent" style="flex:none; width:auto; margin:0; white-space:nowrap;"></label>')
+              .attr('title', node._('detection-filter.tip.urgent'))
+              .appendTo(line);
+            $('<input type="checkbox" class="node-input-rule-urgent" style="width:auto; margin:0 4px 0 0; vertical-align:middle;">')
+              .prop('checked', rule.u === true)
+              .appendTo(urgent);
+            $('<span></span>').text(node._('detection-filter.label.urgent')).appendTo(urgent);
 
             /** Examples of the items, or of a property name when the list is read from msg/flow/global. */
             function listPlaceholder() {

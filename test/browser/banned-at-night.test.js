@@ -58,7 +58,7 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts', `banned-at-night-nr${nodeRed
 const RECEIVER_PATH = '/e2e/banned-at-night';
 /** The banned plates, typed into the filter's plate rule. */
 const BANNED = '8OB123, 7KX250, 5ZA771';
-/** The night window as the window editor writes it: Mon-Fri 22:00-06:00 (a new rule's) with Saturday added, from 21:30 to 05:30. */
+/** The night window as the window editor writes it: 22:00-06:00 every day (a new rule's) without Sunday, from 21:30 to 05:30. */
 const NIGHT = 'Mon-Sat 21:30-05:30';
 const ZONE = 'Europe/Berlin';
 const CAP = { count: 2, seconds: 5 };
@@ -295,9 +295,9 @@ describe(`e2e: the banned-plate-at-night alert built from the palette, Node-RED 
     assert.equal(await windows.count(), 1, "a new time rule's window");
     const day = (d) => windows.first().locator(`.detection-filter-day[data-day="${d}"]`);
     const pressed = async () => Promise.all([0, 1, 2, 3, 4, 5, 6].map(async (d) => (await day(d).getAttribute('aria-pressed')) === 'true'));
-    assert.deepEqual(await pressed(), [true, true, true, true, true, false, false], 'Monday to Friday pressed');
-    await day(5).click();
-    assert.deepEqual(await pressed(), [true, true, true, true, true, true, false], 'Saturday pressed too');
+    assert.deepEqual(await pressed(), [true, true, true, true, true, true, true], "every day pressed: a new rule's window is every night");
+    await day(6).click();
+    assert.deepEqual(await pressed(), [true, true, true, true, true, true, false], 'Sunday no longer pressed');
     assert.equal(await windows.first().locator('input.detection-filter-to').inputValue(), '06:00', "a new window's end");
     await windows.first().locator('input.detection-filter-from').fill('21:30');
     await windows.first().locator('input.detection-filter-to').fill('05:30');
@@ -461,6 +461,15 @@ describe(`e2e: the banned-plate-at-night alert built from the palette, Node-RED 
       kind: 'look-alike',
       differences: [{ position: 2, entry: 'O', read: '0', kind: 'look-alike' }],
       score: 0.9,
+      // every rule that held, and one line saying so (Node-RED's language: English here)
+      rules: [
+        { rule: 1, type: 'plate', plate: '80B123', entry: '8OB123', kind: 'look-alike', score: 0.9 },
+        { rule: 2, type: 'time', localTime: '2026-11-24 22:05:00', timeZone: ZONE, windows: 'Mon–Sat 21:30–05:30', inside: true },
+      ],
+      text: [
+        translate('filter.why.plate-like', { plate: '80B123', entry: '8OB123', score: 0.9 }),
+        translate('filter.why.time-inside', { time: '22:05', windows: 'Mon–Sat 21:30–05:30', zone: ZONE }),
+      ].join(' · '),
     });
     assert.deepEqual(alerts[1].match.differences, [{ position: 6, entry: '0', read: 'O', kind: 'look-alike' }]);
     assert.equal(alerts[1].match.entry, '7KX250');

@@ -1776,6 +1776,9 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     assert.ok(!(await page.locator('#detection-filter-plates').isVisible()), 'no plate matching without a plate rule');
     await step({ rule: 1, type: 'plate', value: '8OB123' });
     await step({ rule: 2, type: 'time' });
+    // rule 1 marked urgent: saved as u: true; rule 2, not marked, saves no u
+    const urgentBox = (rule) => page.locator(`#node-input-rule-container > li:nth-child(${rule}) input.node-input-rule-urgent`);
+    await urgentBox(1).check();
     assert.ok(await page.locator('#detection-filter-plates').isVisible(), 'plate matching shows with a plate rule');
     assert.ok(await page.locator('#detection-filter-time-tip').isVisible(), 'the tip on windows shows with a time rule');
 
@@ -1814,14 +1817,15 @@ describe(`e2e: the editor in Chromium, Node-RED ${nodeRedVersion()} (node ${proc
     await clickDone();
     const saved = await nodeState(id);
     assert.deepEqual(saved.props.rules, [
-      { t: 'plate', v: '8OB123', vt: 'list' },
-      { t: 'time', k: 'inside', v: 'Mon-Fri 22:00-06:00; 22:00-06:00', vt: 'windows' },
+      { t: 'plate', v: '8OB123', vt: 'list', u: true },
+      { t: 'time', k: 'inside', v: '22:00-06:00; 22:00-06:00', vt: 'windows' },
     ]);
     assert.equal(saved.valid, true, `valid: ${saved.validationErrors}`);
 
     // drawn again from what was saved, in a tray of the width it opens with
     await openDialog(id);
     assert.equal(await page.locator(`${row} .detection-filter-window`).count(), 2, 'both windows drawn again from the text');
+    assert.deepEqual([await urgentBox(1).isChecked(), await urgentBox(2).isChecked()], [true, false], 'the urgent boxes drawn again');
     assert.ok(await page.locator('#detection-filter-plates').isVisible());
     box = await ruleListBox();
     assert.ok(box.scroll <= box.client + 1, `reopened: both rules in view: ${JSON.stringify(box)}`);

@@ -488,6 +488,97 @@ describe('detection-filter node', function () {
     await until(() => (lastStatus(named) || {}).text === '1 matched · 0 not (tag VIP · camera Gate 2 LPR)', 3000, 'the named node shows its rules');
   });
 
+  describe('msg.match says why, msg.priority says urgent', () => {
+    /** The compiled node with RED._ answering from the German catalogs (the node's and lib's, merged as the build merges them). */
+    function germanModule(type) {
+      const fs = require('node:fs');
+      const read = (file) => JSON.parse(fs.readFileSync(path.join(ROOT, 'locales', 'de', file), 'utf8'));
+      const catalog = { ...read(`${type}.json`), ...read('shared.json') };
+      const mod = nodeModule(type);
+      return (RED) => {
+        RED._ = (key, vars = {}) => {
+          const text = key.split('.').reduce((at, part) => (at && typeof at === 'object' ? at[part] : undefined), catalog);
+          if (typeof text !== 'string') throw new Error(`de lacks ${key}`);
+          return text.replace(/__(\w+)__/g, (_, name) => String(vars[name]));
+        };
+        return mod(RED);
+      };
+    }
+    /** The sample plate tagged partner-Banned too. */
+    const bannedPlate = () =>
+      event('lpr', (e) => {
+        e.payload.lprPlateInfo.tags.push({ tagName: 'partner-Banned', expires: null });
+      });
+    const rules = [
+      { t: 'tag', v: 'Banned', vt: 'list', u: true },
+      { t: 'camera', v: 'Gate 2 LPR', vt: 'list' },
+      { t: 'kind', v: 'face' },
+    ];
+
+    it('any: every rule that held, the line in the runtime language, urgent; a priority the flow set is left', async () => {
+      await helper.load(translatedModule(TYPE), flow({ combine: 'any', tagPrefix: 'partner', rules }));
+      const flt = helper.getNode('flt');
+      const got = record();
+      flt.receive({ payload: bannedPlate() });
+      flt.receive({ payload: bannedPlate(), priority: 'low' });
+      flt.receive({ payload: EVENTS.plate() });
+      flt.receive({ payload: EVENTS.face(), match: { earlier: true } });
+      await until(() => got.match.length === 4, 3000, 'four messages through');
+      const [urgent, low, camera, face] = got.match;
+      assert.deepEqual(urgent.match, {
+        rules: [
+          { rule: 1, type: 'tag', tag: 'partner-Banned', as: 'Banned', urgent: true },
+          { rule: 2, type: 'camera', camera: 'Gate 2 LPR' },
+        ],
+        text: 'tag Banned (sent as partner-Banned) · camera Gate 2 LPR',
+        urgent: true,
+      });
+      assert.equal(urgent.priority, 'urgent');
+      assert.equal(low.priority, 'low', 'the priority the flow set');
+      assert.equal(low.match.urgent, true, 'still urgent in msg.match');
+      assert.deepEqual(camera.match, { rules: [{ rule: 2, type: 'camera', camera: 'Gate 2 LPR' }], text: 'camera Gate 2 LPR' });
+      assert.equal('priority' in camera, false, 'no urgent rule held: no priority');
+      assert.deepEqual(face.match, { rules: [{ rule: 3, type: 'kind', kind: 'face' }], text: 'face event' }, 'replaces one it had');
+    });
+
+    it('in German: the line and the label of an urgent rule; statuses without figures go as keys', async () => {
+      await helper.load(germanModule(TYPE), [
+        ...flow({ combine: 'all', tagPrefix: 'partner', rules: rules.slice(0, 2) }),
+        filterNode('bad', { property: 'pay..load', rules }),
+      ]);
+      const flt = helper.getNode('flt');
+      const got = record();
+      flt.receive({ payload: bannedPlate() });
+      flt.receive({ payload: EVENTS.face() });
+      await until(() => got.match.length === 1 && got.other.length === 1, 3000, 'one through, one not');
+      assert.equal(got.match[0].match.text, 'Tag Banned (gesendet als partner-Banned) · Kamera Gate 2 LPR');
+      assert.equal(got.other[0].match, undefined, 'no msg.match on output 2');
+      assert.equal(got.other[0].priority, undefined);
+      assert.equal(lastStatus(helper.getNode('bad')).text, 'detection-filter.status.config');
+    });
+
+    it('a named node shows an urgent rule marked in its status; a filter without rules gives no msg.match', async () => {
+      await helper.load(translatedModule(TYPE), [
+        ...flow({ name: 'Banned', tagPrefix: 'partner', rules: rules.slice(0, 2) }),
+        filterNode('none', { rules: [] }),
+        { id: 'none-match', type: 'helper', z: 'f1' },
+        { id: 'none-other', type: 'helper', z: 'f1' },
+      ]);
+      const got = record();
+      const none = record('none');
+      helper.getNode('flt').receive({ payload: bannedPlate() });
+      helper.getNode('none').receive({ payload: bannedPlate() });
+      await until(() => got.match.length === 1 && none.match.length === 1, 3000, 'both through');
+      await until(
+        () => (lastStatus(helper.getNode('flt')) || {}).text === '1 matched · 0 not (!tag Banned · camera Gate 2 LPR)',
+        3000,
+        'the status marks the urgent rule',
+      );
+      assert.equal(none.match[0].match, undefined);
+      assert.equal(none.match[0].priority, undefined);
+    });
+  });
+
   describe("the account's tag prefix", () => {
     /** The sample plate tagged `partner-Banned` (as the bridge sends a tag the integrator enrolled as Banned). */
     const bannedPlate = () =>
@@ -554,9 +645,10 @@ describe('detection-filter node', function () {
       const firstError = (node) => (ownCalls(node, 'error')[0] || { args: [] }).args[0];
       await until(() => firstError(bad) && firstError(gone) && firstError(badBridge), 2000, 'errors at deploy');
       assert.equal(firstError(bad), 'detection filter cannot use the tag prefix "partner*": type letters, digits, - or _, such as partner');
-      assert.deepEqual(lastStatus(bad), { fill: 'red', shape: 'ring', text: 'tag prefix not valid' });
+      // a status without figures goes as its catalog key: the editor shows it in its own language
+      assert.deepEqual(lastStatus(bad), { fill: 'red', shape: 'ring', text: 'detection-filter.status.tag-prefix' });
       assert.match(firstError(gone), /cannot find the events bridge chosen for its tag prefix/);
-      assert.deepEqual(lastStatus(gone), { fill: 'red', shape: 'ring', text: 'events bridge missing' });
+      assert.deepEqual(lastStatus(gone), { fill: 'red', shape: 'ring', text: 'detection-filter.status.no-bridge' });
       assert.match(
         firstError(badBridge),
         /^detection filter cannot use the tag prefix of its events bridge: the events bridge setting "Tag prefix" is not valid: the tag prefix is letters/,
@@ -855,6 +947,8 @@ describe('detection-filter: plates as readers get them wrong, over real HTTP (re
         kind: 'look-alike',
         differences: [{ position: c.position, entry: c.written, read: c.seen, kind: 'look-alike' }],
         score: 0.9,
+        rules: [{ rule: 1, type: 'plate', plate: c.read, entry: c.entry, kind: 'look-alike', score: 0.9 }],
+        text: `plate ${c.read} for ${c.entry} (score 0.9)`,
       });
     });
     assert.equal(got.exact.match.length, 0, 'look-alikes off: none passes');
@@ -898,6 +992,8 @@ describe('detection-filter: plates as readers get them wrong, over real HTTP (re
       kind: 'extra-missing',
       differences: [{ position: 4, entry: '1', read: '', kind: 'missing' }],
       score: 0.7,
+      rules: [{ rule: 1, type: 'plate', plate: '8OB23', entry: '8OB123', kind: 'extra-missing', score: 0.7 }],
+      text: 'plate 8OB23 for 8OB123 (score 0.7)',
     });
     assert.equal(byRead('extra', '80B1234').score, 0.6);
     assert.equal(byRead('extra2', '8OB11223').score, 0.4);

@@ -710,7 +710,7 @@ describe('lib/events/filter', () => {
         ],
         score: 0.6,
       });
-      assert.deepEqual(f.evaluate(read('B0B123')), { passed: false, match: undefined }, 'two look-alikes');
+      assert.deepEqual(f.evaluate(read('B0B123')), { passed: false, match: undefined, rules: [], urgent: false }, 'two look-alikes');
       assert.equal(f.evaluate(face()).passed, false, 'never a face');
     });
 
@@ -725,7 +725,7 @@ describe('lib/events/filter', () => {
       assert.equal(off.matches(read('777', '8OB123')), false);
     });
 
-    it('msg.match is the first plate rule that held; rules of other types give none', () => {
+    it("msg.match's top is the first plate rule that held; rules of other types give none", () => {
       const both = fuzzy(
         [
           { t: 'plate', v: 'AAA111' },
@@ -745,9 +745,13 @@ describe('lib/events/filter', () => {
         'any',
       );
       assert.equal(tagFirst.evaluate(read('80B123')).match.rule, 2, 'any: a tag rule held first, the plate rule still says why');
-      assert.deepEqual(tagFirst.evaluate(read('XYZ987')), { passed: true, match: undefined }, 'passed on the tag only');
+      assert.deepEqual(
+        tagFirst.evaluate(read('XYZ987')),
+        { passed: true, match: undefined, rules: [{ rule: 1, type: 'tag', tag: 'VIP', as: 'VIP' }], urgent: false },
+        'passed on the tag only',
+      );
       const tagOnly = fuzzy([{ t: 'tag', v: 'VIP' }], { lookalikes: 1 });
-      assert.deepEqual(tagOnly.evaluate(read('XYZ987')), { passed: true, match: undefined });
+      assert.equal(tagOnly.evaluate(read('XYZ987')).match, undefined);
     });
 
     it('a plate list from context: compiled once while it is unchanged, again when it changes', () => {
