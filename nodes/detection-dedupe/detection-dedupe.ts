@@ -5,7 +5,10 @@
  * The window is lib's SeenKeys, kept here or shared through Redis
  * (window.ts); the settings are settings.ts. An optional cap (cap.ts) then
  * holds back what passes beyond N per period and sums it up in a digest on
- * the last output. Time is the node's clock (nodes/shared/clock.ts). A
+ * the last output; urgent messages (msg.priority urgent or high) pass it
+ * uncounted. With a key that folds look-alikes, a repeat read otherwise than
+ * the plate that let its key through is counted apart and named in
+ * msg.duplicateOf. Time is the node's clock (nodes/shared/clock.ts). A
  * configuration that cannot run answers every message with the error.
  */
 import type { NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
