@@ -76,6 +76,8 @@ export const NODE_OPTIONS = {
     capPeriod: numberRule({ above: 0, default: 1 }),
     capUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
     capPer: choiceRule(['all', 'key'], { default: 'all' }),
+    // urgent messages (msg.priority urgent or high) pass the cap uncounted; on in saved flows too (only messages with a priority differ)
+    capUrgent: flagRule({ default: true }),
   },
   'detection-presence': {
     // what a stay is keyed by (lib/presence/sighting.ts PRESENCE_KEYS)

@@ -11,6 +11,12 @@
  * key, every key has its own count within the node's one period (one digest
  * per period, not one per key).
  *
+ * Urgent messages (isUrgent: msg.priority urgent or high), when the node lets
+ * them through uncapped, are asked about as such: they pass whatever the
+ * count, do not use it up, and the digest counts them apart (`urgent`); they
+ * still start a period when none runs, so the digest of the period they fall
+ * in counts them.
+ *
  * Bounded: a digest lists at most DIGEST_MAX_KEYS keys (messages held under
  * further keys are counted, `notListed`); per key, at most `maxKeys` keys are
  * counted at once, the oldest count forgotten past it.
@@ -49,8 +55,10 @@ export interface Digest {
   start: string;
   end: string;
   cap: { count: number; periodMs: number; per: CapPer };
-  /** Messages let through in the period, and held back. */
+  /** Messages let through in the period and counted against the cap (urgent ones apart), and held back. */
   passed: number;
+  /** Urgent messages let through in the period, uncounted (with the node's "Urgent messages always pass"). */
+  urgent: number;
   held: number;
   /** The keys held, most held first (at most DIGEST_MAX_KEYS). */
   keys: DigestKey[];
@@ -77,8 +85,9 @@ export interface CapClaim {
 export interface MessageCap {
   /** Shared with other instances (Redis): a failed check is the caller's to decide (pass or drop). */
   readonly shared: boolean;
-  /** Counts a message the window lets through (`key` null: it has none) and says whether it passes. */
-  check(key: string | null, now: number): Promise<CapDecision>;
+  /** Counts a message the window lets through (`key` null: it has none) and says whether it passes;
+   *  `urgent`: it passes uncounted, counted in the digest's `urgent`. */
+  check(key: string | null, now: number, urgent?: boolean): Promise<CapDecision>;
   /** At a period's end: takes its digest (exactly one caller gets it), or says which period runs. */
   claim(now: number): Promise<CapClaim>;
 }
@@ -88,6 +97,7 @@ export interface PeriodRecord {
   start: number;
   end: number;
   passed: number;
+  urgent: number;
   held: number;
   notListed: number;
   heldKeys: Array<[string, number, number, number]>;
@@ -108,10 +118,19 @@ export function digestOf(record: PeriodRecord, settings: CapSettings): Digest {
     end: iso(record.end),
     cap: { count: settings.count, periodMs: settings.periodMs, per: settings.per },
     passed: record.passed,
+    urgent: record.urgent,
     held: record.held,
     keys,
     notListed: record.notListed,
   };
+}
+
+/** Values of msg.priority that make a message urgent (any case, trimmed): detection filter sets 'urgent'. */
+const URGENT_PRIORITIES = new Set(['urgent', 'high']);
+
+/** Whether a message's priority (msg.priority) makes it urgent: the string urgent or high, in any case, spaces around ignored. */
+export function isUrgent(priority: unknown): boolean {
+  return typeof priority === 'string' && URGENT_PRIORITIES.has(priority.trim().toLowerCase());
 }
 
 function iso(ms: number): string {
@@ -128,6 +147,7 @@ interface HeldEntry {
 /** The running period of a local cap. */
 export class CapPeriod {
   passed = 0;
+  urgent = 0;
   held = 0;
   notListed = 0;
   /** Messages let through, per key ('' overall): kept in the order keys were first counted. */
@@ -144,6 +164,7 @@ export class CapPeriod {
       start: this.start,
       end: this.end,
       passed: this.passed,
+      urgent: this.urgent,
       held: this.held,
       notListed: this.notListed,
       heldKeys: [...this.heldKeys].map(([field, e]) => [field, e.held, e.first, e.last]),
@@ -173,9 +194,13 @@ export class LocalCap implements MessageCap {
   }
 
   /** check, answered at once. */
-  decide(key: string | null, now: number): CapDecision {
+  decide(key: string | null, now: number, urgent = false): CapDecision {
     const ended = this.period && now >= this.period.end ? this.end() : undefined;
     const period = (this.period ??= new CapPeriod(now, now + this.settings.periodMs));
+    if (urgent) {
+      period.urgent++;
+      return withDigest({ pass: true, end: period.end, held: period.held }, ended);
+    }
     const counted = this.settings.per === 'key' ? fieldOf(key) : '';
     const count = (period.counts.get(counted) ?? 0) + 1;
     if (count <= this.settings.count) {
@@ -199,8 +224,8 @@ export class LocalCap implements MessageCap {
     return withDigest({ pass: false, end: period.end, held: period.held }, ended);
   }
 
-  check(key: string | null, now: number): Promise<CapDecision> {
-    return Promise.resolve(this.decide(key, now));
+  check(key: string | null, now: number, urgent = false): Promise<CapDecision> {
+    return Promise.resolve(this.decide(key, now, urgent));
   }
 
   /** claim, answered at once. */

@@ -2,7 +2,8 @@
  * An append-only log of the keys a dedupe window let through, so the window
  * survives a crash: a key is on disk before its message goes on. One line per
  * key (`["key", since]`, or `["key", since, "mark"]` with the delivery mark of
- * the message that passed), a `null` line for a reset. The file is an append
+ * the message that passed, or `["key", since, "mark" or null, "read"]` with the
+ * plate it read too), a `null` line for a reset. The file is an append
  * log (lib/core/append-log.ts): keys recorded together share one write and
  * one `fdatasync`, so saving costs in proportion to the keys added, not to
  * the window; a torn last line is cut off on open, a damaged one between
@@ -48,9 +49,10 @@ export class KeyLog {
     return this.lines;
   }
 
-  /** Writes a key (and the delivery mark of the message that passed); resolves once it is on disk. */
-  record(key: string, since: number, mark?: string): Promise<void> {
-    return this.append(`${JSON.stringify(mark === undefined ? [key, since] : [key, since, mark])}\n`);
+  /** Writes a key (and the delivery mark of the message that passed, and what it read); resolves once it is on disk. */
+  record(key: string, since: number, mark?: string, read?: string): Promise<void> {
+    const entry = read !== undefined ? [key, since, mark ?? null, read] : mark === undefined ? [key, since] : [key, since, mark];
+    return this.append(`${JSON.stringify(entry)}\n`);
   }
 
   /** Writes a reset: the keys before it are forgotten on replay. */
@@ -126,8 +128,11 @@ async function replay(file: LogReader): Promise<{ end: number; value: { entries:
     end = start;
     lines++;
     if (value === null) entries = [];
-    else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
-      entries.push(typeof value[2] === 'string' ? [value[0], value[1], value[2]] : [value[0], value[1]]);
+    else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number') {
+      const mark = typeof value[2] === 'string' ? value[2] : undefined;
+      if (typeof value[3] === 'string') entries.push([value[0], value[1], mark ?? null, value[3]]);
+      else entries.push(mark === undefined ? [value[0], value[1]] : [value[0], value[1], mark]);
+    }
   }
   return { end, value: { entries, lines, damaged } };
 }

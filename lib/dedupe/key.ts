@@ -73,3 +73,27 @@ function lookalikeKey(plate: string): string | undefined {
   const folded = DEFAULT_LOOKALIKES.fold(normalisePlate(plate));
   return folded === '' ? undefined : folded;
 }
+
+/** The keys that fold look-alikes: a repeat under them may be another reading of the plate that passed. */
+export function foldsLookalikes(choice: KeyChoice): boolean {
+  return choice === 'plateLookalike' || choice === 'plateLookalikeAtCamera';
+}
+
+/**
+ * The plate as read, kept with a key that folds look-alikes (the window
+ * remembers it for the key that passed); undefined for other keys and for
+ * events without a plate (a face keyed at its camera).
+ */
+export function plateRead(choice: KeyChoice, event: unknown): string | undefined {
+  if (!foldsLookalikes(choice)) return undefined;
+  return part(objectAt(objectAt(objectAt(event).payload).lprPlateInfo).plate);
+}
+
+/**
+ * Whether a repeat's plate is another reading of the plate that let its key
+ * through (`A8C123` after `ABC123`): they differ once normalised, so spaces,
+ * dashes and case alone do not count.
+ */
+export function isLookalikeRead(passed: string, read: string): boolean {
+  return normalisePlate(passed) !== normalisePlate(read);
+}

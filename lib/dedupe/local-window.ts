@@ -31,16 +31,23 @@ export interface DedupeWindowOptions {
 export type Sighting =
   | { duplicate: false }
   /** `since`: when the window that suppressed this repeat started; `by`: the delivery
-   *  mark of the message that let the key through (absent when it carried none). */
-  | { duplicate: true; since: number; by?: string };
+   *  mark of the message that let the key through (absent when it carried none); `read`:
+   *  what that message read (the plate as read, for keys that fold look-alikes), when given. */
+  | { duplicate: true; since: number; by?: string; read?: string };
 
-/** One key as it persists: [key, window start in epoch ms, delivery mark of the message that passed]. */
-export type WindowEntry = [string, number] | [string, number, string];
+/**
+ * One key as it persists: [key, window start in epoch ms, delivery mark of the message that passed],
+ * and, when that message gave its plate as read, the mark (null without one) and the plate.
+ * Entries saved before reads were kept have two or three elements, and still load.
+ */
+export type WindowEntry = [string, number] | [string, number, string] | [string, number, string | null, string];
 /** What persists across restarts and deploys, oldest first. */
 export type WindowSnapshot = WindowEntry[];
 
 /** Longest delivery mark kept with a key (a receiver's node id and an event id are far shorter). */
 const MAX_MARK_LENGTH = 200;
+/** Longest plate as read kept with a key (plates are about ten characters): the window stays bounded. */
+export const MAX_READ_LENGTH = 32;
 
 /** Ring capacity to start with (a power of two). */
 const INITIAL_CAPACITY = 16;
@@ -55,6 +62,8 @@ export class DedupeWindow {
   private times = new Float64Array(INITIAL_CAPACITY);
   /** The delivery mark of the message that let each key through, beside its key. */
   private marks: Array<string | undefined> = new Array(INITIAL_CAPACITY);
+  /** What that message read (its plate), where the caller gave it. */
+  private reads: Array<string | undefined> = new Array(INITIAL_CAPACITY);
   private mask = INITIAL_CAPACITY - 1;
   /** Sequence number of the oldest queued entry, and of the next one. */
   private head = 0;
@@ -83,23 +92,29 @@ export class DedupeWindow {
    * Records a sighting of `key` and says whether it repeats one inside the window.
    * `mark` names the message (its delivery): kept with a key that passes, so a
    * message emitted again can be told from another one with the same key.
+   * `read` (the plate as read) is kept with it too, so a repeat can say what
+   * the key let through (a look-alike merged into it).
    */
-  check(key: string, now: number = this.clock.now(), mark?: string): Sighting {
+  check(key: string, now: number = this.clock.now(), mark?: string, read?: string): Sighting {
     this.expire(now);
     const seq = this.seen.get(key);
     if (seq !== undefined) {
       const slot = seq & this.mask;
       const since = this.times[slot];
       const by = this.marks[slot];
-      // a restarted window keeps the mark of the message that let the key through
-      if (this.refreshOnRepeat) this.seen.set(key, this.push(key, now, by));
-      return by === undefined ? { duplicate: true, since } : { duplicate: true, since, by };
+      const first = this.reads[slot];
+      // a restarted window keeps the mark and the read of the message that let the key through
+      if (this.refreshOnRepeat) this.seen.set(key, this.push(key, now, by, first));
+      const sighting: Sighting = { duplicate: true, since };
+      if (by !== undefined) sighting.by = by;
+      if (first !== undefined) sighting.read = first;
+      return sighting;
     }
     if (this.seen.size >= this.maxKeys) {
       this.evictOldest();
       this.evictedBySize++;
     }
-    this.seen.set(key, this.push(key, now, boundedMark(mark)));
+    this.seen.set(key, this.push(key, now, boundedMark(mark), boundedRead(read)));
     return { duplicate: false };
   }
 
@@ -126,6 +141,7 @@ export class DedupeWindow {
       }
       this.keys[slot] = undefined;
       this.marks[slot] = undefined;
+      this.reads[slot] = undefined;
       this.head++;
     }
   }
@@ -135,6 +151,7 @@ export class DedupeWindow {
     this.keys = new Array(INITIAL_CAPACITY);
     this.times = new Float64Array(INITIAL_CAPACITY);
     this.marks = new Array(INITIAL_CAPACITY);
+    this.reads = new Array(INITIAL_CAPACITY);
     this.mask = INITIAL_CAPACITY - 1;
     this.head = 0;
     this.tail = 0;
@@ -148,7 +165,9 @@ export class DedupeWindow {
       const key = this.keys[slot] as string;
       if (this.seen.get(key) !== seq) continue;
       const mark = this.marks[slot];
-      out.push(mark === undefined ? [key, this.times[slot]] : [key, this.times[slot], mark]);
+      const read = this.reads[slot];
+      if (read !== undefined) out.push([key, this.times[slot], mark ?? null, read]);
+      else out.push(mark === undefined ? [key, this.times[slot]] : [key, this.times[slot], mark]);
     }
     return out;
   }
@@ -160,9 +179,9 @@ export class DedupeWindow {
       (e): e is WindowEntry => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'number' && now - e[1] < this.ttlMs,
     );
     valid.sort((a, b) => a[1] - b[1]);
-    for (const [key, since, mark] of valid.slice(-this.maxKeys)) {
+    for (const [key, since, mark, read] of valid.slice(-this.maxKeys)) {
       this.seen.delete(key);
-      this.seen.set(key, this.push(key, Math.min(since, now), boundedMark(mark)));
+      this.seen.set(key, this.push(key, Math.min(since, now), boundedMark(mark), boundedRead(read)));
     }
     return this.seen.size;
   }
@@ -177,19 +196,21 @@ export class DedupeWindow {
       if (live) this.seen.delete(key);
       this.keys[slot] = undefined;
       this.marks[slot] = undefined;
+      this.reads[slot] = undefined;
       this.head++;
       if (live) return;
     }
   }
 
   /** Appends an entry and returns its sequence number. */
-  private push(key: string, time: number, mark: string | undefined): number {
+  private push(key: string, time: number, mark: string | undefined, read: string | undefined): number {
     if (this.tail - this.head > this.mask || this.tail >= MAX_SEQUENCE) this.rebuild();
     const seq = this.tail++;
     const slot = seq & this.mask;
     this.keys[slot] = key;
     this.times[slot] = time;
     this.marks[slot] = mark;
+    this.reads[slot] = read;
     return seq;
   }
 
@@ -207,14 +228,17 @@ export class DedupeWindow {
       const keys: Array<string | undefined> = new Array(capacity);
       const times = new Float64Array(capacity);
       const marks: Array<string | undefined> = new Array(capacity);
+      const reads: Array<string | undefined> = new Array(capacity);
       for (let seq = this.head; seq < this.tail; seq++) {
         keys[seq & (capacity - 1)] = this.keys[seq & this.mask];
         times[seq & (capacity - 1)] = this.times[seq & this.mask];
         marks[seq & (capacity - 1)] = this.marks[seq & this.mask];
+        reads[seq & (capacity - 1)] = this.reads[seq & this.mask];
       }
       this.keys = keys;
       this.times = times;
       this.marks = marks;
+      this.reads = reads;
       this.mask = capacity - 1;
       return;
     }
@@ -223,6 +247,7 @@ export class DedupeWindow {
     const keys: Array<string | undefined> = new Array(capacity);
     const times = new Float64Array(capacity);
     const marks: Array<string | undefined> = new Array(capacity);
+    const reads: Array<string | undefined> = new Array(capacity);
     let next = 0;
     for (let seq = this.head; seq < this.tail; seq++) {
       const slot = seq & this.mask;
@@ -231,12 +256,14 @@ export class DedupeWindow {
       keys[next] = key;
       times[next] = this.times[slot];
       marks[next] = this.marks[slot];
+      reads[next] = this.reads[slot];
       this.seen.set(key, next);
       next++;
     }
     this.keys = keys;
     this.times = times;
     this.marks = marks;
+    this.reads = reads;
     this.mask = capacity - 1;
     this.head = 0;
     this.tail = next;
@@ -246,6 +273,11 @@ export class DedupeWindow {
 /** A mark as kept: a string of reasonable length, or none. */
 function boundedMark(mark: unknown): string | undefined {
   return typeof mark === 'string' && mark.length > 0 && mark.length <= MAX_MARK_LENGTH ? mark : undefined;
+}
+
+/** A plate as read as kept: a string of reasonable length, or none. */
+export function boundedRead(read: unknown): string | undefined {
+  return typeof read === 'string' && read.length > 0 && read.length <= MAX_READ_LENGTH ? read : undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  * Three keys per shared name (`<prefix>dedupe-cap:<name>:…`, apart from the
  * window's keys, which a `msg.reset` clears):
- * - `period`, a hash: start, end, passed, held, notListed;
+ * - `period`, a hash: start, end, passed, held, notListed, urgent (urgent messages let through uncounted);
  * - `counts`, a hash: messages let through per key ('' overall);
  * - `held`, a hash: each listed key's "held first last" (at most DIGEST_MAX_KEYS).
  *
@@ -22,25 +22,27 @@ import { DIGEST_MAX_KEYS, digestOf, fieldOf, type CapClaim, type CapDecision, ty
 const CLAIM_GRACE_MS = 24 * 3_600_000;
 
 /**
- * An ended period, taken: returns {start, end, passed, held, notListed, held keys (flat)},
+ * An ended period, taken: returns {start, end, passed, held, notListed, held keys (flat), urgent},
  * or false when nothing was held (the period is deleted either way). Shared by both scripts.
+ * `urgent` is absent in a period an older release started: 0.
  */
 const TAKE = `
 local function take(p)
   local out = false
-  if tonumber(p[4]) > 0 then out = {p[1], p[2], p[3], p[4], p[5], redis.call('HGETALL', KEYS[3])} end
+  if tonumber(p[4]) > 0 then out = {p[1], p[2], p[3], p[4], p[5], redis.call('HGETALL', KEYS[3]), p[6] or '0'} end
   redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
   return out
 end
 `;
 
 /**
- * KEYS: period, counts, held. ARGV: now, periodMs, count, counted field, held field, list bound, grace.
+ * KEYS: period, counts, held. ARGV: now, periodMs, count, counted field, held field, list bound, grace,
+ * urgent ('1': passes uncounted, counted in the period's `urgent`).
  * Returns {1 pass | 0 held, end, held so far, the digest of an ended period taken or false}.
  */
 const CHECK_SCRIPT = luaScript(`${TAKE}
 local now = tonumber(ARGV[1])
-local p = redis.call('HMGET', KEYS[1], 'start', 'end', 'passed', 'held', 'notListed')
+local p = redis.call('HMGET', KEYS[1], 'start', 'end', 'passed', 'held', 'notListed', 'urgent')
 local ended = false
 if p[1] and now >= tonumber(p[2]) then
   ended = take(p)
@@ -51,10 +53,14 @@ if p[1] then
   finish = tonumber(p[2])
 else
   finish = now + tonumber(ARGV[2])
-  redis.call('HSET', KEYS[1], 'start', ARGV[1], 'end', string.format('%d', finish), 'passed', 0, 'held', 0, 'notListed', 0)
+  redis.call('HSET', KEYS[1], 'start', ARGV[1], 'end', string.format('%d', finish), 'passed', 0, 'held', 0, 'notListed', 0, 'urgent', 0)
 end
 local ttl = math.max(1, finish - now + tonumber(ARGV[7]))
 redis.call('PEXPIRE', KEYS[1], ttl)
+if ARGV[8] == '1' then
+  redis.call('HINCRBY', KEYS[1], 'urgent', 1)
+  return {1, string.format('%d', finish), redis.call('HGET', KEYS[1], 'held'), ended}
+end
 local count = tonumber(redis.call('HGET', KEYS[2], ARGV[4]) or '0')
 if count < tonumber(ARGV[3]) then
   redis.call('HSET', KEYS[2], ARGV[4], count + 1)
@@ -81,18 +87,18 @@ return {0, string.format('%d', finish), held, ended}
  * Returns false (no period), {1, end, held} (still running), or {0, the digest taken or false}.
  */
 const CLAIM_SCRIPT = luaScript(`${TAKE}
-local p = redis.call('HMGET', KEYS[1], 'start', 'end', 'passed', 'held', 'notListed')
+local p = redis.call('HMGET', KEYS[1], 'start', 'end', 'passed', 'held', 'notListed', 'urgent')
 if not p[1] then return false end
 if tonumber(ARGV[1]) < tonumber(p[2]) then return {1, p[2], p[4]} end
 return {0, take(p)}
 `);
 
-type Taken = [string, string, string, string, string, string[]] | null;
+type Taken = [string, string, string, string, string, string[], string?] | null;
 
 /** A period taken from Redis, as a record. */
 function recordOf(taken: Taken): PeriodRecord | undefined {
   if (!Array.isArray(taken)) return undefined;
-  const [start, end, passed, held, notListed, flat] = taken;
+  const [start, end, passed, held, notListed, flat, urgent] = taken;
   const heldKeys: PeriodRecord['heldKeys'] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) {
     const [n, first, last] = String(flat[i + 1])
@@ -100,7 +106,15 @@ function recordOf(taken: Taken): PeriodRecord | undefined {
       .map(Number);
     heldKeys.push([String(flat[i]), n, first, last]);
   }
-  return { start: Number(start), end: Number(end), passed: Number(passed), held: Number(held), notListed: Number(notListed), heldKeys };
+  return {
+    start: Number(start),
+    end: Number(end),
+    passed: Number(passed),
+    urgent: Number(urgent ?? 0) || 0,
+    held: Number(held),
+    notListed: Number(notListed),
+    heldKeys,
+  };
 }
 
 export class RedisCap implements MessageCap {
@@ -121,7 +135,7 @@ export class RedisCap implements MessageCap {
     this.keys = ['period', 'counts', 'held'].map((part) => connection.key('dedupe-cap', escaped, part));
   }
 
-  async check(key: string | null, now: number): Promise<CapDecision> {
+  async check(key: string | null, now: number, urgent = false): Promise<CapDecision> {
     if (!this.connection.ready) await this.connection.whenReady();
     if (!this.loaded) {
       const loading = this.connection.answer(this.connection.client.scriptLoad(CHECK_SCRIPT.source)).then(() => undefined);
@@ -134,7 +148,7 @@ export class RedisCap implements MessageCap {
     await this.loaded;
     const counted = this.settings.per === 'key' ? fieldOf(key) : '';
     const periodMs = Math.max(1, Math.round(this.settings.periodMs));
-    const args = [Math.round(now), periodMs, this.settings.count, counted, fieldOf(key), DIGEST_MAX_KEYS, CLAIM_GRACE_MS].map(String);
+    const args = [Math.round(now), periodMs, this.settings.count, counted, fieldOf(key), DIGEST_MAX_KEYS, CLAIM_GRACE_MS, urgent ? 1 : 0].map(String);
     const [pass, end, held, taken] = await this.connection.answer(
       runScript<[number, string, string, Taken]>(this.connection.client, CHECK_SCRIPT, this.keys, args),
     );

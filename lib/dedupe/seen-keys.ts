@@ -6,7 +6,7 @@
  * either case.
  */
 import { isOutOfSpace } from '../core/append-log';
-import { DedupeWindow, type DedupeWindowOptions, type Sighting } from './local-window';
+import { boundedRead, DedupeWindow, type DedupeWindowOptions, type Sighting } from './local-window';
 import type { KeyLog } from './key-log';
 
 export interface SeenKeys {
@@ -17,9 +17,10 @@ export interface SeenKeys {
   /** Keys held, when this process knows (a local window). */
   readonly size: number | undefined;
   /** Records a sighting of `key` at `now` and says whether it repeats one inside the window;
-   *  `mark` (the message's delivery) is kept with a key that passes. Resolves once the
+   *  `mark` (the message's delivery) and `read` (its plate as read) are kept with a key
+   *  that passes, and given back with its repeats. Resolves once the
    *  sighting is saved where the window is saved (its key log, Redis). */
-  check(key: string, now: number, mark?: string): Promise<Sighting>;
+  check(key: string, now: number, mark?: string, read?: string): Promise<Sighting>;
   /** Forgets every key (a `msg.reset`). */
   clear(): Promise<void>;
 }
@@ -63,15 +64,16 @@ export class LocalSeenKeys implements SeenKeys {
     return this.window.size;
   }
 
-  check(key: string, now: number, mark?: string): Promise<Sighting> {
+  check(key: string, now: number, mark?: string, read?: string): Promise<Sighting> {
     // Checked now, in the caller's order; only the write is waited for (keys checked
     // together share the key log's sync).
-    const sighting = this.window.check(key, now, mark);
+    const sighting = this.window.check(key, now, mark, read);
     this.persistence.changed?.();
     const log = this.persistence.log;
-    // A key that passes is news for the log; so is a repeat that restarted its window (with the first message's mark).
+    // A key that passes is news for the log; so is a repeat that restarted its window (with the first message's mark and read).
     if (!log || (sighting.duplicate && !this.window.refreshOnRepeat)) return Promise.resolve(sighting);
-    return log.record(key, now, sighting.duplicate ? sighting.by : mark).then(
+    const kept = sighting.duplicate ? { mark: sighting.by, read: sighting.read } : { mark, read: boundedRead(read) };
+    return log.record(key, now, kept.mark, kept.read).then(
       () => sighting,
       (err: Error) => {
         this.notSaved(err);

@@ -5,15 +5,19 @@
  * The window is lib's SeenKeys, kept here or shared through Redis
  * (window.ts); the settings are settings.ts. An optional cap (cap.ts) then
  * holds back what passes beyond N per period and sums it up in a digest on
- * the last output. Time is the node's clock (nodes/shared/clock.ts). A
+ * the last output; urgent messages (msg.priority urgent or high) pass it
+ * uncounted. With a key that folds look-alikes, a repeat read otherwise than
+ * the plate that let its key through is counted apart and named in
+ * msg.duplicateOf. Time is the node's clock (nodes/shared/clock.ts). A
  * configuration that cannot run answers every message with the error.
  */
 import type { NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { completion } from '../../lib/delivery/completion';
-import { dropCap, type CapDecision, type Digest } from '../../lib/dedupe/cap';
+import { dropCap, isUrgent, type CapDecision, type Digest } from '../../lib/dedupe/cap';
+import { isLookalikeRead } from '../../lib/dedupe/key';
 import { dropWindow, passes, type Sighting } from '../../lib/dedupe/local-window';
 import { eventHash } from '../../lib/events/event-hash';
-import { flowError, nodeText } from '../shared/i18n';
+import { flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
 import { registerCounts } from '../shared/metrics';
@@ -38,13 +42,17 @@ export = function register(RED: NodeAPI): void {
 
   registerNode<DedupeDef>(RED, 'detection-dedupe', (node, config) => {
     const t = nodeText(RED, 'detection-dedupe');
+    // status texts: one without figures goes as its catalog key, for the editor to translate
+    const s = statusText(RED, 'detection-dedupe');
     const clock = clockOf(RED);
     const counts = { passed: 0, dropped: 0 };
+    /** Repeats (among the dropped) whose plate as read differed from the one that let their key through. */
+    let lookalikes = 0;
     const parsed = dedupeSettings(RED, node, config, t, clock);
     const opened = parsed.ok ? openWindow(RED, node, parsed.settings, t, () => showStatus()) : parsed;
     if (!opened.ok) {
       // A configuration that cannot run: every message ends with the error (Catch nodes see it).
-      failConfig(node, t('status.error'), opened.problem, 'CONFIG');
+      failConfig(node, s('status.error'), opened.problem, 'CONFIG');
       // a window kept from before stays for the next deploy, unless the node is gone
       node.on('close', (removed: boolean, done: () => void) => {
         if (removed) {
@@ -80,9 +88,11 @@ export = function register(RED: NodeAPI): void {
     const showStatus = throttledStatus(node, () => {
       // While a period has held anything: how many, and when the digest is due (short: no keys then).
       const pending = capped?.pending();
-      const capText = pending && t('status.held', { ...counts, held: pending.held, at: clockTime(pending.end, settings.cap?.periodMs ?? 0) });
-      if (connection) return withRedisState(RED, connection, capText || t('status.shared', counts));
-      const text = capText || t('status.counts', { ...counts, keys: t('status.keys', { count: seen.size ?? 0 }) });
+      const capText = pending && s('status.held', { ...counts, held: pending.held, at: clockTime(pending.end, settings.cap?.periodMs ?? 0) });
+      // look-alikes merged into a key: counted apart, said only once there are some
+      const merged = lookalikes > 0 ? s('status.lookalikes', { count: lookalikes }) : '';
+      if (connection) return withRedisState(RED, connection, (capText || s('status.shared', counts)) + merged);
+      const text = (capText || s('status.counts', { ...counts, keys: s('status.keys', { count: seen.size ?? 0 }) })) + merged;
       // Its key log's disk is full: keys kept in memory only until they are saved again.
       if (opened.window.unsaved()) return { fill: 'yellow', shape: 'dot', text: text + t('status.unsaved') };
       return { fill: 'green', shape: 'dot', text };
@@ -91,7 +101,7 @@ export = function register(RED: NodeAPI): void {
       node.status({
         fill: 'grey',
         shape: 'ring',
-        text: t('status.counts', { passed: 0, dropped: 0, keys: t('status.keys', { count: seen.size ?? 0 }) }),
+        text: s('status.counts', { passed: 0, dropped: 0, keys: s('status.keys', { count: seen.size ?? 0 }) }),
       });
     // One warning per outage: a duplicate alert beats a lost one, but the user should know.
     let warnedUnreachable = false;
@@ -118,11 +128,12 @@ export = function register(RED: NodeAPI): void {
       wouldPass: (answer: T) => boolean,
       key: string | null,
       now: number,
+      urgent: boolean,
     ): Promise<[T, CapDecision | Error | undefined]> => {
       if (!capped) return answered.then((answer) => [answer, undefined]);
       const asked = lastAsked
         .then(() => answered)
-        .then((answer) => ({ answer, decision: wouldPass(answer) ? capped.cap.check(key, now).catch((err: Error) => err) : undefined }));
+        .then((answer) => ({ answer, decision: wouldPass(answer) ? capped.cap.check(key, now, urgent).catch((err: Error) => err) : undefined }));
       lastAsked = asked.catch(() => undefined);
       return asked.then(async ({ answer, decision }) => [answer, await decision]);
     };
@@ -156,11 +167,14 @@ export = function register(RED: NodeAPI): void {
         cleared.dropped += counts.dropped;
         counts.passed = 0;
         counts.dropped = 0;
+        lookalikes = 0;
         showStatus();
         return { sending: inOrder(clearing, () => undefined) };
       }
-      let key = await settings.keyOf(msg);
+      let { key, read } = await settings.keyOf(msg);
       const now = clock.now();
+      // urgent (msg.priority urgent or high): never held back by the cap, counted apart in its digest
+      const urgent = settings.capUrgent && isUrgent((msg as { priority?: unknown }).priority);
       if (key === undefined || key === null || key === '') {
         if (settings.missingKey === 'drop') return { sending: inOrder(Promise.resolve(), () => drop(msg)) };
         if (settings.missingKey === 'pass') {
@@ -169,19 +183,22 @@ export = function register(RED: NodeAPI): void {
             node.warn(t('warn.no-key', { key: settings.keyName }));
           }
           // passed without a key: still counted by the cap
-          const capChecked = askCap(Promise.resolve(), () => true, null, now);
-          return { sending: inOrder(capChecked, ([, decision]) => passCapped(msg, send, decision)) };
+          const capChecked = askCap(Promise.resolve(), () => true, null, now, urgent);
+          return { sending: inOrder(capChecked, ([, decision]) => passCapped(msg, send, decision, urgent)) };
         }
         key = `hash:${eventHash(msg.payload)}`;
+        read = undefined;
       }
       const keyText = typeof key === 'string' ? key : JSON.stringify(key);
       // which delivery this is: kept with a key that passes, to know the same event emitted again
       const mark = completion.mark(msg);
       const redelivered = completion.isRedelivered(msg);
       // Asked now, answered with the next ones: one sync or round trip per burst, not per message.
-      const checked = seen.check(keyText, now, mark).catch((err: Error) => err);
-      const capChecked = askCap(checked, (sighting) => windowPasses(sighting, redelivered, mark), keyText, now);
-      return { sending: inOrder(capChecked, ([sighting, decision]) => decide(msg, send, keyText, sighting, mark, decision)) };
+      const checked = seen.check(keyText, now, mark, read).catch((err: Error) => err);
+      const capChecked = askCap(checked, (sighting) => windowPasses(sighting, redelivered, mark), keyText, now, urgent);
+      return {
+        sending: inOrder(capChecked, ([sighting, decision]) => decide(msg, send, { key: keyText, read, urgent }, sighting, mark, decision)),
+      };
     }
 
     /** Whether the window lets a message through (a shared window out of reach: as Redis down says). */
@@ -201,7 +218,7 @@ export = function register(RED: NodeAPI): void {
     function decide(
       msg: NodeMessageInFlow,
       send: Send,
-      keyText: string,
+      asked: { key: string; read: string | undefined; urgent: boolean },
       sighting: Sighting | Error,
       mark: string | undefined,
       decision: CapDecision | Error | undefined,
@@ -211,27 +228,39 @@ export = function register(RED: NodeAPI): void {
         if (!seen.shared) throw sighting;
         unreachable(sighting);
         if (settings.whenUnreachable === 'drop') drop(msg);
-        else passCapped(msg, send, decision);
+        else passCapped(msg, send, decision, asked.urgent);
         return;
       }
       // An event detection-in emits again (after a crash or a deploy) passes only when it is
       // the very event that let its key through (the flow never finished it); a repeat of
       // an event that passed, redelivered or not, is dropped: no alert goes out twice.
-      if (passes(sighting, completion.isRedelivered(msg), mark)) passCapped(msg, send, decision);
-      else if (settings.duplicatesOutput && sighting.duplicate) {
+      if (passes(sighting, completion.isRedelivered(msg), mark)) {
+        passCapped(msg, send, decision, asked.urgent);
+        return;
+      }
+      // a repeat read otherwise than the plate that let its key through: a look-alike merged into it
+      const plates =
+        sighting.duplicate && sighting.read !== undefined && asked.read !== undefined ? { plate: sighting.read, read: asked.read } : undefined;
+      const lookalike = plates !== undefined && isLookalikeRead(plates.plate, plates.read);
+      if (lookalike) lookalikes++;
+      if (settings.duplicatesOutput && sighting.duplicate) {
         counts.dropped++;
         showStatus();
-        (msg as NodeMessageInFlow & { duplicateOf: unknown }).duplicateOf = { key: keyText, firstSeen: new Date(sighting.since).toISOString() };
+        (msg as NodeMessageInFlow & { duplicateOf: unknown }).duplicateOf = {
+          key: asked.key,
+          firstSeen: new Date(sighting.since).toISOString(),
+          ...(plates && { ...plates, lookalike }),
+        };
         send(output(1, msg));
       } else drop(msg);
     }
 
-    /** A message the window lets through: passed, unless the cap holds it back. */
-    function passCapped(msg: NodeMessageInFlow, send: Send, decision: CapDecision | Error | undefined): void {
+    /** A message the window lets through: passed, unless the cap holds it back (never an urgent one). */
+    function passCapped(msg: NodeMessageInFlow, send: Send, decision: CapDecision | Error | undefined, urgent: boolean): void {
       if (decision instanceof Error) {
-        // the shared cap out of reach: as Redis down says, like the window
+        // the shared cap out of reach: as Redis down says, like the window; the cap never holds back an urgent message
         unreachable(decision);
-        if (settings.whenUnreachable === 'drop') drop(msg);
+        if (settings.whenUnreachable === 'drop' && !urgent) drop(msg);
         else pass(msg, send);
         return;
       }

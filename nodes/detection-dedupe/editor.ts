@@ -126,6 +126,7 @@
       capPeriod: option('detection-dedupe', 'capPeriod'),
       capUnits: option('detection-dedupe', 'capUnits'),
       capPer: option('detection-dedupe', 'capPer'),
+      capUrgent: option('detection-dedupe', 'capUrgent'),
       sharedName: {
         value: '',
         validate: function (v, _opt) {

@@ -7,7 +7,7 @@
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
 import type { CapSettings } from '../../lib/dedupe/cap';
-import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE } from '../../lib/dedupe/key';
+import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE, plateRead, type KeyChoice } from '../../lib/dedupe/key';
 import type { KeptWindowSettings } from '../../lib/dedupe/local-window';
 import type { Clock } from '../../lib/core/clock';
 import { limitOption, parseOptions, type OptionProblem } from '../../lib/core/options';
@@ -49,6 +49,8 @@ export interface DedupeDef extends NodeDef {
   capPeriod?: number | string;
   capUnits?: DedupeOptions['capUnits']['choices'][number];
   capPer?: DedupeOptions['capPer']['choices'][number];
+  /** Urgent messages (msg.priority urgent or high) pass the cap uncounted. */
+  capUrgent?: boolean;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -73,8 +75,8 @@ export interface DedupeSettings {
   duplicatesOutput: boolean;
   /** What the key was read from, for the warning about messages without one. */
   keyName: string;
-  /** A message's key; undefined (or null, '') when it has none. */
-  keyOf(msg: NodeMessageInFlow): Promise<unknown>;
+  /** A message's key (undefined, null or '' when it has none), and the plate as read for a key that folds look-alikes. */
+  keyOf(msg: NodeMessageInFlow): Promise<{ key: unknown; read?: string }>;
   /** The local window (its size, and what its keys mean). */
   window: KeptWindowSettings;
   /** Redis: the configuration node and the window's name there. */
@@ -83,6 +85,8 @@ export interface DedupeSettings {
   save?: { keyLog: true } | { keyLog: false; store: string | undefined };
   /** The cap, when it is on. */
   cap?: CapSettings;
+  /** With the cap: urgent messages pass it uncounted. */
+  capUrgent: boolean;
 }
 
 /** The node's settings, or the problem that keeps it from running. */
@@ -122,13 +126,15 @@ export function dedupeSettings(
   } catch (err) {
     return { ok: false, problem: t(byName ? 'errors.property' : 'errors.expression', { message: (err as Error).message }) };
   }
-  const keyOf = (msg: NodeMessageInFlow): Promise<unknown> =>
+  const keyOf = (msg: NodeMessageInFlow): Promise<{ key: unknown; read?: string }> =>
     new Promise((resolve, reject) => {
       readKey(msg, (err, value) => {
         if (err) reject(err);
-        else if (byName) resolve(choiceKey(keyValue as Parameters<typeof choiceKey>[0], value));
-        else if (value === undefined && isDefaultIdKey) resolve(innerMessageId(msg));
-        else resolve(value);
+        else if (byName) {
+          const choice = keyValue as KeyChoice;
+          resolve({ key: choiceKey(choice, value), read: plateRead(choice, value) });
+        } else if (value === undefined && isDefaultIdKey) resolve({ key: innerMessageId(msg) });
+        else resolve({ key: value });
       });
     });
 
@@ -165,6 +171,7 @@ export function dedupeSettings(
               maxKeys: Math.floor(limits.value.maxKeys),
             }
           : undefined,
+      capUrgent: options.capUrgent,
     },
   };
 }

@@ -346,6 +346,8 @@ const CASES = {
         // the cap's rows with the cap on, and what happens to what it holds back
         assert.ok(await page.locator('#node-input-capPer').isVisible(), "the cap's rows are shown with the cap on");
         assert.match(await page.locator('.detection-dedupe-cap .form-tips').innerText(), /not lost/);
+        assert.ok(await page.locator('#node-input-capUrgent').isVisible(), 'urgent messages: a row of the cap');
+        assert.equal(await page.locator('#node-input-capUrgent').isChecked(), true, 'urgent messages always pass by default');
         await ui.step({ check: 'cap', value: false });
         assert.ok(!(await page.locator('#node-input-capCount').isVisible()), "the cap's rows are hidden with the cap off");
         await ui.step({ check: 'cap', value: true });

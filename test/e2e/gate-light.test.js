@@ -208,6 +208,7 @@ describe(`e2e: the gate-light and banned-plate-at-night examples, with a real MQ
       const summary = JSON.parse(digest.msg);
       assert.equal(summary.passed, 2);
       assert.equal(summary.held, 1);
+      assert.equal(summary.urgent, 0, 'no alert carried an urgent priority');
       assert.deepEqual(
         summary.keys.map(({ key, held }) => ({ key, held })),
         [{ key: 'JKR777', held: 1 }],
@@ -216,6 +217,8 @@ describe(`e2e: the gate-light and banned-plate-at-night examples, with a real MQ
       assert.deepEqual(filterCounts(banned), [4, 1], 'four at night, one by day');
       // of the four at night: two alerts, the misread dropped as a repeat, one held by the cap (not dropped)
       assert.deepEqual(counts(dedupe.id, /^(\d+) passed · (\d+) dropped/), [2, 1]);
+      // the misread was merged into the plate's key, and the status says so
+      await until(() => / · 1 look-alike$/.test((comms.status(dedupe.id) || {}).text || ''), 10000, 'the look-alike in the dedupe status');
       assert.equal(comms.debug(digestDebug).length, 1);
       assert.deepEqual(nr.errorLines(), []);
     });

@@ -726,6 +726,112 @@ describe('detection-dedupe node', () => {
     }
   });
 
+  it('a configuration that cannot run: its status without figures goes as its catalog key, for the editor to translate', async () => {
+    const { node } = await start({ ttl: 0 }, translatedModule('detection-dedupe'));
+    assert.deepEqual(ownStatus(node), { fill: 'red', shape: 'ring', text: 'detection-dedupe.status.error' });
+  });
+
+  describe('look-alikes merged into a key', () => {
+    const LOOKALIKE = { mode: 'cooldown', key: 'plateLookalike', keyType: 'event', ttl: 60, ttlUnits: 's' };
+
+    it('a repeat read otherwise than the plate that let its key through says so: counted apart in the status, plate and read in msg.duplicateOf', async () => {
+      const { node, first, dups, finished } = await start({ ...LOOKALIKE, duplicatesOutput: true }, translatedModule('detection-dedupe'));
+      const passed = countInputs(first);
+      const repeats = countInputs(dups);
+      for (const [plate, id] of [
+        ['ABC123', 'm1'],
+        ['A8C123', 'm2'], // B read as 8: the same car
+        ['ABC123', 'm3'], // read as it passed: a plain repeat
+        ['abc-123', 'm4'], // written otherwise, not read otherwise
+        ['XYZ987', 'm5'],
+        ['XY2987', 'm6'],
+      ]) {
+        await clock.advance(1000);
+        node.receive(plateRead(plate, id));
+      }
+      await finished();
+      assert.deepEqual(
+        passed.map((m) => m.messageId),
+        ['m1', 'm5'],
+      );
+      const firstSeen = new Date(T0 + 1000).toISOString();
+      assert.deepEqual(
+        repeats.map((m) => [m.messageId, m.duplicateOf]),
+        [
+          ['m2', { key: 'A8C123', firstSeen, plate: 'ABC123', read: 'A8C123', lookalike: true }],
+          ['m3', { key: 'A8C123', firstSeen, plate: 'ABC123', read: 'ABC123', lookalike: false }],
+          ['m4', { key: 'A8C123', firstSeen, plate: 'ABC123', read: 'abc-123', lookalike: false }],
+          ['m6', { key: 'XY2987', firstSeen: new Date(T0 + 5000).toISOString(), plate: 'XYZ987', read: 'XY2987', lookalike: true }],
+        ],
+      );
+      await until(() => statusText(node) === '2 passed · 4 dropped · 2 keys · 2 look-alikes', 2000, 'the look-alikes in the status');
+      node.receive({ reset: true });
+      await finished();
+      await until(() => statusText(node) === '0 passed · 0 dropped · 0 keys', 2000, 'a reset clears them with the counts');
+    });
+
+    it('dropped (no duplicates output), per camera too: the status still counts them; other keys add nothing to msg.duplicateOf', async () => {
+      const { node, finished } = await start({ ...LOOKALIKE, key: 'plateLookalikeAtCamera' }, translatedModule('detection-dedupe'));
+      node.receive(plateRead('8OB123', 'm1'));
+      node.receive(plateRead('80B123', 'm2'));
+      node.receive(plateRead('80B123', 'm3', 'Gate 2')); // another camera: its own key
+      await finished();
+      await until(() => statusText(node) === '2 passed · 1 dropped · 2 keys · 1 look-alike', 2000, 'one look-alike');
+      await helper.unload();
+      dropWindow('dd');
+      const plain = await start({ ...LOOKALIKE, key: 'plateAtCamera', duplicatesOutput: true });
+      const got = collect(plain.dups, 1);
+      plain.node.receive(plateRead('ABC123', 'm1'));
+      plain.node.receive(plateRead('ABC123', 'm2'));
+      const [dup] = await got;
+      assert.deepEqual(Object.keys(dup.duplicateOf), ['key', 'firstSeen']);
+    });
+
+    for (const store of ['detection-bridge:key-log', '']) {
+      it(`the plate that let a key through is saved with it (${store ? 'key log: it survives a restart' : 'context store'})`, async function () {
+        this.timeout(10000);
+        const fs = require('node:fs');
+        const os = require('node:os');
+        const path = require('node:path');
+        const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dedupe-lookalike-'));
+        useSettings({ userDir });
+        try {
+          const config = { ...LOOKALIKE, duplicatesOutput: true, persist: true, store };
+          let { node, finished } = await start(config);
+          node.receive(plateRead('ABC123', 'm1'));
+          await finished();
+          if (!store) {
+            const saved = await until(
+              () => new Promise((resolve) => node.context().get('detection-dedupe-window', (err, v) => resolve(v))),
+              4000,
+              'the periodic save',
+            );
+            assert.deepEqual(saved.entries, [['A8C123', T0, null, 'ABC123']]);
+            return;
+          }
+          // a restart: nothing kept in the process, the key log alone
+          await helper.unload();
+          dropWindow('dd');
+          let dups;
+          ({ node, dups, finished } = await start(config));
+          const got = collect(dups, 1);
+          node.receive(plateRead('A8C123', 'm2'));
+          const [dup] = await got;
+          assert.deepEqual(dup.duplicateOf, {
+            key: 'A8C123',
+            firstSeen: new Date(T0).toISOString(),
+            plate: 'ABC123',
+            read: 'A8C123',
+            lookalike: true,
+          });
+        } finally {
+          useSettings();
+          fs.rmSync(userDir, { recursive: true, force: true });
+        }
+      });
+    }
+  });
+
   it('shows passed, dropped and keys in its status', async () => {
     // translated, so the counts themselves are read, as users see them
     const { node, finished } = await start({}, translatedModule('detection-dedupe'));
@@ -997,6 +1103,28 @@ describe('detection-dedupe node', () => {
       assert.equal(warnings(again.node, 'detection-dedupe.warn.cap-removed').length, 1);
     });
 
+    it('urgent messages (msg.priority urgent or high): 20 ordinary alerts and 3 urgent ones in a minute, a cap of 5 per 10 minutes: the urgent go out at once, 5 ordinary, and the digest says held 15, urgent 3, passed 5', async () => {
+      const { node, first, finished } = await start(URGENT_CAP, translatedModule('detection-dedupe'));
+      await urgentBurst(node, first, finished);
+      await until(() => statusText(node) === '8 passed · 1 dropped · 23 keys', 2000, 'the status once the digest is out');
+    });
+
+    it('with "Urgent messages always pass" off, an urgent message is counted and held like any', async () => {
+      const { node, first, finished } = await start({ ...CAP, capCount: 1, capUrgent: false });
+      const passed = countInputs(first);
+      node.receive({ messageId: 'm1', payload: {} });
+      node.receive({ messageId: 'm2', payload: {}, priority: 'urgent' });
+      await finished();
+      assert.deepEqual(
+        passed.map((m) => m.messageId),
+        ['m1'],
+      );
+      const got = collect(helper.getNode('digest'), 1);
+      await clock.advance(MINUTE);
+      const [digest] = await got;
+      assert.deepEqual([digest.payload.passed, digest.payload.urgent, digest.payload.held], [1, 0, 1]);
+    });
+
     it('the status while a period holds messages, and its digest time', async () => {
       const { node, finished } = await start(CAP, translatedModule('detection-dedupe'));
       for (let i = 0; i < 8; i++) node.receive({ messageId: `m${i}`, payload: {} });
@@ -1036,6 +1164,46 @@ describe('detection-dedupe node: a cap shared through Redis (redis-server)', fun
     await helper.unload();
     await helper.stopServer();
     helper.settings({});
+  });
+
+  /** The flow of the first describe, its dedupe shared through a redis configuration node of its own (a prefix per test). */
+  async function startShared(config) {
+    const prefix = `shared${++n}:`;
+    const shared = { scope: 'redis', redis: 'r1', sharedName: 'site', ...config };
+    await helper.load(
+      [nodeModule('detection-redis'), translatedModule('detection-dedupe')],
+      [...flow(shared), { id: 'r1', type: 'detection-redis', url: server.url, prefix }],
+    );
+    await until(() => helper.getNode('r1').connection.ready, 5000, 'connected');
+    const node = helper.getNode('dd');
+    return { node, first: helper.getNode('first'), dups: helper.getNode('dups'), finished: trackFinished(node), prefix };
+  }
+
+  it('urgent messages: the same burst through the shared cap: the urgent go out at once, 5 ordinary, the digest says held 15, urgent 3, passed 5', async () => {
+    const { node, first, finished, prefix } = await startShared(URGENT_CAP);
+    await urgentBurst(node, first, finished);
+    await until(() => statusText(node) === '8 passed · 1 dropped · redis: connected', 2000, 'the status once the digest is out');
+    assert.deepEqual(await client.keys(`${prefix}dedupe-cap:*`), [], 'the period is gone from Redis');
+  });
+
+  it('look-alikes: the shared window keeps the plate that let a key through', async () => {
+    const { node, dups, finished } = await startShared({
+      mode: 'cooldown',
+      key: 'plateLookalike',
+      keyType: 'event',
+      ttl: 60,
+      ttlUnits: 's',
+      duplicatesOutput: true,
+    });
+    const repeats = countInputs(dups);
+    node.receive(plateRead('8OB 123', 'm1'));
+    node.receive(plateRead('80B123', 'm2'));
+    await finished();
+    assert.deepEqual(
+      repeats.map((m) => m.duplicateOf),
+      [{ key: '808123', firstSeen: new Date(T0).toISOString(), plate: '8OB 123', read: '80B123', lookalike: true }],
+    );
+    await until(() => /^1 passed · 1 dropped · 1 look-alike · redis: /.test(statusText(node)), 2000, 'the look-alike in the status');
   });
 
   it('two dedupe nodes on their own connections let 5 per minute through between them, and one of them sends the one digest', async () => {
@@ -1097,6 +1265,71 @@ describe('detection-dedupe node: a cap shared through Redis (redis-server)', fun
     assert.deepEqual(await client.keys(`${prefix}dedupe-cap:*`), [], 'the period is gone from Redis');
   });
 });
+
+/** A plate read at a camera, as detection-in emits it. */
+function plateRead(plate, id, camera = 'Gate 1') {
+  const e = ev.minimalLpr();
+  e.payload.lprPlateInfo.plate = plate;
+  e.payload.detectionInfo.detectorName = camera;
+  e.payload.messageId = id;
+  return delivery(e);
+}
+
+/** A cooldown by plate, capped at 5 messages per 10 minutes (urgent messages pass by default). */
+const URGENT_CAP = {
+  mode: 'cooldown',
+  key: 'plate',
+  keyType: 'event',
+  ttl: 10,
+  ttlUnits: 'm',
+  cap: true,
+  capCount: 5,
+  capPeriod: 10,
+  capUnits: 'm',
+  capPer: 'all',
+};
+
+/**
+ * 20 ordinary alerts (distinct plates) and 3 urgent ones, one every 2.5 s (within a minute), the
+ * urgent ones 4th, 10th and 17th, then a repeat of the first urgent one (the cooldown still drops
+ * it); then the period's end. Each urgent message is out before the next message is given.
+ */
+async function urgentBurst(node, first, finished) {
+  const passed = countInputs(first);
+  const digests = countInputs(helper.getNode('digest'));
+  const order = Array.from({ length: 20 }, (_, i) => ({ plate: `ORD${String(i).padStart(2, '0')}` }));
+  for (const [at, plate, priority] of [
+    [3, 'URG1', 'urgent'],
+    [9, 'URG2', 'High'],
+    [16, 'URG3', ' URGENT '],
+  ])
+    order.splice(at, 0, { plate, priority });
+  order.push({ plate: 'URG1', priority: 'urgent' });
+  for (const [i, { plate, priority }] of order.entries()) {
+    if (i > 0) await clock.advance(2500);
+    node.receive({ ...plateRead(plate, `m${i}`), ...(priority && { priority }) });
+    await finished();
+    if (priority && i < order.length - 1) assert.equal(passed.at(-1)?.payload.payload.lprPlateInfo.plate, plate, `${plate} went out at once`);
+  }
+  assert.deepEqual(
+    passed.map((m) => m.payload.payload.lprPlateInfo.plate),
+    ['ORD00', 'ORD01', 'ORD02', 'URG1', 'ORD03', 'ORD04', 'URG2', 'URG3'],
+    'the urgent ones, and five ordinary ones',
+  );
+  assert.equal(digests.length, 0, 'no digest before the period ends');
+  // the urgent ones among the passed, the repeat among the dropped (a shared cap adds the connection after)
+  const due = new Date(T0 + 10 * 60_000);
+  const at = [due.getHours(), due.getMinutes(), due.getSeconds()].map((v) => String(v).padStart(2, '0')).join(':');
+  await until(() => statusText(node).startsWith(`8 passed · 1 dropped · 15 held (digest ${at})`), 2000, 'the held count in the status');
+  const got = collect(helper.getNode('digest'), 1);
+  await clock.advance(10 * 60_000 - 2500 * (order.length - 1));
+  const [digest] = await got;
+  assert.equal(digest.payload.held, 15);
+  assert.equal(digest.payload.urgent, 3);
+  assert.equal(digest.payload.passed, 5, 'passed: the messages counted against the cap, urgent ones apart');
+  assert.equal(digest.payload.end, new Date(T0 + 10 * 60_000).toISOString());
+  assert.equal(passed.length, 8);
+}
 
 function countInputs(node) {
   const seen = [];

@@ -8,7 +8,7 @@
  * day past the period).
  */
 const assert = require('node:assert/strict');
-const { LocalCap, DIGEST_MAX_KEYS, keepCap, takeOverCap, dropCap } = require('../../../dist/lib/dedupe/cap');
+const { LocalCap, DIGEST_MAX_KEYS, keepCap, takeOverCap, dropCap, isUrgent } = require('../../../dist/lib/dedupe/cap');
 const { RedisCap } = require('../../../dist/lib/dedupe/redis-cap');
 const { RedisConnection } = require('../../../dist/lib/redis/connection');
 const { RedisServer, redisAvailable } = require('../../support/redis-server');
@@ -139,6 +139,45 @@ for (const backend of backends) {
       assert.deepEqual(await cap.claim(T0 + 6 * MINUTE), {}, 'and no period runs');
     });
 
+    for (const per of ['all', 'key']) {
+      it(`urgent messages (${per === 'all' ? 'overall' : 'per key'}): pass whatever the count, do not use it up, start a period, and are counted apart in the digest`, async () => {
+        const cap = backend.make({ count: 2, periodMs: MINUTE, per });
+        const seq = [
+          ['u1', 0, true], // no period runs: an urgent message starts one
+          ['A', 1000, false],
+          ['A', 2000, false],
+          ['u2', 3000, true], // the count is used up (overall, and A's per key): passes all the same
+          ['A', 4000, false], // held: the urgent ones did not use up the count
+          ['u2', 5000, true],
+        ];
+        const passed = [];
+        for (const [key, at, urgent] of seq) {
+          const decision = await cap.check(key, T0 + at, urgent);
+          assert.equal(decision.end, T0 + MINUTE, 'one period, from the first urgent message');
+          if (decision.pass) passed.push(key);
+        }
+        assert.deepEqual(passed, ['u1', 'A', 'A', 'u2', 'u2']);
+        const { digest } = await cap.claim(T0 + MINUTE);
+        assert.equal(digest.passed, 2, 'passed: the messages counted against the cap');
+        assert.equal(digest.urgent, 3);
+        assert.equal(digest.held, 1);
+        assert.deepEqual(
+          digest.keys.map((k) => [k.key, k.held]),
+          [['A', 1]],
+        );
+      });
+    }
+
+    it('a period of urgent messages only holds nothing: no digest; an ordinary digest says urgent 0', async () => {
+      const cap = backend.make({ count: 1, periodMs: MINUTE, per: 'all' });
+      for (let i = 0; i < 5; i++) assert.equal((await cap.check(`u${i}`, T0 + i, true)).pass, true);
+      assert.deepEqual(await cap.claim(T0 + MINUTE), {});
+      await cap.check('a', T0 + 2 * MINUTE);
+      await cap.check('b', T0 + 2 * MINUTE + 1);
+      const { digest } = await cap.claim(T0 + 3 * MINUTE);
+      assert.deepEqual([digest.passed, digest.urgent, digest.held], [1, 0, 1]);
+    });
+
     it('a period that held nothing ends without a digest', async () => {
       const cap = backend.make({ count: 3, periodMs: MINUTE, per: 'all' });
       for (let i = 0; i < 3; i++) assert.equal((await cap.check(`k${i}`, T0 + i)).pass, true);
@@ -177,6 +216,31 @@ describe('dedupe cap shared through Redis: two instances on their own connection
     assert.equal(digests.length, 1, 'one digest');
     assert.equal(digests[0].held, 195);
     assert.equal(digests[0].passed, 5);
+  });
+});
+
+describe('dedupe cap: urgent messages', () => {
+  it('are those whose msg.priority is the string urgent or high, in any case, spaces around ignored', () => {
+    for (const p of ['urgent', 'high', 'URGENT', ' High ', '\tuRgEnT\n']) assert.equal(isUrgent(p), true, JSON.stringify(p));
+    for (const p of [undefined, null, '', 'normal', 'low', 'highest', 'very urgent', 1, true, ['urgent'], { urgent: true }])
+      assert.equal(isUrgent(p), false, JSON.stringify(p));
+  });
+
+  it('a shared period an older release started (no urgent field) gives a digest with urgent 0', async function () {
+    if (!redisAvailable()) this.skip();
+    const server = await RedisServer.start();
+    const connection = await connect(server.url);
+    try {
+      const cap = new RedisCap(connection, 'old', { count: 1, periodMs: MINUTE, per: 'all', maxKeys: 10 });
+      await cap.check('a', T0);
+      await cap.check('b', T0 + 1);
+      await connection.client.hDel(connection.key('dedupe-cap', 'old', 'period'), 'urgent');
+      const { digest } = await cap.claim(T0 + MINUTE);
+      assert.deepEqual([digest.passed, digest.urgent, digest.held], [1, 0, 1]);
+    } finally {
+      await connection.close();
+      await server.close();
+    }
   });
 });
 

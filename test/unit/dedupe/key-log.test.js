@@ -51,6 +51,22 @@ describe('lib/dedupe/key-log', () => {
     await third.log.close();
   });
 
+  it('keeps the plate as read with a key, with a mark or without', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '["old",1,"in1/1"]\n');
+    const { log } = await KeyLog.open(file);
+    await log.record('A8C123', 2, 'in1/7', 'ABC123');
+    await log.record('808123', 3, undefined, '8OB 123');
+    await log.close();
+    const again = await KeyLog.open(file);
+    assert.deepEqual(again.entries, [
+      ['old', 1, 'in1/1'],
+      ['A8C123', 2, 'in1/7', 'ABC123'],
+      ['808123', 3, null, '8OB 123'],
+    ]);
+    await again.log.close();
+  });
+
   it('shares one sync among keys recorded together', async () => {
     const { log } = await KeyLog.open(file);
     await Promise.all(Array.from({ length: 100 }, (_, i) => log.record(`k${i}`, i)));

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { choiceKey, KEY_CHOICES } = require('../../../dist/lib/dedupe/key');
+const { choiceKey, KEY_CHOICES, plateRead, isLookalikeRead } = require('../../../dist/lib/dedupe/key');
 const ev = require('../../fixtures/events');
 
 describe('lib/dedupe/key: keys picked by name', () => {
@@ -81,5 +81,24 @@ describe('lib/dedupe/key: keys picked by name', () => {
       'at another camera: another key',
     );
     assert.equal(choiceKey('plateLookalike', read(' - ')), undefined, 'a plate of spaces and dashes only is no key');
+  });
+
+  it('gives the plate as read only for the keys that fold look-alikes, and only for plate events', () => {
+    assert.deepEqual(
+      KEY_CHOICES.map((c) => plateRead(c, lpr())),
+      [undefined, undefined, 'XYZ987', 'XYZ987', undefined, undefined, undefined],
+    );
+    assert.deepEqual(
+      KEY_CHOICES.map((c) => plateRead(c, face())),
+      KEY_CHOICES.map(() => undefined),
+    );
+    assert.equal(plateRead('plateLookalike', {}), undefined);
+  });
+
+  it('tells a look-alike reading from the same plate written otherwise', () => {
+    assert.equal(isLookalikeRead('ABC123', 'A8C123'), true);
+    assert.equal(isLookalikeRead('8OB123', '80B123'), true);
+    assert.equal(isLookalikeRead('ABC123', 'ABC123'), false);
+    assert.equal(isLookalikeRead('ABC 123', 'abc-123'), false, 'spaces, dashes and case alone are no look-alike');
   });
 });

@@ -188,6 +188,50 @@ describe('lib/dedupe: which delivery let a key through', () => {
     }
   });
 
+  it('keeps the plate as read by the message that passed, through repeats, restarts, rebuilds, snapshots and restores; old snapshots still load', () => {
+    for (const refreshOnRepeat of [false, true]) {
+      const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 100, refreshOnRepeat });
+      assert.deepEqual(w.check('A8C123', 0, 'rx/1', 'ABC123'), { duplicate: false });
+      assert.deepEqual(w.check('A8C123', 10, 'rx/2', 'A8C123'), { duplicate: true, since: 0, by: 'rx/1', read: 'ABC123' });
+      assert.deepEqual(w.check('808123', 20, undefined, '8OB123'), { duplicate: false });
+      assert.deepEqual(w.check('808123', 30, 'rx/3', '80B123'), { duplicate: true, since: 20, read: '8OB123' }, 'a read without a mark');
+      for (let i = 0; i < 60; i++) w.check(`k${i}`, 40 + i, `rx/k${i}`);
+      assert.equal(w.check('A8C123', 200, 'rx/9', 'A8C-123').read, 'ABC123', refreshOnRepeat ? 'sliding' : 'fixed');
+      const snapshot = w.snapshot(300);
+      assert.deepEqual(snapshot.find((e) => e[0] === 'A8C123').slice(2), ['rx/1', 'ABC123']);
+      assert.deepEqual(snapshot.find((e) => e[0] === '808123').slice(2), [null, '8OB123']);
+      assert.equal(snapshot.find((e) => e[0] === 'k0').length, 3, 'keys without a read are saved as before');
+      // through JSON, as a context store and the key log keep it
+      const again = new DedupeWindow({ ttlMs: 1000, maxKeys: 100, refreshOnRepeat });
+      again.restore(JSON.parse(JSON.stringify(snapshot)), 300);
+      assert.deepEqual(again.check('A8C123', 310), { duplicate: true, since: refreshOnRepeat ? 200 : 0, by: 'rx/1', read: 'ABC123' });
+      assert.deepEqual(again.check('808123', 310), { duplicate: true, since: refreshOnRepeat ? 30 : 20, read: '8OB123' });
+    }
+    // a window saved before reads were kept
+    const old = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
+    old.restore(
+      [
+        ['a', 0],
+        ['b', 0, 'rx/1'],
+      ],
+      1,
+    );
+    assert.deepEqual(old.check('a', 2), { duplicate: true, since: 0 });
+    assert.deepEqual(old.check('b', 2), { duplicate: true, since: 0, by: 'rx/1' });
+  });
+
+  it('keeps no read that is not a short string (the window stays bounded)', () => {
+    const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
+    w.check('long', 0, undefined, 'X'.repeat(33));
+    w.check('number', 0, undefined, 5);
+    w.restore([['restored', 0, null, 'Y'.repeat(33)]], 0);
+    assert.deepEqual(w.snapshot(1), [
+      ['long', 0],
+      ['number', 0],
+      ['restored', 0],
+    ]);
+  });
+
   it('keeps no mark that is not a short string', () => {
     const w = new DedupeWindow({ ttlMs: 1000, maxKeys: 10 });
     w.restore(

@@ -44,7 +44,7 @@ const backends = [
       return {
         keys,
         now: () => now,
-        check: (key, mark) => keys.check(key, now, mark),
+        check: (key, mark, read) => keys.check(key, now, mark, read),
         advance: async (ms) => {
           now += ms;
         },
@@ -70,7 +70,7 @@ const backends = [
       return {
         keys,
         now: () => now,
-        check: (key, mark) => keys.check(key, now, mark),
+        check: (key, mark, read) => keys.check(key, now, mark, read),
         advance: async (ms) => {
           now += ms;
           for await (const batch of connection.client.scanIterator({ MATCH: pattern, COUNT: 1000 })) {
@@ -160,6 +160,28 @@ for (const backend of backends) {
       }
     });
 
+    it('keeps the plate as read by the message that let a key through, with a mark or without, in a fixed and a sliding window', async () => {
+      for (const refreshOnRepeat of [false, true]) {
+        const w = backend.make({ ttlMs: 60_000, refreshOnRepeat });
+        const start = w.now();
+        assert.deepEqual(await w.check('A8C123', 'in1/1', 'ABC123'), { duplicate: false });
+        assert.deepEqual(await w.check('808123', undefined, '8OB 123'), { duplicate: false });
+        await w.advance(10_000);
+        assert.deepEqual(await w.check('A8C123', 'in1/2', 'A8C123'), { duplicate: true, since: start, by: 'in1/1', read: 'ABC123' });
+        assert.deepEqual(
+          await w.check('808123', 'in1/3', '80B123'),
+          { duplicate: true, since: start, read: '8OB 123' },
+          'no mark, a space in the plate',
+        );
+        await w.advance(10_000);
+        const third = await w.check('A8C123', 'in1/4', 'A8C-123');
+        assert.deepEqual([third.by, third.read], ['in1/1', 'ABC123'], 'a repeat replaces neither');
+        assert.equal(third.since, refreshOnRepeat ? start + 10_000 : start);
+        assert.deepEqual(await w.check('long', undefined, 'X'.repeat(33)), { duplicate: false });
+        assert.deepEqual(await w.check('long'), { duplicate: true, since: w.now() }, 'a read past 32 characters is not kept');
+      }
+    });
+
     it('forgets every key on clear', async () => {
       const w = backend.make({ ttlMs: 60_000 });
       for (const key of ['a', 'b', 'c*', 'd[1]']) await w.check(key);
@@ -220,6 +242,21 @@ describe('shared window through Redis', function () {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('reads a value written before plates were kept (no tab) as before', async () => {
+    const connection = await connect(server.url);
+    try {
+      for (const refreshOnRepeat of [false, true]) {
+        const keys = new RedisSeenKeys(connection, { name: `old-values-${refreshOnRepeat}`, ttlMs: 60_000, refreshOnRepeat });
+        await connection.client.set(keys.keyOf('a'), '1700000000000 in1/5');
+        await connection.client.set(keys.keyOf('b'), '1700000000000');
+        assert.deepEqual(await keys.check('a', 1_700_000_001_000, 'in1/6', 'ABC123'), { duplicate: true, since: 1_700_000_000_000, by: 'in1/5' });
+        assert.deepEqual(await keys.check('b', 1_700_000_001_000, 'in1/6', 'ABC123'), { duplicate: true, since: 1_700_000_000_000 });
+      }
+    } finally {
+      await connection.close();
     }
   });
 

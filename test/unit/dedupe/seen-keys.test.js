@@ -74,6 +74,22 @@ describe('lib/dedupe/seen-keys: the local window behind SeenKeys', () => {
     assert.deepEqual(changes, [1, 1, 0], 'told of every change (to save the window elsewhere)');
   });
 
+  it('writes the plate as read with a key that passes, and with a repeat that restarts its window the first one', async () => {
+    const { log } = await KeyLog.open(file);
+    const seen = new LocalSeenKeys({ ttlMs: 60_000, maxKeys: 10, refreshOnRepeat: true }, { log });
+    await seen.check('A8C123', 1, 'in1/1', 'ABC123');
+    assert.deepEqual(await seen.check('A8C123', 5, 'in1/2', 'A8C123'), { duplicate: true, since: 1, by: 'in1/1', read: 'ABC123' });
+    await seen.check('long', 6, undefined, 'X'.repeat(33));
+    await log.close();
+    const reopened = await KeyLog.open(file);
+    assert.deepEqual(reopened.entries, [
+      ['A8C123', 1, 'in1/1', 'ABC123'],
+      ['A8C123', 5, 'in1/1', 'ABC123'],
+      ['long', 6],
+    ]);
+    await reopened.log.close();
+  });
+
   it('fails the check when its key cannot be written (the caller answers the message with the error)', async () => {
     const { log } = await KeyLog.open(file);
     await log.close();
