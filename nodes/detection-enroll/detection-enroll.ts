@@ -126,7 +126,8 @@ export = function register(RED: NodeAPI): void {
         .map((k) => t(`status.${k}`, { count: counts[k] }));
       const problem = !client.hasToken ? 'no-token' : tokenRefused ? 'token-refused' : undefined;
       // alone, a text without figures goes as its key (the editor's language); joined to counts, as text
-      if (problem) return { fill: 'red', shape: 'ring', text: parts.length ? [t(`status.${problem}`), ...parts].join(' · ') : s(`status.${problem}`) };
+      if (problem)
+        return { fill: 'red', shape: 'ring', text: parts.length ? [t(`status.${problem}`), ...parts].join(' · ') : s(`status.${problem}`) };
       return { fill: counts.failed ? 'yellow' : 'green', shape: 'dot', text: parts.join(' · ') || s('status.ready') };
     });
     showStatus();
