@@ -9,8 +9,8 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, nodeRedVersion, postJson, until } = require('../support');
-const { NodeRedProcess } = require('../support/nodered-process');
+const { ROOT, nodeRedVersion, postJson, request, until } = require('../support');
+const { MODULE, NodeRedProcess } = require('../support/nodered-process');
 const ev = require('../fixtures/events');
 
 const TAB = 'e2elangtab000001';
@@ -125,5 +125,22 @@ describe(`e2e: statuses in a Node-RED started with lang 'de' ${nodeRedVersion()}
       nr.errorLines().some((l) => l.includes('e2elangtoken') && l.includes(why)),
       `the log says "${why}":\n${nr.errorLines().join('\n')}`,
     );
+  });
+
+  it("the editor finds such a key in the node set's catalog, in each language: the node's own and setup's (shared.json's)", async () => {
+    // The editor loads every node set's catalog from GET /nodes/messages and looks a status key up in
+    // the node's set (`<module>/<type>:<key>`, RED.nodes' def._).
+    const types = Object.keys(require(path.join(ROOT, 'package.json'))['node-red'].nodes);
+    for (const lang of ['de', 'en-US', 'ja']) {
+      const res = await request(`${nr.url}/nodes/messages?lng=${lang}`, { method: 'GET', headers: { accept: 'application/json' } });
+      assert.equal(res.status, 200);
+      const find = (type, key) => key.split('.').reduce((o, part) => o?.[part], res.json[`${MODULE}/${type}`]);
+      assert.equal(
+        find('detection-in', 'detection-in.status.needs-token'),
+        rendered(lang, 'detection-in', 'detection-in.status.needs-token', {}),
+        lang,
+      );
+      for (const type of types) assert.equal(find(type, 'setup.status'), rendered(lang, 'shared', 'setup.status', {}), `${lang}: ${type}`);
+    }
   });
 });
