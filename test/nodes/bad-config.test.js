@@ -11,7 +11,7 @@
  */
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { ROOT, getHelper, translatedModule, collect } = require('../support');
+const { ROOT, getHelper, translatedModule, collect, ownStatus, translate } = require('../support');
 
 const { currentVersion } = require(path.join(ROOT, 'dist', 'lib', 'config', 'migrate'));
 const helper = getHelper();
@@ -170,13 +170,14 @@ const CASES = [
     /detection filter cannot run: the rules are not a list/,
   ],
   ['detection-image', 'a crop order that is a number (a flow edited by hand)', { crops: 5 }, [], /the crop order "5" is not a list of/],
-  // A setup that throws: the node is kept, and says it cannot start.
+  // A setup that throws: the node is kept, and says it cannot start (its status: shared.json's key, for the editor's language).
   [
     'detection-image',
     'an output property that is a number (a flow edited by hand)',
     { outputProperty: 5 },
     [],
     /detection image cannot start with these settings \(.+\): open the node/,
+    'setup.status',
   ],
   [
     'platform-request',
@@ -184,6 +185,7 @@ const CASES = [
     { server: 'srv', method: 'GET', path: 5, pathType: 'str' },
     ['credentials'],
     /platform request cannot start with these settings/,
+    'setup.status',
   ],
   ['platform-request', 'no path', { server: 'srv', method: 'GET', path: '  ', pathType: 'str' }, ['credentials'], /no path: enter one in the node/],
 ];
@@ -198,7 +200,7 @@ describe('a node whose configuration cannot run still ends every message with do
     await helper.stopServer();
   });
 
-  for (const [type, what, config, beside, says] of CASES) {
+  for (const [type, what, config, beside, says, statusKey] of CASES) {
     it(`${type}: ${what}`, async () => {
       const withCredentials = beside.includes('credentials');
       const configNodes = withCredentials ? [SERVER] : beside;
@@ -239,6 +241,10 @@ describe('a node whose configuration cannot run still ends every message with do
         status.some((s) => s.fill === 'red'),
         `a red status: ${JSON.stringify(status)}`,
       );
+      if (statusKey) {
+        assert.deepEqual(ownStatus(node), { fill: 'red', shape: 'ring', text: statusKey });
+        translate(statusKey); // a key of the catalogs (shared.json, merged into every node's)
+      }
     });
   }
 
