@@ -11,7 +11,7 @@
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion, errorText } from '../../lib/delivery/completion';
 import { nodeOptions } from '../../lib/config/node-options';
-import { nodeText } from '../shared/i18n';
+import { statusText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
 
@@ -22,13 +22,13 @@ interface DetectionDoneDef extends NodeDef {
 
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionDoneDef>(RED, 'detection-done', (node, config) => {
-    const t = nodeText(RED, 'detection-done');
+    const s = statusText(RED, 'detection-done');
     const { passOn, outcome } = nodeOptions('detection-done', config);
     const counts = { done: 0, failed: 0, untracked: 0 };
     const showStatus = throttledStatus(node, () =>
       outcome === 'failed'
-        ? { fill: counts.failed > 0 ? 'yellow' : 'green', shape: 'dot', text: t('status.failed', counts) }
-        : { fill: 'green', shape: 'dot', text: t('status.counts', counts) },
+        ? { fill: counts.failed > 0 ? 'yellow' : 'green', shape: 'dot', text: s('status.failed', counts) }
+        : { fill: 'green', shape: 'dot', text: s('status.counts', counts) },
     );
 
     node.on('input', (msg: NodeMessage, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {

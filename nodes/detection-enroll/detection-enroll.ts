@@ -24,7 +24,7 @@ import { TransportError } from '../../lib/http/transport-error';
 import type { Message } from '../../lib/core/messages';
 import { nodeOptions } from '../../lib/config/node-options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
-import { coded, flowError, nodeText, translate } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -75,6 +75,7 @@ function actionOf(value: unknown): EnrollAction | undefined {
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionEnrollDef>(RED, 'detection-enroll', (node, config) => {
     const t = nodeText(RED, 'detection-enroll');
+    const s = statusText(RED, 'detection-enroll');
     const actionType = config.actionType || FIXED_ACTION;
     const kindType = config.kindType || FIXED_KIND;
     // A fixed action or kind as the dialog allows it (enroll, lpr when it is not one), or where it
@@ -86,7 +87,7 @@ export = function register(RED: NodeAPI): void {
     const kindSource = typedLabel(kindType, kindValue);
     const found = eventsBridgeOf(RED, config.bridge) ?? new Error(t('errors.no-bridge'));
     if (found instanceof Error) {
-      failConfig(node, t('status.config'), found.message, 'ERR_ENROLL_CONFIG');
+      failConfig(node, s('status.config'), found.message, 'ERR_ENROLL_CONFIG');
       return;
     }
     const client: EventsBridgeClient = found;
@@ -107,7 +108,7 @@ export = function register(RED: NodeAPI): void {
         readers[name] = given === '' ? (_msg, callback) => callback(null, undefined) : propertyReader(util, node, given, type);
       }
     } catch (err) {
-      failConfig(node, t('status.config'), t('errors.property', { property: reading, message: flowError(RED, err).message }), 'ERR_ENROLL_CONFIG');
+      failConfig(node, s('status.config'), t('errors.property', { property: reading, message: flowError(RED, err).message }), 'ERR_ENROLL_CONFIG');
       return;
     }
     const read = (name: Value, msg: object): Promise<unknown> => readProperty(readers[name], msg);
@@ -119,13 +120,15 @@ export = function register(RED: NodeAPI): void {
     let tokenRefused = false;
     let warnedPaging = false;
     const showStatus = throttledStatus(node, () => {
-      if (listing > 0) return { fill: 'blue', shape: 'dot', text: t('status.listing', { count: counts.listed }) };
+      if (listing > 0) return { fill: 'blue', shape: 'dot', text: s('status.listing', { count: counts.listed }) };
       const parts = (Object.keys(counts) as Array<keyof typeof counts>)
         .filter((k) => counts[k] > 0)
         .map((k) => t(`status.${k}`, { count: counts[k] }));
       const problem = !client.hasToken ? 'no-token' : tokenRefused ? 'token-refused' : undefined;
-      if (problem) return { fill: 'red', shape: 'ring', text: [t(`status.${problem}`), ...parts].join(' · ') };
-      return { fill: counts.failed ? 'yellow' : 'green', shape: 'dot', text: parts.join(' · ') || t('status.ready') };
+      // alone, a text without figures goes as its key (the editor's language); joined to counts, as text
+      if (problem)
+        return { fill: 'red', shape: 'ring', text: parts.length ? [t(`status.${problem}`), ...parts].join(' · ') : s(`status.${problem}`) };
+      return { fill: counts.failed ? 'yellow' : 'green', shape: 'dot', text: parts.join(' · ') || s('status.ready') };
     });
     showStatus();
 

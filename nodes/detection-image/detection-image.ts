@@ -21,7 +21,7 @@ import {
   type PlateMode,
 } from '../../lib/image';
 import { nodeOptions } from '../../lib/config/node-options';
-import { coded, flowError, nodeText } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
@@ -44,6 +44,7 @@ type Done = (err?: Error) => void;
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionImageDef>(RED, 'detection-image', (node, config) => {
     const t = nodeText(RED, 'detection-image');
+    const s = statusText(RED, 'detection-image');
     const choices = nodeOptions('detection-image', config);
 
     const property = config.property || 'payload';
@@ -79,7 +80,7 @@ export = function register(RED: NodeAPI): void {
       }
     }
     if (configProblem || !read) {
-      failConfig(node, t('status.config'), configProblem ?? '', 'CONFIG');
+      failConfig(node, s('status.config'), configProblem ?? '', 'CONFIG');
       return;
     }
     const readEvent = read;
@@ -89,7 +90,7 @@ export = function register(RED: NodeAPI): void {
     const showStatus = throttledStatus(node, () => ({
       fill: last === 'error' ? 'red' : last === 'none' ? 'yellow' : 'green',
       shape: 'dot',
-      text: t('status.counts', counts),
+      text: s('status.counts', counts),
     }));
     const failed = (done: Done, err: Error): void => {
       counts.errors++;

@@ -12,7 +12,7 @@ import { MiB } from '../../lib/receiver/receiver';
 import type { ValidationMode } from '../../lib/receiver/validation';
 import type { AckMode } from '../../lib/delivery/tracker';
 import type { FinishedWhen } from '../../lib/delivery/downstream';
-import { translate } from '../shared/i18n';
+import { statusText, translate } from '../shared/i18n';
 import { normalizeNodePath } from '../shared/routes';
 import { redisOf } from '../shared/redis';
 import { listenerOf } from '../detection-listener/listener-node';
@@ -76,7 +76,7 @@ export interface ListenSettings {
   listener?: Listener;
 }
 
-/** Why a receiver cannot start: a few words for its status, the whole reason for the log. */
+/** Why a receiver cannot start: a few words for its status (a catalog key: the editor's language), the whole reason for the log. */
 export interface CannotListen {
   status: string;
   problem: string;
@@ -90,12 +90,13 @@ export function listenSettings(
   options: { auth: AuthMode; maxBodyMiB: number },
   t: (key: string, vars?: Record<string, string>) => string,
 ): ListenSettings | CannotListen {
+  const s = statusText(RED, 'detection-in');
   // Node-RED's HTTP nodes switched off: a receiver on its own listener still works.
   if ((RED.settings as unknown as Record<string, unknown>).httpNodeRoot === false && !config.listener) {
-    return { status: t('status.http-disabled'), problem: t('errors.http-disabled') };
+    return { status: s('status.http-disabled'), problem: t('errors.http-disabled') };
   }
   const path = normalizeNodePath(config.path);
-  if (path === '/') return { status: t('status.no-path'), problem: t('errors.path-missing') };
+  if (path === '/') return { status: s('status.no-path'), problem: t('errors.path-missing') };
   const auth: AuthConfig = {
     mode: options.auth,
     user: creds.user,
@@ -107,7 +108,7 @@ export function listenSettings(
   const authProblem = authConfigProblem(auth);
   if (authProblem) {
     return {
-      status: t(AUTH_STATUS[authProblem.key] ?? 'status.credentials'),
+      status: s(AUTH_STATUS[authProblem.key] ?? 'status.credentials'),
       problem: t('errors.auth-config', { problem: translate(RED, authProblem) }),
     };
   }
@@ -116,7 +117,7 @@ export function listenSettings(
   // On a listener the path is its own (no httpNodeRoot), and unique on that listener only.
   const listener = listenerOf(RED, config.listener);
   if (listener === undefined || typeof listener === 'string') {
-    return { status: t('status.no-listener'), problem: listener ?? t('errors.listener-missing') };
+    return { status: s('status.no-listener'), problem: listener ?? t('errors.listener-missing') };
   }
   return { path, auth, maxBodyBytes, listener };
 }
@@ -164,7 +165,7 @@ export function deliverySettings(
   if (options.ackMode !== 'redis') return settings;
   // The shared connection of the chosen configuration node; the stream is named after the path.
   const connection = redisOf(RED, config.redis);
-  if (!connection) return { status: t('status.no-redis'), problem: t('errors.redis-missing') };
+  if (!connection) return { status: statusText(RED, 'detection-in')('status.no-redis'), problem: t('errors.redis-missing') };
   settings.redis = {
     connection,
     name: path,

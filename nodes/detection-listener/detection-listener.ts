@@ -16,7 +16,7 @@ import { allowListProblem, parseAllowList } from '../../lib/http/listener-allow'
 import { keptCertificate } from '../../lib/http/self-signed';
 import { nodeOptions, optionRule } from '../../lib/config/node-options';
 import { checkOption } from '../../lib/core/option-rules';
-import { nodeText } from '../shared/i18n';
+import { nodeText, statusText, type Vars } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { ListenerConfigNode } from './listener-node';
 import { nodeFile } from '../shared/user-dir';
@@ -90,14 +90,16 @@ export = function register(RED: NodeAPI): void {
     'detection-listener',
     (node, config) => {
       const t = nodeText(RED, 'detection-listener');
+      const s = statusText(RED, 'detection-listener');
       const creds: DetectionListenerCredentials = node.credentials ?? {};
       let listener: Listener | undefined;
       let problem: string | undefined;
 
-      const fail = (message: string): void => {
-        problem = message;
-        node.status({ fill: 'red', shape: 'ring', text: message });
-        node.error(message);
+      /** Cannot listen: the error `key` of the catalog, under the node (a key, when without figures) and in the log. */
+      const fail = (key: string, vars?: Vars): void => {
+        problem = t(key, vars);
+        node.status({ fill: 'red', shape: 'ring', text: s(key, vars) });
+        node.error(problem);
       };
 
       const setup = (): Listener | undefined => {
@@ -105,11 +107,11 @@ export = function register(RED: NodeAPI): void {
         const portText = String(config.port ?? '').trim();
         // no port is no listener (no default: a port taken by surprise would be worse)
         const portChecked = checkOption(optionRule('detection-listener', 'port'), portText);
-        if (!portChecked.ok || typeof portChecked.value !== 'number') return void fail(t('errors.port', { port: portText }));
+        if (!portChecked.ok || typeof portChecked.value !== 'number') return void fail('errors.port', { port: portText });
         const port = portChecked.value;
         const allowText = config.allow ?? '';
         const allowProblem = allowListProblem(allowText);
-        if (allowProblem) return void fail(t(`errors.allow-${allowProblem.reason}`, { entry: allowProblem.entry }));
+        if (allowProblem) return void fail(`errors.allow-${allowProblem.reason}`, { entry: allowProblem.entry });
         const { tls: mode, clientCerts } = nodeOptions('detection-listener', config);
         let tls: ListenerTls | undefined;
         try {
@@ -118,19 +120,19 @@ export = function register(RED: NodeAPI): void {
             if (kept.created) node.log(t('log.made', { fingerprint: kept.fingerprint256 }));
             tls = { cert: kept.cert, key: kept.key };
           } else if (mode === 'files') {
-            if (!config.certFile?.trim() || !config.keyFile?.trim()) return void fail(t('errors.files-missing'));
+            if (!config.certFile?.trim() || !config.keyFile?.trim()) return void fail('errors.files-missing');
             tls = { cert: readFileSync(config.certFile.trim(), 'utf8'), key: readFileSync(config.keyFile.trim(), 'utf8') };
           } else if (mode === 'pem') {
             tls = { cert: config.cert ?? '', key: creds.key ?? '' };
           }
         } catch (err) {
-          return void fail(t('errors.certificate', { message: (err as Error).message }));
+          return void fail('errors.certificate', { message: (err as Error).message });
         }
         if (tls) {
-          if (!PEM_CERT.test(String(tls.cert))) return void fail(t('errors.cert-pem'));
-          if (!PEM_KEY.test(String(tls.key))) return void fail(t('errors.key-pem'));
+          if (!PEM_CERT.test(String(tls.cert))) return void fail('errors.cert-pem');
+          if (!PEM_KEY.test(String(tls.key))) return void fail('errors.key-pem');
           if (clientCerts) {
-            if (!PEM_CERT.test(config.clientCa ?? '')) return void fail(t('errors.client-ca'));
+            if (!PEM_CERT.test(config.clientCa ?? '')) return void fail('errors.client-ca');
             tls.clientCa = config.clientCa;
           }
         }
@@ -143,7 +145,7 @@ export = function register(RED: NodeAPI): void {
           return made;
         } catch (err) {
           // The certificate and key do not match, or Node cannot read them.
-          return void fail(t('errors.certificate', { message: (err as Error).message }));
+          return void fail('errors.certificate', { message: (err as Error).message });
         }
       };
       listener = setup();
@@ -151,13 +153,13 @@ export = function register(RED: NodeAPI): void {
       const where = (): string => `${listener?.https ? 'https' : 'http'}://${(config.host ?? '').trim() || '*'}:${String(config.port).trim()}`;
       listener?.on('state', (state: string) => {
         if (state === 'listening') {
-          node.status({ fill: 'green', shape: 'dot', text: t('status.listening', { where: where() }) });
+          node.status({ fill: 'green', shape: 'dot', text: s('status.listening', { where: where() }) });
           node.log(t('log.listening', { where: where() }));
         }
         if (state === 'failed') {
           const err = listener?.error;
           const known = ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(err?.code ?? '') ? err?.code : 'other';
-          node.status({ fill: 'red', shape: 'ring', text: t('status.failed', { port: String(config.port) }) });
+          node.status({ fill: 'red', shape: 'ring', text: s('status.failed', { port: String(config.port) }) });
           node.error(
             t(`errors.listen-${known}`, { port: String(config.port).trim(), host: (config.host ?? '').trim() || '*', message: err?.message ?? '' }),
           );

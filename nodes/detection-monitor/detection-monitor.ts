@@ -21,7 +21,7 @@ import {
   type MonitorCredential,
 } from '../../lib/metrics';
 import { problem, sendProblem } from '../../lib/http/problem';
-import { nodeText } from '../shared/i18n';
+import { nodeText, statusText } from '../shared/i18n';
 import { describeNode } from '../shared/notify';
 import { registerNode } from '../shared/register';
 import { normalizeNodePath, routeKey, type ExpressApp } from '../shared/routes';
@@ -85,6 +85,7 @@ export = function register(RED: NodeAPI): void {
     'detection-monitor',
     (node, config) => {
       const t = nodeText(RED, 'detection-monitor');
+      const s = statusText(RED, 'detection-monitor');
       const options = nodeOptions('detection-monitor', config);
       const credential: MonitorCredential = { ...(node.credentials ?? {}) };
       const protectedBy = hasCredential(credential);
@@ -105,17 +106,17 @@ export = function register(RED: NodeAPI): void {
         node.error(message);
       };
       if (!options.metrics && !options.health) {
-        node.status({ fill: 'grey', shape: 'ring', text: t('status.off') });
+        node.status({ fill: 'grey', shape: 'ring', text: s('status.off') });
         return;
       }
-      if (options.metrics && pathProblem(metricsPath)) return fail(t('status.bad-path'), t('errors.path', { path: metricsPath }));
-      if (options.health && pathProblem(healthPath)) return fail(t('status.bad-path'), t('errors.path', { path: healthPath }));
+      if (options.metrics && pathProblem(metricsPath)) return fail(s('status.bad-path'), t('errors.path', { path: metricsPath }));
+      if (options.health && pathProblem(healthPath)) return fail(s('status.bad-path'), t('errors.path', { path: healthPath }));
       if (options.metrics && options.health && routeKey(metricsPath).startsWith(`${routeKey(healthPath)}/`)) {
-        return fail(t('status.bad-path'), t('errors.overlap', { metrics: metricsPath, health: healthPath }));
+        return fail(s('status.bad-path'), t('errors.overlap', { metrics: metricsPath, health: healthPath }));
       }
       // Metrics say how busy a site is and what fails there: never to anyone, unless the user ticked it.
-      if (options.metrics && !protectedBy && !options.metricsOpen) return fail(t('status.no-credential'), t('errors.no-credential'));
-      if (options.healthAuth && !protectedBy) return fail(t('status.no-credential'), t('errors.no-health-credential'));
+      if (options.metrics && !protectedBy && !options.metricsOpen) return fail(s('status.no-credential'), t('errors.no-credential'));
+      if (options.healthAuth && !protectedBy) return fail(s('status.no-credential'), t('errors.no-health-credential'));
 
       const full = (path: string): string => routeKey(`${app.path()}${path}`);
       for (const path of [options.metrics ? metricsPath : undefined, options.health ? healthPath : undefined]) {
@@ -124,7 +125,7 @@ export = function register(RED: NodeAPI): void {
         const owner = owners.get(key);
         if (owner !== undefined && owner !== node.id) {
           const other = describeNode(RED, owner, 'detection-monitor');
-          return fail(t('status.path-in-use', other), t('errors.path-in-use', { path, ...other }));
+          return fail(s('status.path-in-use', other), t('errors.path-in-use', { path, ...other }));
         }
         owners.set(key, node.id);
         claimed.push(key);

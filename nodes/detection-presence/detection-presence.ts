@@ -30,7 +30,7 @@ import {
   type SightResult,
 } from '../../lib/presence';
 import { clockOf } from '../shared/clock';
-import { coded, flowError, nodeText } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { withRedisState } from '../shared/redis';
 import { registerCounts } from '../shared/metrics';
 import { registerNode } from '../shared/register';
@@ -62,12 +62,13 @@ function on(output: Output, msg: NodeMessage): Array<NodeMessage | null> {
 export = function register(RED: NodeAPI): void {
   registerNode<PresenceDef>(RED, TYPE, (node, config) => {
     const t = nodeText(RED, TYPE);
+    const s = statusText(RED, TYPE);
     const clock = clockOf(RED);
     const parsed = presenceSettings(RED, node, config, t);
     const opening = parsed.ok ? openStore(RED, node, parsed.settings, clock, t) : parsed;
     if (!opening.ok) {
       // A configuration that cannot run: every message ends with the error (Catch nodes see it).
-      failConfig(node, t('status.error'), opening.problem, 'CONFIG');
+      failConfig(node, s('status.error'), opening.problem, 'CONFIG');
       // a table kept from before stays for the next deploy, unless the node is gone
       node.on('close', (removed: boolean, done: () => void) => {
         if (removed) dropPresence(node.id);
@@ -91,14 +92,14 @@ export = function register(RED: NodeAPI): void {
       () => ({ ...counts }),
       () => ({ present: presentNow() }),
     );
-    const statusText = (): string => {
+    const countsText = (): string => {
       const text = t('status.counts', { present: presentNow(), arrived: counts.arrived, left: counts.left });
       return counts.dropped > 0 ? text + t('status.dropped', { count: counts.dropped }) : text;
     };
     const showStatus = throttledStatus(node, () => {
-      if (connection) return withRedisState(RED, connection, statusText());
+      if (connection) return withRedisState(RED, connection, countsText());
       // the bound bit: yellow, so someone looks
-      return { fill: counts.dropped > 0 ? 'yellow' : 'green', shape: 'dot', text: statusText() };
+      return { fill: counts.dropped > 0 ? 'yellow' : 'green', shape: 'dot', text: countsText() };
     });
 
     /** Set once the saved table is loaded: from disk at a restart, what fell due before it is late. */
@@ -203,12 +204,12 @@ export = function register(RED: NodeAPI): void {
       showStatus();
     });
 
-    if (!connection) node.status({ fill: 'grey', shape: 'ring', text: statusText() });
+    if (!connection) node.status({ fill: 'grey', shape: 'ring', text: countsText() });
     const ready = opening.opened.ready.then((loadedAt) => {
       resumedAt = loadedAt;
       // a node closed meanwhile: its status is its successor's now
       if (closing) return;
-      if (!connection) node.status({ fill: 'grey', shape: 'ring', text: statusText() });
+      if (!connection) node.status({ fill: 'grey', shape: 'ring', text: countsText() });
       // what fell due while Node-RED was stopped (or during the deploy) goes out now
       if (!connection) sweepNow();
     });

@@ -17,7 +17,7 @@ import { eventMessage } from '../../lib/events/message';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
 import { nodeOptions } from '../../lib/config/node-options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
-import { coded, flowError, nodeText } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { failConfig } from '../shared/status';
 import { shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -63,6 +63,7 @@ function kindFromValue(value: unknown): EventKind | null {
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionSampleDef>(RED, 'detection-sample', (node, config) => {
     const t = nodeText(RED, 'detection-sample');
+    const s = statusText(RED, 'detection-sample');
     const options = nodeOptions('detection-sample', config);
     const { source, images } = options;
     const timeoutMs = options.timeout * 1000;
@@ -79,7 +80,7 @@ export = function register(RED: NodeAPI): void {
     } catch (err) {
       failConfig(
         node,
-        t('status.kind-invalid'),
+        s('status.kind-invalid'),
         t('errors.kind-property', { property: kindSource, message: (err as Error).message }),
         'ERR_SAMPLE_KIND',
       );
@@ -109,7 +110,7 @@ export = function register(RED: NodeAPI): void {
       if (found instanceof Error) {
         const code = (found as Error & { code?: unknown }).code;
         const status = bridgeId ? 'status.config-bridge' : ownUrl ? 'status.config' : 'status.no-bridge';
-        failConfig(node, t(status), found.message, typeof code === 'string' ? code : 'ERR_SAMPLE_BRIDGE');
+        failConfig(node, s(status), found.message, typeof code === 'string' ? code : 'ERR_SAMPLE_BRIDGE');
         return;
       }
       target = found;
@@ -119,7 +120,7 @@ export = function register(RED: NodeAPI): void {
     const closing = new AbortController();
     const warned = new Set<EventKind>();
 
-    const idleText = t(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindSource });
+    const idleText = s(source === 'bridge' ? 'status.idle-bridge' : 'status.idle', { kind: kindSource });
     node.status({ fill: 'grey', shape: 'ring', text: idleText });
 
     /** Sets the contract's properties on the incoming msg (Node-RED reuses it). */
@@ -128,12 +129,12 @@ export = function register(RED: NodeAPI): void {
     }
 
     function showSent(kind: EventKind, valid: boolean): void {
-      const text = t(valid ? 'status.sent' : 'status.sent-invalid', { kind, count: sent });
+      const text = s(valid ? 'status.sent' : 'status.sent-invalid', { kind, count: sent });
       node.status({ fill: valid ? 'green' : 'yellow', shape: 'dot', text });
     }
 
     function showError(): void {
-      node.status({ fill: 'red', shape: 'ring', text: t('status.error', { count: sent }) });
+      node.status({ fill: 'red', shape: 'ring', text: s('status.error', { count: sent }) });
     }
 
     function warnSchema(kind: EventKind, url: string, errors: SchemaError[]): void {
@@ -181,7 +182,7 @@ export = function register(RED: NodeAPI): void {
         return;
       }
 
-      node.status({ fill: 'blue', shape: 'ring', text: t('status.fetching', { kind }) });
+      node.status({ fill: 'blue', shape: 'ring', text: s('status.fetching', { kind }) });
       const { base, dispatcher } = target;
       fetchSample(base, kind, { dispatcher, timeoutMs: target.timeoutMs, signal: closing.signal }).then(
         (fetched) => {

@@ -6,7 +6,7 @@
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { routeOf, routeSlots, type Route } from '../../lib/events/publish-route';
 import { nodeOptions } from '../../lib/config/node-options';
-import { coded, nodeText } from '../shared/i18n';
+import { coded, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
@@ -20,6 +20,7 @@ interface DetectionSwitchDef extends NodeDef {
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionSwitchDef>(RED, 'detection-switch', (node, config) => {
     const t = nodeText(RED, 'detection-switch');
+    const s = statusText(RED, 'detection-switch');
 
     const property = config.property || 'payload';
     const propertyType = config.propertyType || 'msg';
@@ -32,7 +33,7 @@ export = function register(RED: NodeAPI): void {
     } catch (err) {
       failConfig(
         node,
-        t('status.config'),
+        s('status.config'),
         t('errors.property', { property: `${propertyType}:${property}`, message: (err as Error).message }),
         'CONFIG',
       );
@@ -43,7 +44,7 @@ export = function register(RED: NodeAPI): void {
     const showStatus = throttledStatus(node, () => ({
       fill: 'green',
       shape: 'dot',
-      text: t(otherOutput ? 'status.counts' : 'status.counts-dropped', counts),
+      text: s(otherOutput ? 'status.counts' : 'status.counts-dropped', counts),
     }));
 
     node.on('input', (msg: NodeMessage, send: (msg: Array<NodeMessage | null>) => void, done: (err?: Error) => void) => {

@@ -10,7 +10,7 @@ import { posBatchPath } from '../../lib/platform/url';
 import { PushQueue, type BatchResult, type RetryInfo } from '../../lib/platform/push-queue';
 import { checkPushItems } from '../../lib/platform/push-schemas';
 import { nodeOptions } from '../../lib/config/node-options';
-import { coded, flowError, nodeText, translate } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText, translate } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { registerCounts } from '../shared/metrics';
@@ -40,6 +40,7 @@ interface Ticket {
 export = function register(RED: NodeAPI): void {
   registerNode<PlatformPushDef>(RED, 'platform-push', (node, config) => {
     const t = nodeText(RED, 'platform-push');
+    const s = statusText(RED, 'platform-push');
     const options = nodeOptions('platform-push', config);
     const { operation } = options;
     const pos = operation === 'pos';
@@ -54,7 +55,7 @@ export = function register(RED: NodeAPI): void {
     if (client instanceof Error || empty) {
       failConfig(
         node,
-        t('status.error'),
+        s('status.error'),
         client instanceof Error ? client.message : t(pos ? 'errors.pos-empty' : 'errors.no-path'),
         'ERR_PUSH_CONFIG',
       );
@@ -64,26 +65,26 @@ export = function register(RED: NodeAPI): void {
     try {
       reader = typedReader(RED.util as unknown as PropertyUtil, node, value, type, 'str');
     } catch (err) {
-      failConfig(node, t('status.error'), t('errors.property', { property: source, message: (err as Error).message }), 'ERR_PUSH_CONFIG');
+      failConfig(node, s('status.error'), t('errors.property', { property: source, message: (err as Error).message }), 'ERR_PUSH_CONFIG');
       return;
     }
 
     const showStatus = throttledStatus(node, () => {
-      const s = queue.stats();
+      const stats = queue.stats();
       return {
-        fill: s.failed > 0 ? 'red' : s.queued + s.inFlight > 0 ? 'yellow' : 'green',
+        fill: stats.failed > 0 ? 'red' : stats.queued + stats.inFlight > 0 ? 'yellow' : 'green',
         shape: 'dot',
-        text: t('status.counts', { pushed: s.pushed, queued: s.queued + s.inFlight, failed: s.failed }),
+        text: s('status.counts', { pushed: stats.pushed, queued: stats.queued + stats.inFlight, failed: stats.failed }),
       };
     });
     /** A retry shows at once how long it waits (the server's Retry-After or the backoff). */
     function showRetry(info: RetryInfo): void {
-      const s = queue.stats();
+      const stats = queue.stats();
       showStatus.cancel();
       node.status({
         fill: 'yellow',
         shape: 'ring',
-        text: t('status.retrying', { seconds: Math.round(info.delayMs / 100) / 10, queued: s.queued + s.inFlight }),
+        text: s('status.retrying', { seconds: Math.round(info.delayMs / 100) / 10, queued: stats.queued + stats.inFlight }),
       });
     }
 

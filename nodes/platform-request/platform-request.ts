@@ -4,7 +4,7 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { fillPath } from '../../lib/platform/path-template';
-import { coded, flowError, nodeText } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { platformClientOf, platformServerOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
@@ -58,9 +58,10 @@ type Send = (msg: NodeMessageInFlow) => void;
 export = function register(RED: NodeAPI): void {
   registerNode<PlatformRequestDef>(RED, 'platform-request', (node, config) => {
     const t = nodeText(RED, 'platform-request');
+    const s = statusText(RED, 'platform-request');
     const clientOrError = platformClientOf(RED, config.server) ?? new Error(t('errors.no-server'));
     if (clientOrError instanceof Error) {
-      failConfig(node, t('status.error'), clientOrError.message, 'ERR_PLATFORM_CONFIG');
+      failConfig(node, s('status.error'), clientOrError.message, 'ERR_PLATFORM_CONFIG');
       return;
     }
     const client = clientOrError;
@@ -75,7 +76,7 @@ export = function register(RED: NodeAPI): void {
     const methodSource = typedLabel(methodType, methodValue);
     const pathSource = typedLabel(pathType, pathValue);
     if (pathType === 'str' && !pathValue) {
-      failConfig(node, t('status.error'), t('errors.path-empty'), 'ERR_PLATFORM_PATH');
+      failConfig(node, s('status.error'), t('errors.path-empty'), 'ERR_PLATFORM_PATH');
       return;
     }
     const util = RED.util as unknown as PropertyUtil;
@@ -95,7 +96,7 @@ export = function register(RED: NodeAPI): void {
           return { name: p.name, in: p.in, source: reading, read: propertyReader(util, node, p.value ?? '', p.type || 'str') };
         });
     } catch (err) {
-      failConfig(node, t('status.error'), t('errors.property', { property: reading, message: (err as Error).message }), 'ERR_PLATFORM_CONFIG');
+      failConfig(node, s('status.error'), t('errors.property', { property: reading, message: (err as Error).message }), 'ERR_PLATFORM_CONFIG');
       return;
     }
     const options = nodeOptions('platform-request', config);
@@ -107,7 +108,7 @@ export = function register(RED: NodeAPI): void {
     const showStatus = throttledStatus(node, () => ({
       fill: counts.failed > 0 ? 'yellow' : 'green',
       shape: 'dot',
-      text: t('status.counts', counts),
+      text: s('status.counts', counts),
     }));
 
     /** The method and the path template for a message, or the error that stops it. */

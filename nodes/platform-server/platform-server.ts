@@ -12,7 +12,7 @@ import { loadOperations } from '../../lib/openapi/load';
 import type { OperationIndex } from '../../lib/openapi/operations';
 import { caOption } from '../../lib/core/options';
 import { nodeOptions } from '../../lib/config/node-options';
-import { coded, flowError, nodeText } from '../shared/i18n';
+import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { userDirOf } from '../shared/user-dir';
 
@@ -36,6 +36,7 @@ export = function register(RED: NodeAPI): void {
     'platform-server',
     (node, config) => {
       const t = nodeText(RED, 'platform-server');
+      const s = statusText(RED, 'platform-server');
       const creds = (node.credentials ?? {}) as PlatformServerCredentials;
       const options = nodeOptions('platform-server', config);
 
@@ -64,15 +65,15 @@ export = function register(RED: NodeAPI): void {
       const source = (config.openapi ?? '').trim();
       let operations: Promise<OperationIndex | Error | undefined> = Promise.resolve(undefined);
       if (source) {
-        node.status({ fill: 'grey', shape: 'ring', text: t('status.loading') });
+        node.status({ fill: 'grey', shape: 'ring', text: s('status.loading') });
         operations = loadOperations(source, { dir: userDirOf(RED), client: client instanceof PlatformClient ? client : undefined }).then(
           (index) => {
-            node.status({ fill: 'green', shape: 'dot', text: t('status.release', { release: index.release, count: index.operations.length }) });
+            node.status({ fill: 'green', shape: 'dot', text: s('status.release', { release: index.release, count: index.operations.length }) });
             return index;
           },
           (err: unknown) => {
             const failure = coded(t('errors.openapi', { message: flowError(RED, err).message }), 'ERR_OPENAPI');
-            node.status({ fill: 'red', shape: 'ring', text: t('status.openapi-error') });
+            node.status({ fill: 'red', shape: 'ring', text: s('status.openapi-error') });
             node.error(failure.message);
             return failure;
           },

@@ -1,8 +1,9 @@
 /**
  * Text for a node, always from the message catalogs (locales/): the node's
  * own keys (`status.counts` → RED._('<type>.status.counts')) and lib's
- * Messages and errors, whose keys the build merges into every catalog. So the
- * status, the debug sidebar and Catch nodes show the user's language.
+ * Messages and errors, whose keys the build merges into every catalog. RED._
+ * speaks the runtime's language (debug sidebar, Catch nodes, log); a status
+ * without figures goes as its key, for the editor's (statusText).
  */
 import type { NodeAPI } from 'node-red';
 import { isMessage, renderMessage, type Message, type Translate } from '../../lib/core/messages';

@@ -39,7 +39,8 @@ export function registerNode<TDef extends NodeDef, TCreds extends object = objec
       } catch (err) {
         // Setups register their input handler last: a throw comes before it.
         const problem = RED._('setup.failed', { node: RED._(`${type}.paletteLabel`), message: flowError(RED, err).message });
-        failConfig(this, RED._('setup.status'), problem, 'ERR_CONFIG');
+        // The status as its key, for the editor's language: shared.json's keys are merged into every node's catalog.
+        failConfig(this, 'setup.status', problem, 'ERR_CONFIG');
       }
     },
     options,

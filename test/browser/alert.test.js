@@ -288,8 +288,13 @@ describe(`e2e: the alert-with-picture example in Chromium, Node-RED ${nodeRedVer
     // Deploy anyway: the editor asks to confirm a flow with an invalid node.
     await browser.deploy({ confirm: true });
 
+    // Without figures the runtime sends the catalog key, which the editor shows in its language (below).
+    await until(
+      () => (comms.status(byName['new receiver'].id) || {}).text === 'detection-in.status.needs-token',
+      20000,
+      '"new receiver": detection-in.status.needs-token',
+    );
     const needsToken = translate('detection-in.status.needs-token');
-    await until(() => (comms.status(byName['new receiver'].id) || {}).text === needsToken, 20000, `"new receiver": "${needsToken}"`);
     // The example's receiver was deployed first and keeps its path.
     const inUse = translate('detection-in.status.path-in-use', { name: translate('detection-in.paletteLabel'), flow: flowLabel });
     await until(() => (comms.status(byName['second receiver'].id) || {}).text === inUse, 20000, `"second receiver": "${inUse}"`);

@@ -11,7 +11,7 @@
  */
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { ROOT, getHelper, translatedModule, collect } = require('../support');
+const { ROOT, getHelper, translatedModule, collect, ownStatus, translate } = require('../support');
 
 const { currentVersion } = require(path.join(ROOT, 'dist', 'lib', 'config', 'migrate'));
 const helper = getHelper();
@@ -170,13 +170,14 @@ const CASES = [
     /detection filter cannot run: the rules are not a list/,
   ],
   ['detection-image', 'a crop order that is a number (a flow edited by hand)', { crops: 5 }, [], /the crop order "5" is not a list of/],
-  // A setup that throws: the node is kept, and says it cannot start.
+  // A setup that throws: the node is kept, and says it cannot start (its status: shared.json's key, for the editor's language).
   [
     'detection-image',
     'an output property that is a number (a flow edited by hand)',
     { outputProperty: 5 },
     [],
     /detection image cannot start with these settings \(.+\): open the node/,
+    'setup.status',
   ],
   [
     'platform-request',
@@ -184,9 +185,13 @@ const CASES = [
     { server: 'srv', method: 'GET', path: 5, pathType: 'str' },
     ['credentials'],
     /platform request cannot start with these settings/,
+    'setup.status',
   ],
   ['platform-request', 'no path', { server: 'srv', method: 'GET', path: '  ', pathType: 'str' }, ['credentials'], /no path: enter one in the node/],
 ];
+
+/** Their configuration statuses are checked in their own tests (detection filter's name a rule by its number). */
+const OWN_STATUS_TESTS = ['detection-filter', 'detection-dedupe'];
 
 /** A platform server that can make its client (credentials given), for cases about the node's own options. */
 const SERVER = { id: 'srv', type: 'platform-server', name: '', url: 'http://127.0.0.1:9', insecure: false, ca: '', timeout: 10 };
@@ -198,7 +203,7 @@ describe('a node whose configuration cannot run still ends every message with do
     await helper.stopServer();
   });
 
-  for (const [type, what, config, beside, says] of CASES) {
+  for (const [type, what, config, beside, says, statusKey] of CASES) {
     it(`${type}: ${what}`, async () => {
       const withCredentials = beside.includes('credentials');
       const configNodes = withCredentials ? [SERVER] : beside;
@@ -239,6 +244,11 @@ describe('a node whose configuration cannot run still ends every message with do
         status.some((s) => s.fill === 'red'),
         `a red status: ${JSON.stringify(status)}`,
       );
+      // A status without figures is sent as its catalog key, which the editor shows in its language.
+      const shown = ownStatus(node).text;
+      if (statusKey) assert.equal(shown, statusKey);
+      else if (!OWN_STATUS_TESTS.includes(type)) assert.match(shown, new RegExp(`^${type}\\.status\\.[a-z-]+$`), `${type}: a key of its catalog`);
+      if (!OWN_STATUS_TESTS.includes(type)) translate(shown); // in the catalog (setup.status: shared.json's, merged into every node's)
     });
   }
 

@@ -407,7 +407,9 @@ describe('detection-enroll against the simulated enrollment endpoints', function
 
     it('without a token nothing is sent, and the status says why', async () => {
       const { en } = await start({}, { token: '' });
-      await until(() => ownStatus(en) && (ownStatus(en) || {}).text === 'no token', 2000, 'the status');
+      // without figures: the catalog key, for the editor to show in its language
+      await until(() => (ownStatus(en) || {}).text === 'detection-enroll.status.no-token', 2000, 'the status');
+      assert.equal(translate(ownStatus(en).text), 'no token');
       const caught = await call('en', { payload: { externalId: 'x', plate: 'A' } }, 'caught');
       assert.equal(caught.error.code, 'ERR_ENROLL_CREDENTIALS');
       assert.match(caught.error.message, /no token \(JWT\) is configured/);

@@ -6,7 +6,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, NODE_RED_DIR, getHelper, nodeModule, translatedModule, collect, until } = require('../support');
+const { ROOT, NODE_RED_DIR, getHelper, nodeModule, translatedModule, translate, collect, until } = require('../support');
 const ev = require('../fixtures/events');
 const { checkEvent } = require('../../dist/lib/events/schemas');
 
@@ -327,7 +327,9 @@ describe('detection-image node', function () {
     const { node, got } = await start({ crops: 'Close,Huge' });
     await until(() => node.error.called, 2000, 'an error');
     assert.match(node.error.firstCall.args[0], /crop order "Close,Huge"/);
-    assert.equal(lastStatus(node).text, 'configuration error');
+    // without figures: the catalog key, for the editor to show in its language
+    assert.equal(lastStatus(node).text, 'detection-image.status.config');
+    assert.equal(translate(lastStatus(node).text), 'configuration error');
     node.receive({ payload: plate(['Close']) });
     await until(() => got.caught.length === 1, 2000, 'the Catch node');
     assert.equal(got.caught[0].error.code, 'CONFIG');

@@ -8,6 +8,7 @@ const {
   getHelper,
   nodeModule,
   translatedModule,
+  translate,
   loadWithHttp,
   closeServers,
   request,
@@ -388,10 +389,12 @@ describe('detection-in node', function () {
     const detectionInText = translatedModule('detection-in');
     const lastStatus = (node) => ownStatus(node);
 
+    // A status without figures goes as its catalog key: the editor shows it in its own language.
     it('Bearer without a token: "needs a token", and the reason in the log', async () => {
       const { node } = await start({ auth: 'bearer' }, {}, detectionInText);
       await until(() => node.error.called, 2000, 'an error');
-      assert.deepEqual(lastStatus(node), { fill: 'red', shape: 'ring', text: 'needs a token' });
+      assert.deepEqual(lastStatus(node), { fill: 'red', shape: 'ring', text: 'detection-in.status.needs-token' });
+      assert.equal(translate(lastStatus(node).text), 'needs a token');
       assert.match(node.error.firstCall.args[0], /credentials are incomplete/);
       assert.equal((await postJson(url, ev.minimalLpr())).status, 404);
     });
@@ -399,7 +402,8 @@ describe('detection-in node', function () {
     it('Basic without a password: "needs a user name and password"', async () => {
       const { node } = await start({ auth: 'basic' }, { user: 'bridge' }, detectionInText);
       await until(() => node.error.called, 2000, 'an error');
-      assert.equal(lastStatus(node).text, 'needs a user name and password');
+      assert.equal(lastStatus(node).text, 'detection-in.status.needs-user');
+      assert.equal(translate(lastStatus(node).text), 'needs a user name and password');
     });
 
     it('a path in use: names the other node by its name and flow, not its id', async () => {
@@ -495,7 +499,8 @@ describe('detection-in node', function () {
     it('no path: "no path"', async () => {
       const { node } = await start({ path: '/' }, undefined, detectionInText);
       await until(() => node.error.called, 2000, 'an error');
-      assert.equal(lastStatus(node).text, 'no path');
+      assert.equal(lastStatus(node).text, 'detection-in.status.no-path');
+      assert.equal(translate(lastStatus(node).text), 'no path');
     });
   });
 

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const { join } = require('node:path');
-const { getHelper, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until, translate } = require('../support');
+const { getHelper, translatedModule, loadWithHttp, closeServers, request, postJson, collect, until, translate, ownStatus } = require('../support');
 const ev = require('../fixtures/events');
 
 const helper = getHelper();
@@ -247,6 +247,9 @@ describe('detection-monitor node', function () {
     const answer = await request(`${base}${HEALTH}/ready`, { method: 'GET' });
     assert.equal(answer.status, 404, 'a monitor that cannot serve its metrics serves nothing: the status says why');
     assert.ok(node, 'the node is kept, red');
+    // without figures: the catalog key, for the editor to show in its language
+    assert.deepEqual(ownStatus(node), { fill: 'red', shape: 'ring', text: 'detection-monitor.status.no-credential' });
+    assert.equal(translate(ownStatus(node).text), 'no credential set');
     await helper.unload();
     await closeServers();
     const open = await loadWithHttp([detectionMonitor], [{ id: 't1', type: 'tab' }, monitor({ metricsOpen: true })]);

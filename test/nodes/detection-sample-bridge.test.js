@@ -163,13 +163,19 @@ describe('detection-sample through an events bridge (simulated sample endpoints)
   it('without a usable bridge it says why at deploy and on every message', async () => {
     const cases = [
       // no bridge chosen, no URL of its own
-      { options: { sample: { bridge: '' } }, status: 'no events bridge', message: translate('detection-sample.errors.no-bridge') },
+      { options: { sample: { bridge: '' } }, status: 'no-bridge', text: 'no events bridge', message: translate('detection-sample.errors.no-bridge') },
       // the bridge chosen is not deployed
-      { options: { sample: { bridge: 'gone' } }, status: 'events bridge not valid', message: translate('detection-sample.errors.bridge-missing') },
+      {
+        options: { sample: { bridge: 'gone' } },
+        status: 'config-bridge',
+        text: 'events bridge not valid',
+        message: translate('detection-sample.errors.bridge-missing'),
+      },
       // the bridge's URL is not valid
       {
         options: { bridge: bridgeNode('ftp://bridge-host') },
-        status: 'events bridge not valid',
+        status: 'config-bridge',
+        text: 'events bridge not valid',
         message: /the events bridge URL "ftp:\/\/bridge-host" is not valid/,
       },
     ];
@@ -180,7 +186,9 @@ describe('detection-sample through an events bridge (simulated sample endpoints)
       const at = node.error.firstCall.args[0];
       if (typeof c.message === 'string') assert.equal(at, c.message);
       else assert.match(at, c.message);
-      assert.deepEqual(ownStatus(node), { fill: 'red', shape: 'ring', text: c.status });
+      // without figures: the catalog key, for the editor to show in its language
+      assert.deepEqual(ownStatus(node), { fill: 'red', shape: 'ring', text: `detection-sample.status.${c.status}` });
+      assert.equal(translate(ownStatus(node).text), c.text);
       const caught = await call({ payload: 1 }, 'caught');
       assert.equal(caught.error.message, `Error: ${at}`, 'the same error for Catch');
       assert.match(caught.error.code, /^ERR_(SAMPLE_BRIDGE|ENROLL_URL)$/);

@@ -3,7 +3,7 @@
  * detection-switch inside the Node-RED runtime (node-red-node-test-helper).
  */
 const assert = require('node:assert/strict');
-const { getHelper, translatedModule, collect, until, completeProbe, trackFinished } = require('../support');
+const { getHelper, translatedModule, translate, collect, until, completeProbe, trackFinished } = require('../support');
 const ev = require('../fixtures/events');
 
 const TYPE = 'detection-switch';
@@ -190,7 +190,9 @@ describe('detection-switch node', function () {
     const sw = helper.getNode('sw');
     await until(() => sw.error.called, 2000, 'an error');
     assert.match(sw.error.firstCall.args[0], /^detection switch cannot use the event property jsonata:\$\$\$\(/);
-    assert.equal(lastStatus(sw).text, 'configuration error');
+    // without figures: the catalog key, for the editor to show in its language
+    assert.equal(lastStatus(sw).text, 'detection-switch.status.config');
+    assert.equal(translate(lastStatus(sw).text), 'configuration error');
     sw.receive({ payload: ev.minimalLpr() });
     await until(() => sw.error.callCount === 2, 2000, 'a second error for the message');
   });

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { getHelper, translatedModule, collect, until } = require('../support');
+const { getHelper, translatedModule, translate, collect, until } = require('../support');
 const { startMockCore } = require('../../dist/sim/mock-core');
 const { namedDocument } = require('../support/openapi-document');
 
@@ -163,7 +163,9 @@ describe('platform nodes with an OpenAPI file', function () {
     // the config node's own status says so (the helper spies on every node's status: keep each node's own calls)
     for (const srv of [srvA, srvB]) {
       const own = srv.status.getCalls().filter((call) => call.thisValue === srv);
-      assert.deepEqual(own[own.length - 1].args[0], { fill: 'red', shape: 'ring', text: 'OpenAPI file not usable' });
+      // without figures: the catalog key, for the editor to show in its language
+      assert.deepEqual(own[own.length - 1].args[0], { fill: 'red', shape: 'ring', text: 'platform-server.status.openapi-error' });
+      assert.equal(translate(own[own.length - 1].args[0].text), 'OpenAPI file not usable');
     }
     const got = [collect(outA, 1), collect(outB, 1)];
     reqA.receive({ posId: 'pos-x', payload: [{ free: 'text' }] });

@@ -16,7 +16,8 @@ const LOCALES = path.join(ROOT, 'locales');
 const LANGS = fs.readdirSync(LOCALES);
 /** Words a help may have: what fits a sidebar without scrolling through a manual. */
 // detection filter: eleven kinds of rule, plate matching and time windows, each option one line.
-const WORDS = { 'detection-in': 700, 'detection-filter': 480, 'detection-redis': 480 };
+// detection in and detection sample: every field of msg.detection, one line each (23 of them).
+const WORDS = { 'detection-in': 900, 'detection-filter': 480, 'detection-redis': 480, 'detection-sample': 490 };
 const DEFAULT_WORDS = 400;
 
 const help = (type, lang = 'en-US') => fs.readFileSync(path.join(LOCALES, lang, `${type}.html`), 'utf8');
@@ -99,6 +100,21 @@ describe('docs/nodes and the help say the same', function () {
       });
     });
   }
+
+  // msg.detection is what flows read most: its fields are named where a user looks, the sidebar.
+  describe('the help of each node that emits msg.detection names its every field, in every language', function () {
+    const { detectionView } = require(path.join(ROOT, 'dist', 'lib', 'events', 'detection-view'));
+    // a view of an empty event has every field of its kind (null where the event says nothing)
+    const fields = [...new Set(['face', 'lpr'].flatMap((kind) => Object.keys(detectionView({}, kind))))].sort();
+    for (const type of ['detection-in', 'detection-sample']) {
+      for (const lang of LANGS) {
+        it(`${type}, ${lang}`, function () {
+          const named = [...help(type, lang).matchAll(/<dt\b[^>]*>detection\.(\w+) /g)].map((m) => m[1]);
+          assert.deepEqual([...named].sort(), fields, `locales/${lang}/${type}.html: a <dt>detection.<field></dt> for each field`);
+        });
+      }
+    }
+  });
 
   it('a disagreement names the node and the option', function () {
     const parts = helpParts(help('detection-switch'));
