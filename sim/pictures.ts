@@ -15,6 +15,7 @@ import type { CropSizeName } from '../lib/core/event-kinds';
 import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from '../lib/bridge/sample-images';
 import { BoundedCache } from './bounded-cache';
 import { CELL_COLUMNS, GLYPH_COLUMNS, GLYPH_ROWS, foldForFont, glyphOf } from './font';
+import { encodeJpeg } from './jpeg-encoder';
 
 /** A picture the simulator draws on: a plate crop, or a face's live capture or enrolled photo. */
 export type PictureName = CropSizeName | 'detectionImage' | 'defaultPhoto';
@@ -40,7 +41,7 @@ const PLACES: Readonly<Record<PictureName, TextPlace>> = {
 const BASE64: Readonly<Record<PictureName, string>> = { ...SAMPLE_PLATE_PICTURES, ...SAMPLE_FACE_PICTURES };
 
 /** JPEG quality of a drawn picture: high enough that the text stays crisp. */
-const QUALITY = 90;
+const QUALITY = 80;
 
 interface Raw {
   width: number;
@@ -143,5 +144,5 @@ function drawText(name: PictureName, text: string): string {
           if (glyph[r * GLYPH_COLUMNS + c]) fill(left + (i * CELL_COLUMNS + c) * scale, top + r * scale, scale, scale, 0);
     }
   }
-  return jpeg.encode({ width, height, data }, QUALITY).data.toString('base64');
+  return encodeJpeg({ width, height, data }, QUALITY).toString('base64');
 }

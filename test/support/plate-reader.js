@@ -13,9 +13,14 @@ const path = require('node:path');
 const jpeg = require('jpeg-js');
 const { ROOT } = require('.');
 
-const { CELL_COLUMNS, FALLBACK_CHAR, GLYPH_COLUMNS, GLYPH_ROWS, fontGlyphs } = require(path.join(ROOT, 'dist', 'sim', 'font.js'));
+// the simulator's font, from the build, as its pictures are drawn (loaded on first use: requiring
+// this file does not need a built dist/)
+let font;
+function loadFont() {
+  font ??= require(path.join(ROOT, 'dist', 'sim', 'font.js'));
+  return font;
+}
 
-const DOTS = GLYPH_COLUMNS * GLYPH_ROWS;
 /** A cell is read only when its best glyph differs in at most this many dots. */
 const MAX_DISTANCE = 4;
 
@@ -28,6 +33,7 @@ function luma(raw) {
 
 /** Bright regions (4-connected, above mid-grey) that fill their bounding box but for ink inside: the candidate boxes. */
 function paperBoxes(grey, width, height) {
+  const { CELL_COLUMNS, GLYPH_ROWS } = loadFont();
   const label = new Int32Array(width * height).fill(-1);
   const boxes = [];
   const queue = new Int32Array(width * height);
@@ -80,8 +86,9 @@ function paperBoxes(grey, width, height) {
 
 /** The 35 dots of the cell whose top left is (left, top) at `scale`: a dot is dark when its block's inner average is. */
 function cellDots(grey, width, left, top, scale) {
+  const { GLYPH_COLUMNS, GLYPH_ROWS } = loadFont();
   const trim = Math.floor(scale / 4);
-  const dots = new Uint8Array(DOTS);
+  const dots = new Uint8Array(GLYPH_COLUMNS * GLYPH_ROWS);
   for (let r = 0; r < GLYPH_ROWS; r++)
     for (let c = 0; c < GLYPH_COLUMNS; c++) {
       let sum = 0;
@@ -98,10 +105,11 @@ function cellDots(grey, width, left, top, scale) {
 
 /** The glyph nearest to `dots` and its distance. */
 function nearest(dots) {
-  let best = { char: FALLBACK_CHAR, distance: DOTS + 1 };
+  const { FALLBACK_CHAR, fontGlyphs } = loadFont();
+  let best = { char: FALLBACK_CHAR, distance: dots.length + 1 };
   for (const [char, glyph] of fontGlyphs()) {
     let distance = 0;
-    for (let i = 0; i < DOTS; i++) if (glyph[i] !== dots[i]) distance++;
+    for (let i = 0; i < dots.length; i++) if (glyph[i] !== dots[i]) distance++;
     if (distance < best.distance) best = { char, distance };
   }
   return best;
@@ -109,6 +117,7 @@ function nearest(dots) {
 
 /** The text in one box, or null when it holds none the font reads. */
 function readBox(grey, width, box) {
+  const { CELL_COLUMNS, GLYPH_ROWS } = loadFont();
   let inkTop = Infinity;
   let inkBottom = -1;
   let inkLeft = Infinity;
