@@ -83,8 +83,8 @@ export function drawnPictureKey(name: PictureName, text: string): string {
 /**
  * The sample picture `name` with `text` drawn on it (folded: capitals,
  * accents off), as base64 JPEG; the same arguments, the same string (cached).
- * Text too long for the box is drawn as long as it fits on a plate's box
- * (which stays blank when not one character fits) and cut on a caption.
+ * A plate too long for a crop's box leaves it blank (the far FullFrame crop
+ * holds six characters); a name too long for the caption bar is cut.
  */
 export function drawnPicture(name: PictureName, text: string): string {
   const key = drawnPictureKey(name, text);

@@ -1045,6 +1045,29 @@ describe('sim: the bridge simulator', function () {
       }
     });
 
+    it('--images none: events without image fields; a scenario plate with "images": false has none while the others show theirs', async function () {
+      receiver = await startReceiver();
+      const none = await runCli(['send', '--url', receiver.url, '--images', 'none', '--count', '2', '--rate', '0', '--quiet']);
+      assert.equal(none.code, 0, none.stderr);
+      for (const { json: event } of receiver.requests) {
+        assert.ok(checkEvent(event).ok);
+        assert.deepEqual(images(event), [], event.publishType);
+        assert.ok(!('detectionImages' in event.payload || 'detectionImage' in event.payload || 'defaultPhoto' in event.payload));
+      }
+      receiver.requests.length = 0;
+      const file = path.join(tmp, 'mixed-pictures.json');
+      fs.writeFileSync(file, JSON.stringify({ plates: [{ plate: 'BARE01', images: false }, 'SHOWN1'], seed: 5 }));
+      const mixed = await runCli(['send', '--url', receiver.url, '--scenario', file, '--count', '12', '--rate', '0', '--quiet']);
+      assert.equal(mixed.code, 0, mixed.stderr);
+      const plates = new Map(receiver.requests.map(({ json: e }) => [e.payload.lprPlateInfo.plate, e.payload.detectionImages]));
+      assert.deepEqual([...plates.keys()].sort(), ['BARE01', 'SHOWN1'], 'twelve draws with seed 5 show both');
+      assert.equal(plates.get('BARE01'), undefined);
+      assert.deepEqual(
+        plates.get('SHOWN1').map((i) => readPictureText(Buffer.from(i.image, 'base64'))),
+        ['SHOWN1', 'SHOWN1', 'SHOWN1', 'SHOWN1', 'SHOWN1'],
+      );
+    });
+
     it('the same seed gives the same events; the built-in mixed scenario has VIP and Banned, plates and faces, day and night', async function () {
       receiver = await startReceiver();
       const run = async (seed) => {
