@@ -26,7 +26,11 @@ function keptEncoder(quality: number): Encoder | null {
     kept = null;
     try {
       const source = readFileSync(require.resolve('jpeg-js/lib/encoder.js'), 'utf8');
-      const load = compileFunction(`${source}\nreturn typeof JPEGEncoder === 'function' ? JPEGEncoder : undefined;`, ['module', 'exports', 'require']);
+      const load = compileFunction(`${source}\nreturn typeof JPEGEncoder === 'function' ? JPEGEncoder : undefined;`, [
+        'module',
+        'exports',
+        'require',
+      ]);
       const JPEGEncoder = load({ exports: {} }, {}, require) as (new (quality: number) => Encoder) | undefined;
       if (JPEGEncoder) kept = new JPEGEncoder(quality);
     } catch {

@@ -89,6 +89,13 @@ describe('sim: pictures that show the plate and the name', function () {
       assert.ok(shown.length >= 20 && sim.foldForFont(long).startsWith(shown), shown);
     });
 
+    it("one kept encoder gives jpeg-js's own bytes, picture after picture", function () {
+      const jpeg = require('jpeg-js');
+      const { encodeJpeg } = require(path.join(dist, 'sim', 'jpeg-encoder.js'));
+      const [car, close] = ['Car', 'Close'].map((crop) => jpeg.decode(Buffer.from(SAMPLE_PLATE_PICTURES[crop], 'base64'), { useTArray: true }));
+      for (const raw of [car, close, car]) assert.ok(encodeJpeg(raw, 80).equals(jpeg.encode(raw, 80).data));
+    });
+
     it('the same text and picture, the same string (drawn once)', function () {
       assert.equal(pictures.drawnPicture('Car', 'klm456'), pictures.drawnPicture('Car', 'KLM456'));
       const sizes = PLATE_CROPS.map((crop) => Buffer.from(pictures.drawnPicture(crop, 'KLM456'), 'base64').length);
