@@ -84,11 +84,12 @@ hits --timeout and is retried, so a slow receiver sees the event twice.
   --token TOKEN         bearer: token, sent as "Authorization: Bearer TOKEN" (or set ${ENV_TOKEN})
   --header-name NAME    header: the header's name, e.g. X-Api-Key
   --header-value VALUE  header: the header's value (or set ${ENV_HEADER_VALUE})
-  --images MODE         the events' images: pictures (default: small real JPEGs, a face, an
-                        enrolled photo and one per plate crop: Close, Medium, Car, FullFrame),
-                        realistic (the same pictures at the bridge's sizes: plate events of
-                        about 1 MiB, face events of about 370 KiB) or fillers (the two-byte
-                        images of the sample endpoints, not pictures)
+  --images MODE         the events' images: pictures (default: small real JPEGs that show the
+                        event's plate or the person's name: a face, an enrolled photo and one
+                        per plate crop: Close, Medium, Car, FullFrame, Other), realistic (the
+                        same pictures at the bridge's sizes: plate events of about 1 MiB, face
+                        events of about 370 KiB), fillers (the two-byte images of the sample
+                        endpoints, not pictures) or none (no image fields, as some bridges send)
   --realistic-images    the same as --images realistic
   --resilient           retry until the receiver answers 200 (only 200), every --retry-delay ms,
                         without limit
@@ -122,7 +123,8 @@ again); a tag is NAME or NAME@DATE (expires that day, e.g. VIP@2030-12-31).
                             "sites": [{"name": "Site 1", "serverContext": {"SiteId": "1"}}],
                             "timeZones": ["America/New_York"], "timesOfDay": ["night"],
                             "tagPrefix": "partner", "seed": 7 }
-                        every key may be left out; the options below replace the file's lists
+                        every key may be left out; the options below replace the file's lists;
+                        a plate or person with "images": false is sent without pictures
   --plates LIST         plates, each PLATE or PLATE:TAG:TAG…, e.g. "ABC123:Banned,XYZ987:VIP,KLM456"
                         (no tag: an untagged plate); only plates given: every event is a plate
   --faces LIST          people, each "First [Middle] Last" or "First Last:TAG…", e.g.

@@ -174,6 +174,7 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
     });
     const interval = this.o.rate > 0 ? 1000 / this.o.rate : 0;
     const inFlight = new Set<Promise<void>>();
+    const enrolled = this.enrolled;
     let nextAt = performance.now();
     for (let seq = 1; this.o.forever || seq <= this.o.count; seq++) {
       while (inFlight.size >= this.o.concurrency && !signal.aborted) await Promise.race([...inFlight, stoppedPromise]);
@@ -200,9 +201,10 @@ export class DeliveryRun extends EventEmitter<DeliveryEvents> {
           images: this.o.images,
           scene: this.scenes?.next(kind),
           scenario: this.o.scenario,
+          // before the pictures are drawn, so that they show the enrolled plate or person
+          edit: enrolled && ((event: DetectionEvent) => applyEnrollment(event, enrolled.draw.next(kind), enrolled.store)),
         }),
       };
-      if (this.enrolled) applyEnrollment(pending.event, this.enrolled.draw.next(kind), this.enrolled.store);
       this.counters.sent++;
       this.kinds[kind]++;
       this.emit('sent', { seq, kind, messageId, ...(this.enrolled ? { externalId: pending.event.externalId ?? null } : {}) });

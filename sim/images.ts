@@ -12,7 +12,9 @@
  * (length, variant, picture) and cached: a run of thousands of events
  * allocates its images once. Node-RED-free.
  */
+import { createHash } from 'node:crypto';
 import { SAMPLE_PLATE_PICTURES } from '../lib/bridge/sample-images';
+import { BoundedCache } from './bounded-cache';
 
 /** A comment segment: marker FF FE, a two-byte length (counting itself), at most 65,533 bytes of data. */
 const COM_MAX_BYTES = 4 + 65_533;
@@ -38,7 +40,18 @@ function poolBytes(): Buffer {
   return pool;
 }
 
-const cache = new Map<string, string>();
+/**
+ * Grown images, bounded by their total size: 64 Mi characters (each up to
+ * about 1 MB; a plate's four crops together about 1 MiB, so some 60 plates'
+ * crops), least recently used evicted; and by entries, 4,096.
+ */
+export const FILLER_CACHE_MAX_CHARS = 64 * 1024 * 1024;
+const cache = new BoundedCache<string, string>(4096, FILLER_CACHE_MAX_CHARS, (image) => image.length);
+
+/** The cache of grown images, for tests (its size, total characters and bounds). */
+export function fillerCache(): Pick<BoundedCache<string, string>, 'size' | 'weight' | 'maxWeight' | 'clear'> {
+  return cache;
+}
 
 /** The largest image `fillerJpegBase64` makes, in base64 characters. */
 export const MAX_FILLER_CHARS = (POOL_BYTES / 3) * 4;
@@ -47,12 +60,13 @@ export const MAX_FILLER_CHARS = (POOL_BYTES / 3) * 4;
  * A base64 JPEG of about `chars` characters (rounded down to a multiple of
  * four): `picture` (base64 of a real JPEG; default the sample's car) padded
  * with comments. Never smaller than the picture. `variant` picks other
- * padding bytes, so the crops of one event differ. The same arguments return
- * the same string.
+ * padding bytes, so the crops of one event differ. `pictureKey` names the
+ * picture in the cache (default: a hash of it; a caller that has a name for
+ * it saves that hash). The same arguments return the same string.
  */
-export function fillerJpegBase64(chars: number, variant = 0, picture: string = SAMPLE_PLATE_PICTURES.Car): string {
+export function fillerJpegBase64(chars: number, variant = 0, picture: string = SAMPLE_PLATE_PICTURES.Car, pictureKey?: string): string {
   const total = Math.min(MAX_FILLER_CHARS, Math.floor(chars / 4) * 4);
-  const key = `${total}:${variant}:${picture.slice(-24)}:${picture.length}`;
+  const key = `${total}:${variant}:${pictureKey ?? createHash('sha1').update(picture).digest('base64')}`;
   let image = cache.get(key);
   if (image === undefined) {
     image = paddedJpeg(Buffer.from(picture, 'base64'), (total / 4) * 3, variant).toString('base64');

@@ -4,7 +4,8 @@
  * endpoints served over HTTP(S), event delivery to a receiver the way the
  * bridge delivers (rate, mix, credentials, resilient retries, timeouts,
  * self-signed TLS) with a summary of what happened, scenarios (which plates,
- * faces, tags, cameras, sites, zones and times of day the events show), the enrollment endpoints
+ * faces, tags, cameras, sites, zones and times of day the events show), the pictures that show
+ * the event's plate or name and the font they are drawn with, the enrollment endpoints
  * (in memory, behind a JWT) whose plates and faces a delivery draws from, and a mock v2 core to
  * push into. The command line program is bin/detection-bridge-sim.ts over
  * cli.ts.
@@ -30,6 +31,8 @@ export {
 } from './delivery';
 export { DELIVERY_DEFAULTS, SimOptionError, type DeliveryOptions } from './delivery-options';
 export { buildDeliveryEvent, IMAGE_MODES, kindForSeq, REALISTIC_EVENT_BYTES, type DeliveryEventOptions, type ImageMode } from './events';
+export { DRAWN_PICTURES_MAX, drawnPicture, FRAME_PIXELS, type PictureName } from './pictures';
+export { CELL_COLUMNS, FALLBACK_CHAR, foldForFont, fontGlyphs, glyphOf, GLYPH_COLUMNS, GLYPH_ROWS, type Glyph } from './font';
 export {
   applyScene,
   BUILT_IN_SCENARIOS,

@@ -109,6 +109,7 @@ function splitEntry(text: string): { head: string; tags: string[] } {
 
 const tagsRule = z.array(tagRule, { error: 'expected a list of tags, such as ["VIP", "Banned@2030-12-31"]' });
 const externalIdRule = z.string({ error: 'expected text or null' }).nullable();
+const imagesRule = z.boolean({ error: 'expected false (no pictures on its events) or true' });
 
 const plateRule = z.preprocess(
   fromText((text) => {
@@ -126,6 +127,7 @@ const plateRule = z.preprocess(
       tags: tagsRule.optional(),
       vehicle: vehicleRule.optional(),
       externalId: externalIdRule.optional(),
+      images: imagesRule.optional(),
     },
     { error: 'expected a plate: "ABC123", "ABC123:Banned" or { "plate": "ABC123", "tags": ["Banned"] }' },
   ),
@@ -144,6 +146,7 @@ const faceRule = z.preprocess(
       lastName: z.string({ error: 'expected text' }).optional(),
       tags: tagsRule.optional(),
       externalId: externalIdRule.optional(),
+      images: imagesRule.optional(),
     },
     { error: 'expected a person: "Jane Roe", "Jane Roe:VIP" or { "name": "Jane Roe", "tags": ["VIP"] }' },
   ),
@@ -214,6 +217,8 @@ interface ScenarioPlate {
   tags: ScenarioTag[];
   vehicle?: z.infer<typeof vehicleRule>;
   externalId: string | null;
+  /** false: its events carry no pictures, whatever the run's image mode. */
+  images?: false;
 }
 interface ScenarioFace {
   firstName: string | null;
@@ -222,6 +227,8 @@ interface ScenarioFace {
   faceId: string;
   tags: ScenarioTag[];
   externalId: string | null;
+  /** false: its events carry no pictures, whatever the run's image mode. */
+  images?: false;
 }
 interface ScenarioCamera {
   name: string;
@@ -288,6 +295,7 @@ export function parseScenario(input: unknown, source?: string): Scenario {
     tags: p.tags ?? [],
     vehicle: p.vehicle,
     externalId: p.externalId ?? null,
+    ...(p.images === false ? { images: false as const } : {}),
   }));
   const faces = (s.faces ?? []).map((f, i): ScenarioFace => {
     let first = f.firstName?.trim();
@@ -309,6 +317,7 @@ export function parseScenario(input: unknown, source?: string): Scenario {
       faceId: faceIdOf(full),
       tags: f.tags ?? [],
       externalId: f.externalId ?? null,
+      ...(f.images === false ? { images: false as const } : {}),
     };
   });
   const cameras = (s.cameras ?? []).map((c): ScenarioCamera => ({ name: c.name, kind: c.kind ?? 'both', site: c.site, timeZone: c.timeZone }));

@@ -19,6 +19,7 @@ const path = require('node:path');
 
 const dist = path.resolve(__dirname, '../../../dist');
 const BIN = path.join(dist, 'bin', 'detection-bridge-sim.js');
+const { readPictureText } = require('../../support/plate-reader');
 // Loaded in the root `before`: a dist/ built without the simulator fails this
 // suite only, not the loading of every other test file.
 let sim;
@@ -570,19 +571,16 @@ describe('sim: the bridge simulator', function () {
         assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff], 'starts like a JPEG');
         assert.equal(bytes.toString('base64'), image, 'valid base64');
       }
-      // each is a built-in sample picture grown with JPEG comment segments: without them, the picture itself
-      const { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } = require(path.join(dist, 'lib', 'bridge', 'sample-images.js'));
+      // each is the picture drawn for the event, grown with JPEG comment segments: without them, that picture itself
       for (const { image, cropSizeName } of plate.json.payload.detectionImages) {
-        assert.equal(withoutComments(Buffer.from(image, 'base64')).toString('base64'), SAMPLE_PLATE_PICTURES[cropSizeName], cropSizeName);
+        assert.equal(withoutComments(Buffer.from(image, 'base64')).toString('base64'), sim.drawnPicture(cropSizeName, 'XYZ987'), cropSizeName);
+        assert.equal(readPictureText(Buffer.from(image, 'base64')), 'XYZ987', `${cropSizeName} shows the plate`);
       }
-      assert.equal(
-        withoutComments(Buffer.from(face.json.payload.detectionImage.image, 'base64')).toString('base64'),
-        SAMPLE_FACE_PICTURES.detectionImage,
-      );
-      assert.equal(
-        withoutComments(Buffer.from(face.json.payload.defaultPhoto.image, 'base64')).toString('base64'),
-        SAMPLE_FACE_PICTURES.defaultPhoto,
-      );
+      for (const name of ['detectionImage', 'defaultPhoto']) {
+        const jpeg = Buffer.from(face.json.payload[name].image, 'base64');
+        assert.equal(withoutComments(jpeg).toString('base64'), sim.drawnPicture(name, 'John Michael Doe'), name);
+        assert.equal(readPictureText(jpeg), 'JOHN MICHAEL DOE', `${name} shows the name`);
+      }
       assert.ok(checkEvent(plate.json).ok && checkEvent(face.json).ok);
     });
 
@@ -983,7 +981,6 @@ describe('sim: the bridge simulator', function () {
       assert.equal(res.code, 0, res.stderr);
       assert.match(res.stderr, /pictures images, scenario with --seed \d+/, 'the seed is printed, so the run can be repeated');
       assert.equal(receiver.requests.length, 4);
-      const { SAMPLE_PLATE_PICTURES } = require(path.join(dist, 'lib', 'bridge', 'sample-images.js'));
       for (const { json: event } of receiver.requests) {
         assert.ok(checkEvent(event).ok, 'a valid event');
         assert.equal(event.publishType, 'WebHookLprPayload', 'only plates given: every event is a plate');
@@ -996,7 +993,7 @@ describe('sim: the bridge simulator', function () {
         assert.ok(at <= Date.now() && at > started - 24 * HOUR, `${detectionInfo.dateTimeUtc}: within the last day, not in the future`);
         const hour = localHour(detectionInfo.dateTimeUtc, 'America/New_York');
         assert.ok(hour >= 22 || hour < 6, `night in New York: ${detectionInfo.dateTimeUtc} is ${hour}:xx there`);
-        // real JPEGs: the built-in pictures, one per crop, readable segment by segment from SOI to EOI
+        // real JPEGs, one per crop, readable segment by segment from SOI to EOI, each showing the plate
         assert.deepEqual(
           detectionImages.map((i) => i.cropSizeName),
           ['Close', 'Medium', 'Car', 'FullFrame', 'Other'],
@@ -1004,7 +1001,8 @@ describe('sim: the bridge simulator', function () {
         for (const { image, cropSizeName } of detectionImages) {
           const jpeg = Buffer.from(image, 'base64');
           assert.ok(jpeg.length > 1000, `${cropSizeName}: a picture, not a two-byte filler`);
-          assert.equal(withoutComments(jpeg).toString('base64'), SAMPLE_PLATE_PICTURES[cropSizeName], cropSizeName);
+          assert.equal(withoutComments(jpeg).length, jpeg.length, `${cropSizeName}: no padding`);
+          assert.equal(readPictureText(jpeg), 'ABC123', cropSizeName);
         }
       }
     });
@@ -1045,6 +1043,29 @@ describe('sim: the bridge simulator', function () {
         assert.equal(at.format(new Date(e.payload.detectionInfo.dateTimeUtc)), '23:30');
         assert.deepEqual(images(e), ['/9g=', '/9g='], 'fillers');
       }
+    });
+
+    it('--images none: events without image fields; a scenario plate with "images": false has none while the others show theirs', async function () {
+      receiver = await startReceiver();
+      const none = await runCli(['send', '--url', receiver.url, '--images', 'none', '--count', '2', '--rate', '0', '--quiet']);
+      assert.equal(none.code, 0, none.stderr);
+      for (const { json: event } of receiver.requests) {
+        assert.ok(checkEvent(event).ok);
+        assert.deepEqual(images(event), [], event.publishType);
+        assert.ok(!('detectionImages' in event.payload || 'detectionImage' in event.payload || 'defaultPhoto' in event.payload));
+      }
+      receiver.requests.length = 0;
+      const file = path.join(tmp, 'mixed-pictures.json');
+      fs.writeFileSync(file, JSON.stringify({ plates: [{ plate: 'BARE01', images: false }, 'SHOWN1'], seed: 5 }));
+      const mixed = await runCli(['send', '--url', receiver.url, '--scenario', file, '--count', '12', '--rate', '0', '--quiet']);
+      assert.equal(mixed.code, 0, mixed.stderr);
+      const plates = new Map(receiver.requests.map(({ json: e }) => [e.payload.lprPlateInfo.plate, e.payload.detectionImages]));
+      assert.deepEqual([...plates.keys()].sort(), ['BARE01', 'SHOWN1'], 'twelve draws with seed 5 show both');
+      assert.equal(plates.get('BARE01'), undefined);
+      assert.deepEqual(
+        plates.get('SHOWN1').map((i) => readPictureText(Buffer.from(i.image, 'base64'))),
+        ['SHOWN1', 'SHOWN1', 'SHOWN1', 'SHOWN1', 'SHOWN1'],
+      );
     });
 
     it('the same seed gives the same events; the built-in mixed scenario has VIP and Banned, plates and faces, day and night', async function () {
@@ -1146,7 +1167,7 @@ describe('sim: the bridge simulator', function () {
         [['--plates', 'ABC123:Banned,XY#1'], /--plates: "XY#1" is not a plate: letters, digits/],
         [['--time-of-day', 'noonish'], /--time-of-day: "noonish" is not a time of day/],
         [['--time-zone', 'New York'], /--time-zone: "New York" is not a time zone/],
-        [['--images', 'photos'], /--images: expected pictures, realistic, fillers, got "photos"/],
+        [['--images', 'photos'], /--images: expected pictures, realistic, fillers, none, got "photos"/],
         [['--images', 'fillers', '--realistic-images'], /--realistic-images and --images fillers conflict/],
         [['--seed=-1'], /--seed: must be at least 0/],
         [['--seed', '2.5'], /--seed: expected a whole number/],
