@@ -25,7 +25,6 @@ export const TELEGRAM_TEXT_MAX = 4096;
 
 export { cut, type AlertInput };
 
-
 export interface SenderOptions {
   /** e-mail: the recipients typed in the node (empty: the e-mail node's own). */
   to?: string;

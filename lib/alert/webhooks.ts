@@ -172,7 +172,8 @@ function teamsCard(subject: string, body: string, picture: AlertPicture | null, 
   const elements: unknown[] = [];
   if (subject !== '')
     elements.push({ type: 'TextBlock', text: subject, size: 'Large', weight: 'Bolder', wrap: true, ...(urgent ? { color: 'Attention' } : {}) });
-  for (const line of body === '' ? [] : body.split('\n')) elements.push({ type: 'TextBlock', text: line === '' ? ' ' : line, wrap: true, spacing: 'None' });
+  for (const line of body === '' ? [] : body.split('\n'))
+    elements.push({ type: 'TextBlock', text: line === '' ? ' ' : line, wrap: true, spacing: 'None' });
   // Adaptive Cards take a data URI as an Image's url since version 1.2.
   if (picture) elements.push({ type: 'Image', url: dataUrl(picture), altText: picture.filename });
   return {

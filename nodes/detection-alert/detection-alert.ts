@@ -69,7 +69,8 @@ export = function register(RED: NodeAPI): void {
       const property = config.property || 'payload';
       const propertyType = config.propertyType || 'msg';
       const propertyLabel = typedLabel(propertyType, property);
-      const crops = config.crops === undefined || config.crops === null || config.crops === '' ? [...DEFAULT_CROP_ORDER] : parseCropList(config.crops);
+      const crops =
+        config.crops === undefined || config.crops === null || config.crops === '' ? [...DEFAULT_CROP_ORDER] : parseCropList(config.crops);
       const pick: PickOptions = { crops: crops ?? [], plateMode: 'first', face: choices.faceImage, faceFallback: choices.faceFallback };
       const subjectTemplate = typeof config.subject === 'string' ? config.subject.trim() : '';
       const bodyTemplate = typeof config.body === 'string' && config.body.trim() !== '' ? config.body : '';
@@ -80,13 +81,16 @@ export = function register(RED: NodeAPI): void {
       // What keeps the node from running: said in its status (a catalog key) and to every message (CONFIG).
       let problem: { status: string; text: string } | undefined;
       const unknown = [...unknownFields(subjectTemplate), ...unknownFields(bodyTemplate)].filter((name, i, all) => all.indexOf(name) === i);
-      if (unknown.length > 0) problem = { status: 'status.unknown-field', text: t('errors.unknown-field', { fields: unknown.map((f) => `{${f}}`).join(', ') }) };
+      if (unknown.length > 0)
+        problem = { status: 'status.unknown-field', text: t('errors.unknown-field', { fields: unknown.map((f) => `{${f}}`).join(', ') }) };
       else if (!crops) problem = { status: 'status.config', text: t('errors.crops', { crops: String(config.crops) }) };
       else if (sender === 'telegram' && chatId === '') problem = { status: 'status.chat-id', text: t('errors.chat-id') };
-      else if (sender === 'pushover' && (keys.token === '' || keys.user === '')) problem = { status: 'status.pushover-keys', text: t('errors.pushover-keys') };
+      else if (sender === 'pushover' && (keys.token === '' || keys.user === ''))
+        problem = { status: 'status.pushover-keys', text: t('errors.pushover-keys') };
       const tagPrefix = problem ? '' : chooseTagPrefix(config.tagPrefix, config.bridge, (id) => tagPrefixOf(RED, id));
       if (typeof tagPrefix !== 'string') {
-        if (tagPrefix.problem === 'own') problem = { status: 'status.tag-prefix', text: t('errors.tag-prefix', { prefix: String(config.tagPrefix) }) };
+        if (tagPrefix.problem === 'own')
+          problem = { status: 'status.tag-prefix', text: t('errors.tag-prefix', { prefix: String(config.tagPrefix) }) };
         else if (tagPrefix.problem === 'no-bridge') problem = { status: 'status.no-bridge', text: t('errors.no-bridge') };
         else problem = { status: 'status.tag-prefix', text: t('errors.bridge-tag-prefix', { message: tagPrefix.message }) };
       }
@@ -145,7 +149,12 @@ export = function register(RED: NodeAPI): void {
             const built = buildAlert(
               sender,
               { subject, body, picture, urgent, tags: alertTags(view, prefix) },
-              { to, chatId: m.chatId !== undefined && m.chatId !== null && m.chatId !== '' ? (m.chatId as string | number) : chatId, pushover: keys, notes },
+              {
+                to,
+                chatId: m.chatId !== undefined && m.chatId !== null && m.chatId !== '' ? (m.chatId as string | number) : chatId,
+                pushover: keys,
+                notes,
+              },
             );
             for (const [name, value] of Object.entries(built.props)) {
               if (value === undefined) delete m[name];

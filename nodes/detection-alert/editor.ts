@@ -116,7 +116,9 @@
       pushoverToken: {
         type: 'password',
         validate: function (v, _opt) {
-          return senderOf(this) !== 'pushover' || check(this, str(v) !== '' || !!(this.credentials && this.credentials.has_pushoverToken), 'pushover');
+          return (
+            senderOf(this) !== 'pushover' || check(this, str(v) !== '' || !!(this.credentials && this.credentials.has_pushoverToken), 'pushover')
+          );
         },
       },
       pushoverUser: {
@@ -158,7 +160,10 @@
       syncSender();
 
       // The defaults shown greyed in the empty templates: a plate's subject (a face's in the tip), the body.
-      $('#node-input-subject').attr('placeholder', node._('detection-alert.default.subject-lpr') + '  |  ' + node._('detection-alert.default.subject-face'));
+      $('#node-input-subject').attr(
+        'placeholder',
+        node._('detection-alert.default.subject-lpr') + '  |  ' + node._('detection-alert.default.subject-face'),
+      );
       $('#node-input-body').attr('placeholder', node._('detection-alert.default.body'));
 
       // "Insert field": `{field}` at the cursor of the template beside it.

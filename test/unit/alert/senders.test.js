@@ -11,7 +11,14 @@ const { optionRule } = require('../../../dist/lib/config/node-options');
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 const picture = (data = JPEG) => ({ data, filename: 'lpr_X_Close.jpg', contentType: 'image/jpeg' });
 const notes = { unsupported: 'NOTE: by URL only', tooLarge: 'NOTE: too large' };
-const input = (extra = {}) => ({ subject: 'Plate XYZ987 at Gate 2', body: 'Plate: XYZ987\nCamera: Gate 2', picture: picture(), urgent: false, tags: [], ...extra });
+const input = (extra = {}) => ({
+  subject: 'Plate XYZ987 at Gate 2',
+  body: 'Plate: XYZ987\nCamera: Gate 2',
+  picture: picture(),
+  urgent: false,
+  tags: [],
+  ...extra,
+});
 
 describe('alert senders', function () {
   it("the node's option offers exactly lib's senders, e-mail first", () => {
@@ -19,7 +26,8 @@ describe('alert senders', function () {
     assert.deepEqual([...rule.choices], [...ALERT_SENDERS]);
     assert.equal(rule.default, 'email');
     const image = (name) => optionRule('detection-image', name);
-    for (const name of ['faceImage', 'faceFallback']) assert.deepEqual(optionRule('detection-alert', name), image(name), `${name}: detection image's rule`);
+    for (const name of ['faceImage', 'faceFallback'])
+      assert.deepEqual(optionRule('detection-alert', name), image(name), `${name}: detection image's rule`);
   });
 
   describe('e-mail', function () {
@@ -65,7 +73,12 @@ describe('alert senders', function () {
 
     it('without a picture: a text message; @channel stays text', () => {
       const built = buildAlert('telegram', input({ picture: null }), { chatId: '@alerts', notes });
-      assert.deepEqual(built.props.payload, { chatId: '@alerts', type: 'message', content: 'Plate XYZ987 at Gate 2\n\nPlate: XYZ987\nCamera: Gate 2', options: {} });
+      assert.deepEqual(built.props.payload, {
+        chatId: '@alerts',
+        type: 'message',
+        content: 'Plate XYZ987 at Gate 2\n\nPlate: XYZ987\nCamera: Gate 2',
+        options: {},
+      });
       assert.equal(telegramChatId(42), 42);
       assert.equal(telegramChatId(' 12 '), 12);
       assert.equal(telegramChatId(''), undefined);

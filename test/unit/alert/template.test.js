@@ -43,7 +43,10 @@ describe('alert templates', function () {
 
   it("the dialog offers lib's fields (nodes/detection-alert/editor.ts restates them)", () => {
     const source = fs.readFileSync(path.join(ROOT, 'nodes', 'detection-alert', 'editor.ts'), 'utf8');
-    const listed = /const FIELDS = \[([^\]]*)\]/.exec(source)[1].match(/'[^']+'/g).map((s) => s.slice(1, -1));
+    const listed = /const FIELDS = \[([^\]]*)\]/
+      .exec(source)[1]
+      .match(/'[^']+'/g)
+      .map((s) => s.slice(1, -1));
     assert.deepEqual(listed, [...ALERT_FIELDS]);
   });
 });

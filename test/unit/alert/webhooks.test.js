@@ -14,7 +14,14 @@ const {
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 const picture = (data = JPEG) => ({ data, filename: 'lpr_X_Close.jpg', contentType: 'image/jpeg' });
 const notes = { unsupported: 'by URL only', tooLarge: 'too large' };
-const input = (extra = {}) => ({ subject: 'Plate XYZ987 at Gate 2', body: 'Plate: XYZ987\nCamera: Gate 2', picture: picture(), urgent: false, tags: ['VIP'], ...extra });
+const input = (extra = {}) => ({
+  subject: 'Plate XYZ987 at Gate 2',
+  body: 'Plate: XYZ987\nCamera: Gate 2',
+  picture: picture(),
+  urgent: false,
+  tags: ['VIP'],
+  ...extra,
+});
 const build = (sender, extra, options = {}) => buildAlert(sender, input(extra), { notes, ...options });
 
 /** RFC 2047 B words decoded as ntfy's server (Go's mime.WordDecoder) does: adjacent words joined without their space. */
@@ -83,7 +90,11 @@ describe('alert web hooks', function () {
     });
 
     it('message 1,024 characters, title 250; a picture over 5 MB is left out and said', () => {
-      const built = build('pushover', { subject: 't'.repeat(300), body: 'b'.repeat(2000), picture: picture(Buffer.alloc(PUSHOVER_MAX_ATTACHMENT + 1)) }, { pushover: { token: 'a', user: 'b' } });
+      const built = build(
+        'pushover',
+        { subject: 't'.repeat(300), body: 'b'.repeat(2000), picture: picture(Buffer.alloc(PUSHOVER_MAX_ATTACHMENT + 1)) },
+        { pushover: { token: 'a', user: 'b' } },
+      );
       assert.equal(built.props.payload.title.length, 250);
       assert.equal(built.props.payload.message.length, 1024);
       assert.equal(built.props.payload.attachment_base64, undefined);
@@ -136,8 +147,18 @@ describe('alert web hooks', function () {
       assert.equal(attachment.contentType, 'application/vnd.microsoft.card.adaptive');
       assert.equal(attachment.content.type, 'AdaptiveCard');
       const body = attachment.content.body;
-      assert.deepEqual(body[0], { type: 'TextBlock', text: 'Plate XYZ987 at Gate 2', size: 'Large', weight: 'Bolder', wrap: true, color: 'Attention' });
-      assert.deepEqual(body.slice(1, 3).map((b) => b.text), ['Plate: XYZ987', 'Camera: Gate 2']);
+      assert.deepEqual(body[0], {
+        type: 'TextBlock',
+        text: 'Plate XYZ987 at Gate 2',
+        size: 'Large',
+        weight: 'Bolder',
+        wrap: true,
+        color: 'Attention',
+      });
+      assert.deepEqual(
+        body.slice(1, 3).map((b) => b.text),
+        ['Plate: XYZ987', 'Camera: Gate 2'],
+      );
       assert.deepEqual(body[3], { type: 'Image', url: `data:image/jpeg;base64,${JPEG.toString('base64')}`, altText: 'lpr_X_Close.jpg' });
       assert.ok(attached);
       assert.equal(build('teams').props.payload.attachments[0].content.body[0].color, undefined);
@@ -147,7 +168,10 @@ describe('alert web hooks', function () {
       const big = build('teams', { picture: picture(Buffer.alloc(20 * 1024, 1)) });
       assert.equal(big.dropped, 'too-large');
       const body = big.props.payload.attachments[0].content.body;
-      assert.equal(body.some((b) => b.type === 'Image'), false);
+      assert.equal(
+        body.some((b) => b.type === 'Image'),
+        false,
+      );
       assert.equal(body[body.length - 1].text, 'too large');
       const fits = build('teams', { picture: picture(Buffer.alloc(10 * 1024, 1)) });
       assert.ok(Buffer.byteLength(JSON.stringify(fits.props.payload)) <= TEAMS_MAX_BYTES);

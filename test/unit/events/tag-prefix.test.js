@@ -11,7 +11,8 @@ describe('tag prefix', function () {
     assert.equal(withoutTagPrefix('partner-', 'partner'), 'partner-', 'a name that is only the prefix stays');
     assert.equal(withoutTagPrefix(' partner-VIP ', ''), 'partner-VIP', 'no prefix: as written, trimmed');
     // the same names tagKey compares, unfolded
-    for (const name of ['partner-Banned', 'Other-x', 'partner-']) assert.equal(withoutTagPrefix(name, 'partner').toLowerCase(), tagKey(name, 'partner'));
+    for (const name of ['partner-Banned', 'Other-x', 'partner-'])
+      assert.equal(withoutTagPrefix(name, 'partner').toLowerCase(), tagKey(name, 'partner'));
   });
 
   it("chooseTagPrefix: the node's own, else its bridge's, else none; or why not", () => {
