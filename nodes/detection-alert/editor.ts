@@ -110,7 +110,7 @@
           return check(this, prefixOf(chosen.tagPrefix) !== null, 'bridge-tag-prefix');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion(TYPE) },
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-alert') },
     },
     credentials: {
       pushoverToken: {
