@@ -43,10 +43,10 @@ export function rfc2047(value: string): string {
  * ntfy (docs.ntfy.sh/publish): one request to the topic's URL, POST or PUT.
  * With a picture, the picture is the body ("Attach local file": the body
  * with a Filename header) and the text goes in the Message header; without,
- * the text is the body. Title, Tags, Priority and Message are headers, each
+ * the text is the body. Title, Tags, X-Priority and Message are headers, each
  * RFC 2047-encoded where it is not ASCII, as ntfy documents for any header
  * ("List of all parameters"; the server decodes every header it reads).
- * Urgent: priority high (4). The JSON form is not used: it must go to the
+ * Urgent: X-Priority high (4). The JSON form is not used: it must go to the
  * server's root URL and takes a picture only by URL.
  */
 export function ntfyMessage(input: AlertInput): Props {
@@ -54,7 +54,8 @@ export function ntfyMessage(input: AlertInput): Props {
   if (input.subject !== '') headers.Title = rfc2047(input.subject);
   const tags = input.tags.map((tag) => rfc2047(tag.replace(/,/g, ' '))).join(',');
   if (tags !== '') headers.Tags = tags;
-  if (input.urgent) headers.Priority = 'high';
+  // X-Priority, not its alias Priority: proxies (Cloudflare) set an HTTP Priority header of their own (RFC 9218), which ntfy ignores
+  if (input.urgent) headers['X-Priority'] = 'high';
   const message = cutBytes(input.body, NTFY_MESSAGE_MAX_BYTES);
   if (input.picture) {
     headers.Filename = rfc2047(input.picture.filename);
@@ -139,15 +140,16 @@ function dataUrl(picture: AlertPicture): string {
 export const SLACK_HEADER_MAX = 150;
 export const SLACK_SECTION_MAX = 3000;
 
-/** &, < and > escaped, as Slack asks of text not meant as its markup (docs.slack.dev, "Formatting message text": escaping). */
+/** &, < and > escaped, as Slack asks of text not meant as its markup (api.slack.com/reference/surfaces/formatting#escaping). */
 export function slackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**
- * Slack incoming webhook (docs.slack.dev/messaging/sending-messages-using-incoming-webhooks):
- * JSON { text, blocks }: a header block with the subject, a section with the
- * body; text is what notifications show. Slack takes a picture by URL only
+ * Slack incoming webhook: JSON { text, blocks }, a header block with the
+ * subject (docs.slack.dev/reference/block-kit/blocks/header-block), a
+ * section with the body (.../section-block); with blocks, text is what
+ * notifications show. Slack takes a picture by URL only
  * (image blocks), so none is sent. Slack has no priority.
  */
 export function slackMessage(input: AlertInput): Props {

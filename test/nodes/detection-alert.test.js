@@ -199,13 +199,13 @@ describe('detection-alert node', function () {
       assert.equal(withPicture.url, '/alerts-topic');
       assert.deepEqual(withPicture.body, JPEG);
       assert.equal(withPicture.headers.filename, 'lpr_XYZ987_Car-Park-Gate-2_20261121T180405Z_Close.jpg');
-      assert.equal(withPicture.headers.priority, 'high');
+      assert.equal(withPicture.headers['x-priority'], 'high');
       const decode = (v) => v.replace(/=\?UTF-8\?B\?([^?]*)\?=\s?/g, (_, b) => Buffer.from(b, 'base64').toString('utf8'));
       assert.equal(decode(withPicture.headers.title), 'Kennzeichen XYZ987 – Süd');
       assert.match(decode(withPicture.headers.message), /^Plate: XYZ987\nVehicle: Toyota Camry Blue\n/);
       assert.equal(without.headers['content-type'], 'text/plain; charset=utf-8');
       assert.match(without.body.toString('utf8'), /\nNo picture came with this event\.$/);
-      assert.equal(without.headers.priority, undefined);
+      assert.equal(without.headers['x-priority'], undefined);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

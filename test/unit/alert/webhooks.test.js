@@ -45,7 +45,7 @@ describe('alert web hooks', function () {
       assert.deepEqual(props.headers, {
         Title: 'Plate XYZ987 at Gate 2',
         Tags: 'VIP',
-        Priority: 'high',
+        'X-Priority': 'high',
         Filename: 'lpr_X_Close.jpg',
         Message: rfc2047('Plate: XYZ987\nCamera: Gate 2'),
         'content-type': 'image/jpeg',
@@ -53,7 +53,7 @@ describe('alert web hooks', function () {
       assert.equal(decode2047(props.headers.Message), 'Plate: XYZ987\nCamera: Gate 2', 'the new line survives, encoded');
     });
 
-    it('without a picture: the text is the body; no Priority unless urgent', () => {
+    it('without a picture: the text is the body; no X-Priority unless urgent', () => {
       const { props } = build('ntfy', { picture: null, tags: [] });
       assert.equal(props.payload, 'Plate: XYZ987\nCamera: Gate 2');
       assert.deepEqual(props.headers, { Title: 'Plate XYZ987 at Gate 2', 'content-type': 'text/plain; charset=utf-8' });
