@@ -211,6 +211,47 @@ describe('detection-alert node', function () {
     }
   });
 
+  it('Pushover through the http request node: a form-encoded body with the picture as base64', async () => {
+    const requests = [];
+    const server = http.createServer((req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.end('{"status":1}');
+      });
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}/1/messages.json`;
+      const request = { id: 'req', type: 'http request', z: 'f1', method: 'POST', ret: 'txt', url, wires: [['sent']] };
+      const { node } = await start(
+        { sender: 'pushover', wires: [['req']] },
+        {
+          extra: [request, { id: 'sent', type: 'helper', z: 'f1' }],
+          modules: [httpRequest],
+          credentials: { pushoverToken: 'tok', pushoverUser: 'usr' },
+        },
+      );
+      const sent = [];
+      helper.getNode('sent').on('input', (m) => sent.push(m));
+      node.receive({ payload: plate(), priority: 'urgent' });
+      await until(() => sent.length === 1, 5000, 'the request answered');
+      const [got] = requests;
+      assert.equal(got.headers['content-type'], 'application/x-www-form-urlencoded');
+      const form = new URLSearchParams(got.body);
+      assert.equal(form.get('token'), 'tok');
+      assert.equal(form.get('user'), 'usr');
+      assert.equal(form.get('title'), 'Plate XYZ987 at Car Park Gate 2');
+      assert.match(form.get('message'), /^Plate: XYZ987\n/);
+      assert.equal(form.get('priority'), '1');
+      assert.deepEqual(Buffer.from(form.get('attachment_base64'), 'base64'), JPEG);
+      assert.equal(form.get('attachment_type'), 'image/jpeg');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('Pushover: the keys are credentials and go in the body only; missing keys stop the node', async () => {
     const { node, got } = await start({ sender: 'pushover' }, { credentials: { pushoverToken: 'app-token', pushoverUser: 'user-key' } });
     node.receive({ payload: plate() });
