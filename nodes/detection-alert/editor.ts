@@ -31,7 +31,8 @@
     while ((m = re.exec(str(v))) !== null) if (FIELDS.indexOf(m[1]) < 0 && out.indexOf(m[1]) < 0) out.push(m[1]);
     return out;
   }
-  function templateCheck(this: AlertNode, v: unknown): EditorVerdict {
+  // Two parameters: Node-RED shows the reason a validator returns only from one declared with two.
+  function templateCheck(this: AlertNode, v: unknown, _opt?: unknown): EditorVerdict {
     const unknown = unknownFields(v);
     return check(this, unknown.length === 0, 'unknown-field', {
       fields: unknown

@@ -41,6 +41,19 @@ describe('alert templates', function () {
     }
   });
 
+  it("the dialog's validators name an unknown field, and are declared so that Node-RED shows the reason", () => {
+    const editor = require('../../support/editor-defaults');
+    const { defaults } = editor.definitions()['detection-alert'];
+    const node = { _: (key, vars) => `${key} ${JSON.stringify(vars || {})}` };
+    for (const name of ['subject', 'body']) {
+      const { validate } = defaults[name];
+      assert.equal(validate.length, 2, `${name}: (value, options)`);
+      assert.equal(validate.call(node, 'At {camera} {where} {x} {where}', {}), 'detection-alert.validators.unknown-field {"fields":"{where}, {x}"}');
+      assert.equal(validate.call(node, 'At {camera}\n{plate}', {}), true);
+      assert.equal(validate.call(node, '', {}), true, 'empty: the default');
+    }
+  });
+
   it("the dialog offers lib's fields (nodes/detection-alert/editor.ts restates them)", () => {
     const source = fs.readFileSync(path.join(ROOT, 'nodes', 'detection-alert', 'editor.ts'), 'utf8');
     const listed = /const FIELDS = \[([^\]]*)\]/
