@@ -293,6 +293,24 @@ describe('detection-alert node', function () {
     assert.equal(got.out.length, 0);
   });
 
+  it("the tags shown lose the events bridge's prefix; a bridge that is not deployed stops the node", async () => {
+    const bridge = { id: 'eb', type: 'events-bridge', name: '', url: 'https://bridge.invalid', timeout: 10, tagPrefix: 'acme' };
+    const { node, got } = await start(
+      { bridge: 'eb', subject: '{tags}', body: '' },
+      { extra: [bridge], modules: [translatedModule('events-bridge')] },
+    );
+    node.receive({ payload: plate() });
+    await until(() => got.out.length === 1, 3000, 'an alert');
+    assert.equal(got.out[0].topic, 'VIP');
+    await helper.unload();
+
+    const gone = await start({ bridge: 'no-such-bridge' });
+    gone.node.receive({ payload: plate() });
+    await until(() => gone.got.caught.length === 1, 3000, 'the Catch node');
+    assert.equal(gone.got.caught[0].error.code, 'CONFIG');
+    assert.equal(lastStatus(gone.node).text, 'detection-alert.status.no-bridge');
+  });
+
   it('Telegram without a chat id is a configuration error', async () => {
     const { node, got } = await start({ sender: 'telegram', chatId: ' ' });
     node.receive({ payload: plate() });
