@@ -112,7 +112,10 @@ export = function register(RED: NodeAPI): void {
       const counts = { alerts: 0, without: 0 };
       let lastWithout = false;
       const showStatus = throttledStatus(node, () => ({ fill: lastWithout ? 'yellow' : 'green', shape: 'dot', text: s('status.counts', counts) }));
-      const notes = { unsupported: t('picture.unsupported'), tooLarge: t('picture.too-large', { service: t(`sender.${sender}`) }) };
+      const notes = {
+        unsupported: t('picture.unsupported'),
+        tooLarge: sender === 'pushover' || sender === 'teams' ? t('picture.too-large', { service: t(`service.${sender}`) }) : '',
+      };
 
       node.on('input', (msg: NodeMessage, send: Send, done: Done) => {
         readEvent(msg, (readErr, event) => {

@@ -271,6 +271,23 @@ describe('detection-alert node', function () {
     assert.equal(lastStatus(again.node).text, 'detection-alert.status.pushover-keys', 'a status without figures is its catalog key');
   });
 
+  it('Teams: a picture too large for a card is left out, said in the card, and counted', async () => {
+    const { node, got } = await start({ sender: 'teams' });
+    const big = plate();
+    big.payload.detectionImages[0].image = Buffer.concat([JPEG, Buffer.alloc(40 * 1024, 7)]).toString('base64');
+    node.receive({ payload: big });
+    await until(() => got.out.length === 1, 3000, 'an alert');
+    const card = got.out[0].payload.attachments[0].content;
+    assert.equal(
+      card.body.some((b) => b.type === 'Image'),
+      false,
+    );
+    assert.equal(card.body[card.body.length - 1].text, 'The picture is not attached: it is too large for Microsoft Teams.');
+    assert.equal(got.out[0].alert.picture, null);
+    assert.deepEqual(got.out[0].headers, { 'content-type': 'application/json' });
+    assert.equal((await statusIs(node, '1 alerts · 1 without picture')).fill, 'yellow');
+  });
+
   it('not a detection event: Catch gets NOT_A_DETECTION, nothing is sent', async () => {
     const { node, got } = await start();
     node.receive({ payload: { hello: 'world' } });
