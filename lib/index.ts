@@ -108,6 +108,7 @@ export {
   type SweepResult,
 } from './presence';
 export { decodeImage, ImageError, pickImages, type DecodedImage, type FoundImage, type ImageFormat, type PickOptions } from './image';
+export { ALERT_FIELDS, ALERT_SENDERS, alertValues, buildAlert, renderTemplate, unknownFields, type AlertSender } from './alert';
 
 // Keeping events until a flow has finished them.
 export { Journal, JournalFullError, type JournalEntry, type JournalOptions, type JournalProblem } from './delivery';

@@ -94,6 +94,7 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'detection-filter': [],
   'detection-dedupe': [dedupeKeyByName],
   'detection-image': [],
+  'detection-alert': [],
   'detection-sample': [sampleKindTyped, sampleBridge],
   'detection-done': [],
   'detection-redis': [],

@@ -101,6 +101,14 @@ export const NODE_OPTIONS = {
     format: choiceRule(['buffer', 'base64', 'dataurl'], { default: 'buffer' }),
     noImage: choiceRule(['output', 'error'], { default: 'output' }),
   },
+  'detection-alert': {
+    // the senders of lib/alert/senders.ts (ALERT_SENDERS)
+    sender: choiceRule(['email', 'telegram', 'ntfy', 'pushover', 'gotify', 'slack', 'teams'], { default: 'email' }),
+    picture: flagRule({ default: true }),
+    // the picture is chosen as detection image chooses it: the same rules
+    faceImage: choiceRule(['detection', 'photo'], { default: 'detection' }),
+    faceFallback: flagRule({ default: true }),
+  },
   'detection-sample': {
     // the kind when the dialog fixes it (kindType "kind"); else it is read from the message
     kind: choiceRule(['face', 'lpr'], { default: 'face' }),

@@ -39,3 +39,42 @@ export function tagKey(name: string, prefix: string): string {
   const rest = folded.slice(head.length).trim();
   return rest === '' ? folded : rest;
 }
+
+/**
+ * A tag name as a person reads it: `<prefix>-` taken off the front (any case)
+ * when a name follows, the name's own spelling kept (an alert shows `Banned`
+ * for `partner-Banned`). The same rule as tagKey, without folding.
+ */
+export function withoutTagPrefix(name: string, prefix: string): string {
+  const text = name.trim();
+  if (prefix === '') return text;
+  const head = `${prefix.toLowerCase()}-`;
+  if (!text.toLowerCase().startsWith(head)) return text;
+  const rest = text.slice(head.length).trim();
+  return rest === '' ? text : rest;
+}
+
+/** Why a node cannot use a tag prefix: its own is not one, its events bridge is not deployed, or the bridge's is not one. */
+export type TagPrefixProblem = { problem: 'own' } | { problem: 'no-bridge' } | { problem: 'bridge'; message: string };
+
+/**
+ * The prefix a node uses: the one typed in the node, else that of the events
+ * bridge it names (`bridgeId`, '' or `_ADD_` for none), else none (''). The
+ * bridge is asked through `bridgePrefix` (undefined: no such bridge
+ * deployed; an Error: its prefix is not valid). detection-filter and
+ * detection-alert read it alike.
+ */
+export function chooseTagPrefix(
+  own: unknown,
+  bridgeId: unknown,
+  bridgePrefix: (id: string) => string | Error | undefined,
+): string | TagPrefixProblem {
+  const typed = normaliseTagPrefix(own);
+  if (typed === undefined) return { problem: 'own' };
+  if (typed !== '') return typed;
+  const id = typeof bridgeId === 'string' && bridgeId !== '_ADD_' ? bridgeId : '';
+  if (!id) return '';
+  const prefix = bridgePrefix(id);
+  if (prefix === undefined) return { problem: 'no-bridge' };
+  return prefix instanceof Error ? { problem: 'bridge', message: prefix.message } : prefix;
+}

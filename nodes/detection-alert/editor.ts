@@ -1,0 +1,203 @@
+/**
+ * detection-alert: the editor dialog (compiled into dist/nodes/detection-alert/detection-alert.html by scripts/build.js).
+ */
+(function () {
+  /** lib/alert/template.ts ALERT_FIELDS (test/unit/alert/template.test.js compares the two). */
+  const FIELDS = ['plate', 'person', 'camera', 'site', 'time', 'tags', 'why', 'confidence', 'vehicle', 'kind', 'externalId', 'messageId'];
+  const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];
+  /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
+  const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
+  /** A Telegram chat: a number (groups and channels negative), or @name. */
+  const CHAT_ID = /^(?:-?\d{1,16}|@[A-Za-z0-9_]{4,})$/;
+
+  const TYPE = 'detection-alert';
+  const validators = DetectionBridgeEditor.validators(TYPE);
+  const check = validators.check;
+  const option = DetectionBridgeEditor.option;
+
+  interface AlertNode extends EditorNode {
+    sender?: string;
+    tagPrefix?: string;
+  }
+
+  function str(v: unknown): string {
+    return v === undefined || v === null ? '' : String(v);
+  }
+  /** The `{names}` of a template that are no field, each once, as lib/alert/template.ts finds them. */
+  function unknownFields(v: unknown): string[] {
+    const out: string[] = [];
+    const re = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(str(v))) !== null) if (FIELDS.indexOf(m[1]) < 0 && out.indexOf(m[1]) < 0) out.push(m[1]);
+    return out;
+  }
+  // Two parameters: Node-RED shows the reason a validator returns only from one declared with two.
+  function templateCheck(this: AlertNode, v: unknown, _opt?: unknown): EditorVerdict {
+    const unknown = unknownFields(v);
+    return check(this, unknown.length === 0, 'unknown-field', {
+      fields: unknown
+        .map(function (f) {
+          return '{' + f + '}';
+        })
+        .join(', '),
+    });
+  }
+  function prefixOf(v: unknown): string | null {
+    let text = str(v).trim();
+    if (text === '') return '';
+    text = text.replace(/-$/, '');
+    return TAG_PREFIX.test(text) ? text : null;
+  }
+  function validCrops(v: unknown): boolean {
+    const names = str(v)
+      .split(',')
+      .map(function (s) {
+        return s.trim();
+      });
+    if (names.length === 0 || names[0] === '') return false;
+    const seen: Record<string, boolean> = {};
+    for (let i = 0; i < names.length; i++) {
+      if (CROPS.indexOf(names[i]) < 0 || seen[names[i]]) return false;
+      seen[names[i]] = true;
+    }
+    return true;
+  }
+  function senderOf(node: AlertNode): string {
+    return str(node.sender) || 'email';
+  }
+
+  RED.nodes.registerType<AlertNode>(TYPE, {
+    category: 'detection bridge',
+    color: '#87C4E6',
+    defaults: {
+      name: { value: '' },
+      property: { value: 'payload', validate: validators.typed('propertyType', 'property', true) },
+      propertyType: { value: 'msg' },
+      sender: option(TYPE, 'sender'),
+      to: { value: '' },
+      chatId: {
+        value: '',
+        validate: function (v, _opt) {
+          if (senderOf(this) !== 'telegram') return true;
+          return check(this, CHAT_ID.test(str(v).trim()), 'chatId');
+        },
+      },
+      subject: { value: '', validate: templateCheck },
+      body: { value: '', validate: templateCheck },
+      picture: option(TYPE, 'picture'),
+      crops: {
+        value: CROPS.join(','),
+        validate: function (v, _opt) {
+          return check(this, validCrops(v), 'crops');
+        },
+      },
+      faceImage: option(TYPE, 'faceImage'),
+      faceFallback: option(TYPE, 'faceFallback'),
+      tagPrefix: {
+        value: '',
+        validate: function (v, _opt) {
+          return check(this, prefixOf(v) !== null, 'tagPrefix');
+        },
+      },
+      bridge: {
+        value: '',
+        type: 'events-bridge',
+        required: false,
+        // Only its tag prefix is used, and only when the node has none of its own, as at run time.
+        validate: function (v, _opt) {
+          if (!v || v === '_ADD_' || prefixOf(this.tagPrefix)) return true;
+          const chosen = RED.nodes.node(v);
+          if (!chosen) return check(this, false, 'bridge-gone');
+          return check(this, prefixOf(chosen.tagPrefix) !== null, 'bridge-tag-prefix');
+        },
+      },
+      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-alert') },
+    },
+    credentials: {
+      pushoverToken: {
+        type: 'password',
+        validate: function (v, _opt) {
+          return (
+            senderOf(this) !== 'pushover' || check(this, str(v) !== '' || !!(this.credentials && this.credentials.has_pushoverToken), 'pushover')
+          );
+        },
+      },
+      pushoverUser: {
+        type: 'password',
+        validate: function (v, _opt) {
+          return senderOf(this) !== 'pushover' || check(this, str(v) !== '' || !!(this.credentials && this.credentials.has_pushoverUser), 'pushover');
+        },
+      },
+    },
+    inputs: 1,
+    outputs: 1,
+    icon: 'detection-alert.svg',
+    label: function () {
+      return this.name || this._('detection-alert.paletteLabel');
+    },
+    labelStyle: function () {
+      return this.name ? 'node_label_italic' : '';
+    },
+    paletteLabel: function () {
+      return this._('detection-alert.paletteLabel');
+    },
+    oneditprepare: function () {
+      const node = this;
+      $('#node-input-property').typedInput({
+        default: 'msg',
+        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
+        typeField: '#node-input-propertyType',
+      });
+
+      // One row per sender's own options, and the tip saying what to wire it to.
+      function syncSender() {
+        const sender = String($('#node-input-sender').val() || 'email');
+        $('.detection-alert-email').toggle(sender === 'email');
+        $('.detection-alert-telegram').toggle(sender === 'telegram');
+        $('.detection-alert-pushover').toggle(sender === 'pushover');
+        $('#detection-alert-sender-tip').text(node._('detection-alert.tip.sender.' + sender));
+      }
+      $('#node-input-sender').on('change', syncSender);
+      syncSender();
+
+      // The defaults shown greyed in the empty templates: a plate's subject (a face's in the tip), the body.
+      $('#node-input-subject').attr(
+        'placeholder',
+        node._('detection-alert.default.subject-lpr') + '  |  ' + node._('detection-alert.default.subject-face'),
+      );
+      $('#node-input-body').attr('placeholder', node._('detection-alert.default.body'));
+
+      // "Insert field": `{field}` at the cursor of the template beside it.
+      $('.detection-alert-insert').each(function () {
+        const select = $(this);
+        const target = $('#' + String(select.data('target')));
+        $('<option value="">').text(node._('detection-alert.field.choose')).appendTo(select);
+        FIELDS.forEach(function (field) {
+          $('<option>')
+            .val(field)
+            .text('{' + field + '} ' + node._('detection-alert.field.' + field))
+            .appendTo(select);
+        });
+        select.on('change', function () {
+          const field = String(select.val() || '');
+          if (!field) return;
+          const input = target[0] as HTMLInputElement | HTMLTextAreaElement;
+          const text = String(target.val() || '');
+          const start = typeof input.selectionStart === 'number' ? input.selectionStart : text.length;
+          const end = typeof input.selectionEnd === 'number' ? input.selectionEnd : start;
+          const placeholder = '{' + field + '}';
+          target.val(text.slice(0, start) + placeholder + text.slice(end)).trigger('change');
+          input.focus();
+          input.setSelectionRange(start + placeholder.length, start + placeholder.length);
+          select.val('');
+        });
+      });
+
+      function syncPicture() {
+        $('.detection-alert-picture-options').toggle($('#node-input-picture').is(':checked'));
+      }
+      $('#node-input-picture').on('change', syncPicture);
+      syncPicture();
+    },
+  });
+})();
