@@ -28,6 +28,8 @@ export { cut, type AlertInput };
 export interface SenderOptions {
   /** e-mail: the recipients typed in the node (empty: the e-mail node's own). */
   to?: string;
+  /** e-mail: the sender's address (empty: the e-mail node's login); an SMTP relay without login needs it. */
+  from?: string;
   /** Telegram: the chat (a number, or @channel). */
   chatId?: string | number;
   /** Pushover: the application token and the user key (node credentials). */
@@ -91,6 +93,7 @@ export function buildAlert(sender: AlertSender, input: AlertInput, options: Send
         attachments: picture ? [{ filename: picture.filename, content: picture.data, contentType: picture.contentType }] : undefined,
       };
       if (options.to) props.to = options.to;
+      if (options.from) props.from = options.from;
       // nodemailer's priority: high, normal or low
       if (input.urgent) props.priority = 'high';
       break;

@@ -34,6 +34,8 @@ interface DetectionAlertDef extends NodeDef {
   sender: string;
   /** e-mail: recipients; empty: the e-mail node's own. */
   to?: string;
+  /** e-mail: the sender's address; empty: the e-mail node's login. */
+  from?: string;
   /** Telegram: the chat id (a number, or @channel). */
   chatId?: string;
   /** Templates; empty: the default of the event's kind, from the catalog. */
@@ -76,6 +78,7 @@ export = function register(RED: NodeAPI): void {
       const bodyTemplate = typeof config.body === 'string' && config.body.trim() !== '' ? config.body : '';
       const chatId = typeof config.chatId === 'string' ? config.chatId.trim() : '';
       const to = typeof config.to === 'string' ? config.to.trim() : '';
+      const from = typeof config.from === 'string' ? config.from.trim() : '';
       const keys = { token: node.credentials?.pushoverToken ?? '', user: node.credentials?.pushoverUser ?? '' };
 
       // What keeps the node from running: said in its status (a catalog key) and to every message (CONFIG).
@@ -154,6 +157,7 @@ export = function register(RED: NodeAPI): void {
               { subject, body, picture, urgent, tags: alertTags(view, prefix) },
               {
                 to,
+                from,
                 chatId: m.chatId !== undefined && m.chatId !== null && m.chatId !== '' ? (m.chatId as string | number) : chatId,
                 pushover: keys,
                 notes,

@@ -75,6 +75,7 @@
       propertyType: { value: 'msg' },
       sender: option(TYPE, 'sender'),
       to: { value: '' },
+      from: { value: '' },
       chatId: {
         value: '',
         validate: function (v, _opt) {

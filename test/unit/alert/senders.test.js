@@ -40,12 +40,17 @@ describe('alert senders', function () {
       });
       assert.equal(built.props.attachments[0].content, JPEG, 'the Buffer itself, not a copy');
       assert.equal(built.picture.filename, 'lpr_X_Close.jpg');
-      assert.equal('to' in built.props || 'priority' in built.props, false, 'no msg.to without To; no priority unless urgent');
+      assert.equal(
+        'to' in built.props || 'from' in built.props || 'priority' in built.props,
+        false,
+        'no msg.to, msg.from without them; no priority unless urgent',
+      );
     });
 
-    it('To when typed; urgent is nodemailer priority high; no picture deletes a stale msg.attachments', () => {
-      const built = buildAlert('email', input({ picture: null, urgent: true }), { to: 'a@example.com', notes });
+    it('To and From when typed; urgent is nodemailer priority high; no picture deletes a stale msg.attachments', () => {
+      const built = buildAlert('email', input({ picture: null, urgent: true }), { to: 'a@example.com', from: 'alerts@example.com', notes });
       assert.equal(built.props.to, 'a@example.com');
+      assert.equal(built.props.from, 'alerts@example.com', 'From when typed: a relay without login needs msg.from');
       assert.equal(built.props.priority, 'high');
       assert.ok('attachments' in built.props && built.props.attachments === undefined);
       assert.equal(built.picture, null);
