@@ -307,11 +307,111 @@ class EditorBrowser {
     );
   }
 
-  /** The Deploy button; `confirm`: accept the editor's "flow has invalid nodes" question. Waits until deployed. */
+  /**
+   * The Deploy button; `confirm`: accept the editor's "flow has invalid nodes" question, with the
+   * button the editor labels in its own language (its catalog's deploy.confirm.button.confirm:
+   * "Confirm deploy" in English). Waits until deployed.
+   */
   async deploy({ confirm = false } = {}) {
     await this.page.locator('#red-ui-header-button-deploy').click();
-    if (confirm) await this.page.getByRole('button', { name: 'Confirm deploy' }).click();
+    if (confirm) {
+      const label = await this.page.evaluate(() => RED._('deploy.confirm.button.confirm'));
+      await this.page.getByRole('button', { name: label, exact: true }).click();
+    }
     await this.page.waitForFunction(() => !RED.nodes.dirty(), null, { timeout: 30000 });
+  }
+
+  /** Drags `type` from the palette onto the workspace at (`x`, `y`), opening its palette category if it is shut; the new node's id. */
+  async fromPalette(type, x, y) {
+    const page = this.page;
+    const before = await page.evaluate(() => RED.nodes.filterNodes({ z: RED.workspaces.active() }).map((n) => n.id));
+    const paletteNode = page.locator(`#red-ui-palette .red-ui-palette-node[data-palette-type="${type}"]`);
+    if (!(await paletteNode.isVisible())) {
+      const category = page.locator('#red-ui-palette .red-ui-palette-category').filter({ has: paletteNode });
+      await category.locator('.red-ui-palette-header').click();
+      await paletteNode.waitFor({ state: 'visible' });
+    }
+    await paletteNode.scrollIntoViewIfNeeded();
+    await paletteNode.dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x, y } });
+    const added = await page.evaluate(
+      (known) =>
+        RED.nodes
+          .filterNodes({ z: RED.workspaces.active() })
+          .filter((n) => !known.includes(n.id))
+          .map((n) => ({ id: n.id, type: n.type })),
+      before,
+    );
+    assert.deepEqual(
+      added.map((n) => n.type),
+      [type],
+      `one ${type} added from the palette`,
+    );
+    return added[0].id;
+  }
+
+  /** Drags a wire from output `port` of node `from` to the input of node `to`, and waits for the link. */
+  async wire(from, port, to) {
+    const page = this.page;
+    const out = await page.locator(`[id="${from}"] .red-ui-flow-port-output`).nth(port).boundingBox();
+    const into = await page.locator(`[id="${to}"] .red-ui-flow-port-input`).boundingBox();
+    assert.ok(out && into, `the ports of ${from} (output ${port}) and ${to} are on the workspace`);
+    await page.mouse.move(out.x + out.width / 2, out.y + out.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(into.x + into.width / 2, into.y + into.height / 2, { steps: 10 });
+    await page.mouse.up();
+    await page.waitForFunction(
+      ([f, p, t]) => RED.nodes.filterLinks({ source: RED.nodes.node(f), target: RED.nodes.node(t) }).some((l) => Number(l.sourcePort) === p),
+      [from, port, to],
+    );
+  }
+
+  /** Done in the open edit tray; waits until the tray has gone. */
+  async doneEdit() {
+    await this.page.locator('#node-dialog-ok').click();
+    await this.page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0 && RED.view.state() === RED.state.DEFAULT);
+  }
+
+  /**
+   * Opens a TypedInput menu with `trigger` and clicks its item `value` until `isChosen` holds (run in
+   * the page with [selector, value]). The menu slides down; on a loaded machine a click during the
+   * slide is now and then lost (the menu stays open, nothing chosen): clicked again, at most thrice.
+   */
+  async chooseFromMenu(trigger, value, isChosen, selector) {
+    const page = this.page;
+    const holds = (timeout) =>
+      page.waitForFunction(isChosen, [selector, value], { timeout }).then(
+        () => true,
+        () => false,
+      );
+    for (let attempt = 1; !(await holds(attempt === 1 ? 200 : 2000)); attempt++) {
+      assert.ok(attempt <= 3, `${selector}: "${value}" chosen from the TypedInput's menu`);
+      if (!(await page.locator('.red-ui-typedInput-options:visible').count())) await trigger.click();
+      await page.locator(`.red-ui-typedInput-options:visible a[value="${value}"]`).click();
+    }
+  }
+
+  /** The status text the workspace shows under node `id` ('' when none). */
+  statusShown(id) {
+    return this.page.evaluate((nodeId) => {
+      const label = document.querySelector(`[id="${nodeId}"] .red-ui-flow-node-status-label`);
+      return label ? label.textContent : '';
+    }, id);
+  }
+
+  /** Waits until the workspace shows `text` under node `id`; fails saying what it showed. */
+  async statusShows(id, text, timeout = 20000) {
+    await this.page
+      .waitForFunction(
+        ([nodeId, t]) => {
+          const label = document.querySelector(`[id="${nodeId}"] .red-ui-flow-node-status-label`);
+          return !!label && label.textContent === t;
+        },
+        [id, text],
+        { timeout },
+      )
+      .catch(async () => {
+        throw new Error(`the workspace shows "${await this.statusShown(id)}" under ${id}, not "${text}"`);
+      });
   }
 
   /**
