@@ -62,9 +62,25 @@
     }
     return true;
   }
-  function senderOf(node: AlertNode): string {
-    return str(node.sender) || 'email';
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
+  function inDialog(node: AlertNode): boolean {
+    if (!$('#node-input-sender').length) return false;
+    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
+    return !stack || stack.indexOf(node) !== -1;
   }
+  /** The sender as the open dialog shows it, else as saved: the chat id and the Pushover keys are marked as soon as their sender is chosen. */
+  function senderOf(node: AlertNode): string {
+    return str(inDialog(node) ? $('#node-input-sender').val() : node.sender) || 'email';
+  }
+  /** Whether Pushover key `name` is set: in the open dialog its field (a stored one shows as __PWRD__), else what the editor
+   *  knows (after a reload nothing of a deployed node's credentials: taken as set; a new or pasted node has none until entered). */
+  function hasKey(node: AlertNode, name: string): boolean {
+    if (inDialog(node) && $('#node-input-' + name).length) return $('#node-input-' + name).val() !== '';
+    const c = node.credentials;
+    if (!c) return !node.changed;
+    return !!(c[name] || c['has_' + name]);
+  }
+  const senderOption = option<AlertNode>(TYPE, 'sender');
 
   RED.nodes.registerType<AlertNode>(TYPE, {
     category: 'detection bridge',
@@ -73,7 +89,15 @@
       name: { value: '' },
       property: { value: 'payload', validate: validators.typed('propertyType', 'property', true) },
       propertyType: { value: 'msg' },
-      sender: option(TYPE, 'sender'),
+      // Node-RED 4 counts a credential's own validator in the open dialog only: the node is invalid without its Pushover keys from here
+      sender: {
+        value: senderOption.value,
+        validate: function (v, opt) {
+          const chosen = senderOption.validate ? senderOption.validate.call(this, v, opt) : true;
+          if (chosen !== true || str(v) !== 'pushover') return chosen;
+          return check(this, hasKey(this, 'pushoverToken') && hasKey(this, 'pushoverUser'), 'pushover');
+        },
+      },
       to: { value: '' },
       from: { value: '' },
       chatId: {
