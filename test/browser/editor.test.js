@@ -465,6 +465,130 @@ const CASES = {
       },
     ],
   },
+  'detection-alert': {
+    valid: {
+      steps: [
+        { select: 'sender', value: 'email' },
+        { fill: 'to', value: 'security@site.example' },
+        { fill: 'from', value: 'alerts@site.example' },
+        { fill: 'body', value: 'Seen at {time}\n{why}' },
+        { check: 'picture', value: true },
+        { fill: 'crops', value: 'Close,Medium' },
+        { select: 'faceImage', value: 'photo' },
+        { check: 'faceFallback', value: true },
+        { fill: 'tagPrefix', value: 'partner' },
+      ],
+      check: async (page, nr, ui) => {
+        // each sender: its tip says what to wire it to, and only its own rows show
+        const shown = async (names) => Promise.all(names.map((n) => page.locator(`#node-input-${n}`).isVisible()));
+        const own = { email: ['to', 'from'], telegram: ['chatId'], pushover: ['pushoverToken', 'pushoverUser'] };
+        const rows = Object.values(own).flat();
+        for (const sender of ['email', 'telegram', 'ntfy', 'pushover', 'gotify', 'slack', 'teams']) {
+          await ui.step({ select: 'sender', value: sender });
+          assert.equal(
+            await page.locator('#detection-alert-sender-tip').innerText(),
+            translate(`detection-alert.tip.sender.${sender}`),
+            `${sender}: the tip`,
+          );
+          assert.deepEqual(
+            await shown(rows),
+            rows.map((r) => (own[sender] || []).includes(r)),
+            `${sender}: its own rows only (${own[sender] || 'none'}) of ${rows}`,
+          );
+        }
+        await ui.step({ select: 'sender', value: 'email' });
+        // empty templates show the catalog's defaults greyed
+        assert.ok(
+          (await page.locator('#node-input-subject').getAttribute('placeholder')).includes(translate('detection-alert.default.subject-lpr')),
+          "the subject's placeholder: the plate default",
+        );
+        assert.equal(await page.locator('#node-input-body').getAttribute('placeholder'), translate('detection-alert.default.body'));
+        // "Insert field" puts {field} at the cursor of the template beside it
+        const subject = page.locator('#node-input-subject');
+        const insert = page.locator('select.detection-alert-insert[data-target="node-input-subject"]');
+        assert.equal(await insert.locator('option').first().innerText(), translate('detection-alert.field.choose'));
+        await subject.fill('[{tags}] ');
+        await insert.selectOption('plate');
+        assert.equal(await subject.inputValue(), '[{tags}] {plate}');
+        assert.equal(await insert.inputValue(), '', 'the list goes back to its prompt');
+        await subject.press('End');
+        await subject.pressSequentially(' at ');
+        await insert.selectOption('camera');
+        assert.equal(await subject.inputValue(), '[{tags}] {plate} at {camera}');
+        // the picture's options only with the picture on
+        await ui.step({ check: 'picture', value: false });
+        assert.deepEqual(await shown(['crops', 'faceImage', 'faceFallback']), [false, false, false], 'no picture: its options hidden');
+        await ui.step({ check: 'picture', value: true });
+        assert.deepEqual(await shown(['crops', 'faceImage', 'faceFallback']), [true, true, true], 'the picture on: its options shown');
+      },
+      expect: {
+        sender: 'email',
+        to: 'security@site.example',
+        from: 'alerts@site.example',
+        subject: '[{tags}] {plate} at {camera}',
+        body: 'Seen at {time}\n{why}',
+        picture: true,
+        crops: 'Close,Medium',
+        faceImage: 'photo',
+        faceFallback: true,
+        tagPrefix: 'partner',
+      },
+      ports: 1,
+    },
+    invalid: [
+      {
+        steps: [{ fill: 'subject', value: '{plate} at {gate}' }],
+        error: 'subject',
+        reason: 'validators.unknown-field',
+        reasonVars: { fields: '{gate}' },
+        restore: [{ fill: 'subject', value: '[{tags}] {plate} at {camera}' }],
+      },
+      {
+        steps: [{ fill: 'body', value: 'Seen at {time}\n{where} {when}' }],
+        error: 'body',
+        reason: 'validators.unknown-field',
+        reasonVars: { fields: '{where}, {when}' },
+        restore: [{ fill: 'body', value: 'Seen at {time}\n{why}' }],
+      },
+      {
+        // Telegram without a chat id: marked as soon as Telegram is chosen
+        steps: [{ select: 'sender', value: 'telegram' }],
+        error: 'chatId',
+        reason: 'validators.chatId',
+        restore: [{ select: 'sender', value: 'email' }],
+      },
+      {
+        steps: [
+          { select: 'sender', value: 'telegram' },
+          { fill: 'chatId', value: '12 34' },
+        ],
+        error: 'chatId',
+        reason: 'validators.chatId',
+        restore: [
+          { fill: 'chatId', value: '-1001234567890' },
+          { select: 'sender', value: 'email' },
+        ],
+      },
+      {
+        steps: [{ select: 'sender', value: 'pushover' }],
+        error: 'pushoverToken',
+        reason: 'validators.pushover',
+        restore: [{ select: 'sender', value: 'email' }],
+      },
+      {
+        steps: [{ fill: 'crops', value: 'Close,Tiny' }],
+        error: 'crops',
+        reason: 'validators.crops',
+        restore: [{ fill: 'crops', value: 'Close,Medium' }],
+      },
+      {
+        steps: [{ fill: 'tagPrefix', value: 'part ner' }],
+        error: 'tagPrefix',
+        reason: 'validators.tagPrefix',
+        restore: [{ fill: 'tagPrefix', value: 'partner' }],
+      },
+    ],
+  },
   'detection-sample': {
     valid: {
       // fetched from an events bridge: its list is shown (a new events bridge is added with the plus button)

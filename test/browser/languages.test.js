@@ -57,6 +57,8 @@ const FLOW = [
   { id: 'lang-filter', type: 'detection-filter', rules: [{ t: 'tag', v: 'VIP', vt: 'list' }], wires: [[]] },
   { id: 'lang-dedupe', type: 'detection-dedupe', wires: [[]] },
   { id: 'lang-image', type: 'detection-image', wires: [[], []] },
+  // e-mail (its To and From rows), the picture on (its crop and face rows), an events bridge for the tag prefix
+  { id: 'lang-alert', type: 'detection-alert', sender: 'email', picture: true, bridge: 'lang-bridge', wires: [[]] },
   { id: 'lang-sample', type: 'detection-sample', source: 'bridge', bridge: 'lang-bridge', wires: [[]] },
   { id: 'lang-done', type: 'detection-done', wires: [] },
   { id: 'lang-push', type: 'platform-push', server: 'lang-server', wires: [[]] },
@@ -302,6 +304,7 @@ describe(`e2e: the editor in German and Japanese, Node-RED ${nodeRedVersion()} (
         assert.equal(byId['lang-push'], `${say(lang, 'platform-push.label.short')} ${say(lang, 'platform-push.operation.pos')}`);
         assert.equal(byId['lang-filter'], say(lang, 'detection-filter.summary.tag', { list: 'VIP' }));
         assert.equal(byId['lang-done'], paletteLabel('detection-done'));
+        assert.equal(byId['lang-alert'], paletteLabel('detection-alert'));
         const all = labels.flatMap((l) => [l.shown, ...l.texts]);
         assert.deepEqual(untranslated(all, english), [], `labels and port labels in ${lang}`);
         noNewProblems();
