@@ -66,7 +66,7 @@
     return str(node.sender) || 'email';
   }
 
-  RED.nodes.registerType<AlertNode>(TYPE, {
+  RED.nodes.registerType<AlertNode>('detection-alert', {
     category: 'detection bridge',
     color: '#87C4E6',
     defaults: {
