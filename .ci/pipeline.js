@@ -108,6 +108,8 @@ const ESTIMATE_S = {
   'dashboard.test.js': 40,
   'banned-at-night.test.js': 40,
   'alert.test.js': 35,
+  'alert-from-palette.test.js': 90,
+  'alert-delivery.test.js': 35,
   'completion.test.js': 35,
   'migration.test.js': 30,
   'openapi.test.js': 25,

@@ -82,7 +82,7 @@
   }
   const senderOption = option<AlertNode>(TYPE, 'sender');
 
-  RED.nodes.registerType<AlertNode>(TYPE, {
+  RED.nodes.registerType<AlertNode>('detection-alert', {
     category: 'detection bridge',
     color: '#87C4E6',
     defaults: {

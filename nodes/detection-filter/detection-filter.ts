@@ -15,7 +15,7 @@ import { completion } from '../../lib/delivery/completion';
 import { viewOfEvent } from '../../lib/events/detection-view';
 import { compileFilter, detectionTime, type FilterOutcome, type ReadProblem } from '../../lib/events/filter';
 import { matchExplanation, type MatchExplanation } from '../../lib/events/filter-explain';
-import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
+import { chooseTagPrefix } from '../../lib/events/tag-prefix';
 import { nodeOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, statusText as statusTextOf, translate, translator } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
@@ -53,18 +53,13 @@ export = function register(RED: NodeAPI): void {
     const s = statusTextOf(RED, 'detection-filter');
     const util = RED.util as unknown as PropertyUtil;
 
-    /** The prefix typed in this node, else the chosen bridge's, else none; or why it cannot be used (status, error). */
+    /** The prefix typed in this node, else the chosen bridge's, else none (lib's rule); or why it cannot be used (status, error). */
     function tagPrefixFor(def: DetectionFilterDef): string | { status: string; problem: string } {
-      const own = normaliseTagPrefix(def.tagPrefix);
-      if (own === undefined) return { status: s('status.tag-prefix'), problem: t('errors.tag-prefix', { prefix: String(def.tagPrefix) }) };
-      if (own !== '') return own;
-      const bridgeId = def.bridge && def.bridge !== '_ADD_' ? def.bridge : '';
-      if (!bridgeId) return '';
-      const prefix = tagPrefixOf(RED, bridgeId);
-      if (prefix === undefined) return { status: s('status.no-bridge'), problem: t('errors.no-bridge') };
-      return prefix instanceof Error
-        ? { status: s('status.tag-prefix'), problem: t('errors.bridge-tag-prefix', { message: prefix.message }) }
-        : prefix;
+      const chosen = chooseTagPrefix(def.tagPrefix, def.bridge, (id) => tagPrefixOf(RED, id));
+      if (typeof chosen === 'string') return chosen;
+      if (chosen.problem === 'own') return { status: s('status.tag-prefix'), problem: t('errors.tag-prefix', { prefix: String(def.tagPrefix) }) };
+      if (chosen.problem === 'no-bridge') return { status: s('status.no-bridge'), problem: t('errors.no-bridge') };
+      return { status: s('status.tag-prefix'), problem: t('errors.bridge-tag-prefix', { message: chosen.message }) };
     }
 
     const property = config.property || 'payload';

@@ -18,7 +18,7 @@ const { NodeRedProcess } = require('../support/nodered-process');
 
 const EXAMPLE = 'alert-with-picture';
 const TAB = 'e2ededupedeploy1';
-const EMAIL_DEBUG = 'e-mail (connect an e-mail node here)';
+const EMAIL_DEBUG = 'e-mail (put an e-mail node here)';
 const { buildSampleEvent } = require(path.join(ROOT, 'dist', 'lib'));
 
 /** A small real JPEG (SOI, JFIF APP0, EOI): the image node only sniffs the format. */

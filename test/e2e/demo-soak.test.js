@@ -121,8 +121,8 @@ describe(`e2e: the demo for days, Node-RED ${nodeRedVersion()}`, function () {
     const { flows, credentials } = demo.buildDemoFlows({ coreUrl, redisUrl: redis?.url, haveRedis, haveDashboard, listenerPort: await freePort() });
     // The alerts, as the e-mail node would send them: one JSON line each, with the event's messageId.
     const alertsFile = path.join(nr.userDir, 'alerts.jsonl');
-    const email = flows.find((n) => n.z === ALERT_TAB && n.type === 'change' && /e-mail/i.test(n.name));
-    assert.ok(email, 'the alert example has its "for e-mail" node');
+    const email = flows.find((n) => n.z === ALERT_TAB && n.type === 'detection-alert' && n.sender === 'email');
+    assert.ok(email, 'the alert example has its alert message node for e-mail');
     email.wires = [[...email.wires[0], 'soak-alert-probe']];
     flows.push(
       functionNode(

@@ -14,7 +14,8 @@
  * night, and the example's own buttons, switch it too.
  *
  * banned-plate-at-night, as imported but its cap (5 alerts in 10 minutes)
- * cut to 2 in 5 s: a banned plate at night alerts once, a misread repeat of
+ * cut to 2 in 5 s: a banned plate at night alerts once (an e-mail and a
+ * Telegram message, shaped by its alert message nodes), a misread repeat of
  * it does not, by day nothing; an alert past the cap is held back and
  * counted in the digest.
  *
@@ -23,7 +24,7 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const mqtt = require('mqtt');
-const { nodeRedVersion, postJson, request, until } = require('../support');
+const { nodeRedVersion, postJson, request, translate, until } = require('../support');
 const { NodeRedProcess } = require('../support/nodered-process');
 const { Mosquitto, mosquittoAvailable } = require('../support/mosquitto');
 const ev = require('../fixtures/events');
@@ -192,7 +193,9 @@ describe(`e2e: the gate-light and banned-plate-at-night examples, with a real MQ
 
   describe('banned-plate-at-night', function () {
     it('a banned plate at night alerts once (not again misread), by day nothing; an alert past the cap goes into the digest', async () => {
-      const alertDebug = only(banned, 'debug', 'alert (connect Telegram/e-mail here)').id;
+      const emailDebug = only(banned, 'debug', 'e-mail (put an e-mail node here)').id;
+      const telegramDebug = only(banned, 'debug', 'Telegram (put a telegram sender here)').id;
+      const messages = (id) => comms.debug(id).map((d) => (typeof d.msg === 'string' ? JSON.parse(d.msg) : d.msg));
       const digestDebug = only(banned, 'debug', 'digest').id;
       const dedupe = only(banned, 'detection-dedupe');
       await post(BANNED_PATH, plateEvent('ABC123', DAY, 'Gate 2 LPR'));
@@ -201,9 +204,30 @@ describe(`e2e: the gate-light and banned-plate-at-night examples, with a real MQ
       await post(BANNED_PATH, plateEvent('ABC123', NIGHT, 'Gate 2 LPR'));
       await post(BANNED_PATH, plateEvent('JKR777', NIGHT, 'Gate 2 LPR')); // the third alert of the period: past the (test's) cap of 2
       const [digest] = await until(() => comms.debug(digestDebug).length && comms.debug(digestDebug), 20000, 'the digest');
+      // the alert message nodes: an e-mail and a Telegram message per alert, the subject naming plate and camera
+      await until(() => messages(emailDebug).length === 2 && messages(telegramDebug).length === 2, 10000, 'two e-mails and two Telegram messages');
+      const subject = (plate) => translate('detection-alert.default.subject-lpr').replace('{plate}', plate).replace('{camera}', 'Gate 2 LPR');
+      const mails = messages(emailDebug);
       assert.deepEqual(
-        comms.debug(alertDebug).map((d) => d.msg),
-        ['8OB123 at Gate 2 LPR (list: 8OB123, exact, score 1)', 'ABC123 at Gate 2 LPR (list: ABC-123, exact, score 1)'],
+        mails.map((m) => m.topic),
+        [subject('8OB123'), subject('ABC123')],
+      );
+      assert.deepEqual(
+        mails.map((m) => [m.match.entry, m.match.kind, m.match.score]),
+        [
+          ['8OB123', 'exact', 1],
+          ['ABC-123', 'exact', 1],
+        ],
+        'msg.match says which list entry matched',
+      );
+      for (const mail of mails) assert.ok(mail.payload.includes(mail.match.text), `the text says why it matched: ${mail.payload}`);
+      assert.deepEqual(
+        messages(telegramDebug).map((m) => [m.payload.chatId, m.payload.type, m.payload.caption.startsWith(m.alert.subject)]),
+        [
+          [123456789, 'photo', true],
+          [123456789, 'photo', true],
+        ],
+        "the Telegram messages: a photo (the event's Close crop) to the example's chat, its caption the subject first",
       );
       const summary = JSON.parse(digest.msg);
       assert.equal(summary.passed, 2);
