@@ -4,7 +4,8 @@
 (function () {
   /** lib/alert/template.ts ALERT_FIELDS (test/unit/alert/template.test.js compares the two). */
   const FIELDS = ['plate', 'person', 'camera', 'site', 'time', 'tags', 'why', 'confidence', 'vehicle', 'kind', 'externalId', 'messageId'];
-  const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];
+  const CROPS = DetectionBridgeEditor.CROPS;
+  const validCrops = DetectionBridgeEditor.validCrops;
   /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
   const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
   /** A Telegram chat: a number (groups and channels negative), or @name. */
@@ -47,20 +48,6 @@
     if (text === '') return '';
     text = text.replace(/-$/, '');
     return TAG_PREFIX.test(text) ? text : null;
-  }
-  function validCrops(v: unknown): boolean {
-    const names = str(v)
-      .split(',')
-      .map(function (s) {
-        return s.trim();
-      });
-    if (names.length === 0 || names[0] === '') return false;
-    const seen: Record<string, boolean> = {};
-    for (let i = 0; i < names.length; i++) {
-      if (CROPS.indexOf(names[i]) < 0 || seen[names[i]]) return false;
-      seen[names[i]] = true;
-    }
-    return true;
   }
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: AlertNode): boolean {

@@ -2,7 +2,8 @@
  * detection-image: the editor dialog (compiled into dist/nodes/detection-image/detection-image.html by scripts/build.js).
  */
 (function () {
-  const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];
+  const CROPS = DetectionBridgeEditor.CROPS;
+  const validCrops = DetectionBridgeEditor.validCrops;
   const CROP_HINTS: Record<string, string> = {
     Close: 'detection-image.crop.Close',
     Medium: 'detection-image.crop.Medium',
@@ -15,21 +16,6 @@
   const check = validators.check;
   const typedCheck = validators.typed;
   const option = DetectionBridgeEditor.option;
-  /** A comma list of known crop names, each at most once, at least one. */
-  function validCrops(v: unknown): boolean {
-    const names = String(v == null ? '' : v)
-      .split(',')
-      .map(function (s) {
-        return s.trim();
-      });
-    if (names.length === 0 || names[0] === '') return false;
-    const seen: Record<string, boolean> = {};
-    for (let i = 0; i < names.length; i++) {
-      if (CROPS.indexOf(names[i]) < 0 || seen[names[i]]) return false;
-      seen[names[i]] = true;
-    }
-    return true;
-  }
 
   RED.nodes.registerType('detection-image', {
     category: 'detection bridge',

@@ -115,6 +115,24 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
     };
   }
 
+  /** The crop sizes a plate's picture is chosen by, in the default order (lib/core/event-kinds.ts CROP_SIZE_NAMES). */
+  const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];
+  /** A comma list of known crop names, each at most once, at least one (as lib/image's parseCropList reads it). */
+  function validCrops(v: unknown): boolean {
+    const names = String(v == null ? '' : v)
+      .split(',')
+      .map(function (s) {
+        return s.trim();
+      });
+    if (names.length === 0 || names[0] === '') return false;
+    const seen: Record<string, boolean> = {};
+    for (let i = 0; i < names.length; i++) {
+      if (CROPS.indexOf(names[i]) < 0 || seen[names[i]]) return false;
+      seen[names[i]] = true;
+    }
+    return true;
+  }
+
   /** What is wrong with a platform API path (`/api/v2/…`), or null: the key of its reason. */
   function apiPathProblem(v: unknown): string | null {
     const p = String(v || '').trim();
@@ -146,5 +164,7 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
     choicesOf,
     apiPathProblem,
     msgByDefault,
+    CROPS,
+    validCrops,
   };
 }

@@ -7,7 +7,8 @@
  * attached", built from the palette with dialogs only, in English and in German.
  *
  * For each language: a fresh Node-RED with the packed module and
- * node-red-node-email installed into its user directory (the German one with
+ * node-red-node-email installed from npm into its user directory
+ * (SENDER_MODULES; the German one with
  * `lang: 'de'` in settings.js, so that the runtime speaks German), a local
  * SMTP server on 127.0.0.1 (test/support/smtp-server.js) and a headless
  * Chromium whose locale is the language (the editor takes it). As a person
@@ -49,22 +50,19 @@
  * The browser must report no problem and make no request off 127.0.0.1, and
  * Node-RED log no error but the receiver's missing token.
  *
- * Skipped, with a message, where /usr/bin/chromium or node-red-node-email (a
- * dev dependency) is missing.
+ * Skipped, with a message, where /usr/bin/chromium is missing.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, nodeRedVersion, postJson, translate, until } = require('../support');
+const { ROOT, SENDER_MODULES, nodeRedVersion, postJson, translate, until } = require('../support');
 const { EditorBrowser } = require('../support/editor-browser');
-const { packInstalled } = require('../support/user-dir-template');
 const { SmtpServer } = require('../support/smtp-server');
 const { readPictureText } = require('../support/plate-reader');
 
 const { buildDeliveryEvent } = require(path.join(ROOT, 'dist', 'sim'));
 const { formatWindows, parseWindows } = require(path.join(ROOT, 'dist', 'lib'));
 
-const EMAIL = 'node-red-node-email';
 const RECEIVER_PATH = '/e2e/alert-from-palette';
 const CAMERA = 'Gate 2 LPR';
 const OTHER_CAMERA = 'Gate 1 LPR';
@@ -168,15 +166,10 @@ function alertFromPalette(lang) {
     before(async function () {
       if (!EditorBrowser.available()) this.skip();
       this.timeout(180000);
-      const email = await packInstalled(EMAIL);
-      if (!email) {
-        console.log(`      SKIPPED: this test needs ${EMAIL} (a dev dependency: npm install); it is not installed here`);
-        this.skip();
-      }
       smtp = await SmtpServer.start();
       browser = await EditorBrowser.start({
         locale: lang,
-        modules: [email],
+        modules: [SENDER_MODULES.email],
         settings: lang === 'de' ? { lang: 'de' } : {},
         viewport: { width: 1400, height: 1000 },
         artifacts: ARTIFACTS,

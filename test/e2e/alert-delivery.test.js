@@ -4,9 +4,8 @@
  * example, as Import → Examples serves it, with its two debug nodes replaced by
  * the real senders as a user does it ("put an e-mail node here"): the e-mail
  * node of node-red-node-email and the telegram sender of
- * node-red-contrib-telegrambot, both installed beside the packed module into a
- * fresh user directory (packed from this package's dev dependencies: the
- * locked versions, no network). They send to this test's SMTP server
+ * node-red-contrib-telegrambot, both installed from npm beside the packed
+ * module into a fresh user directory, at pinned versions (SENDER_MODULES). They send to this test's SMTP server
  * (test/support/smtp-server.js) and fake Telegram Bot API, which the bot
  * configuration's "Bot API URL" points at (test/support/telegram-bot-api.js),
  * both on 127.0.0.1. The only other change is the chat id typed into the
@@ -29,8 +28,8 @@
  */
 const assert = require('node:assert/strict');
 const jpeg = require('jpeg-js');
-const { nodeRedVersion, request, translate, until } = require('../support');
-const { NodeRedProcess, packInstalled, runSimulator } = require('../support/nodered-process');
+const { SENDER_MODULES, nodeRedVersion, request, translate, until } = require('../support');
+const { NodeRedProcess, runSimulator } = require('../support/nodered-process');
 const { SmtpServer } = require('../support/smtp-server');
 const { TelegramBotApi } = require('../support/telegram-bot-api');
 const { readPictureText } = require('../support/plate-reader');
@@ -79,7 +78,7 @@ describe(`e2e: banned plates at night by e-mail and Telegram through the real se
     this.timeout(240000);
     smtp = await SmtpServer.start();
     telegram = await TelegramBotApi.start({ token: TOKEN });
-    nr = await NodeRedProcess.create({ modules: [await packInstalled('node-red-node-email'), await packInstalled('node-red-contrib-telegrambot')] });
+    nr = await NodeRedProcess.create({ modules: [SENDER_MODULES.email, SENDER_MODULES.telegram] });
     await nr.start();
     comms = await nr.openComms();
 

@@ -340,8 +340,17 @@ function ownStatus(node) {
   return own.length > 0 ? own[own.length - 1].args[0] : undefined;
 }
 
+/**
+ * The sender nodes users wire alerts to, installed into a test's user directory from npm as a
+ * user installs them (Manage palette), at the versions the alert tests were written against.
+ * Not dev dependencies: node-red-node-email bundles a utf7 whose semver range its own bundle does
+ * not hold, and `npm ci` refuses such a lock file ("Missing: semver@5.3.0").
+ */
+const SENDER_MODULES = Object.freeze({ email: 'node-red-node-email@5.2.5', telegram: 'node-red-contrib-telegrambot@17.0.6' });
+
 module.exports = {
   ROOT,
+  SENDER_MODULES,
   ownStatus,
   NODE_RED_DIR,
   nodeRedVersion,

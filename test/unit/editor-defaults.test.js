@@ -44,7 +44,14 @@ const TYPED = { 'detection-sample': ['kind'], 'detection-enroll': ['action', 'ki
 
 /** A node as the editor's validators see it: translating to the key, with every credential set. */
 function editorNode(type, extra = {}) {
-  return { id: 'n1', type, z: '', _: (key) => key, credentials: { user: 'u', password: 'p', token: 't', headerValue: 'h' }, ...extra };
+  return {
+    id: 'n1',
+    type,
+    z: '',
+    _: (key) => key,
+    credentials: { user: 'u', password: 'p', token: 't', headerValue: 'h', pushoverToken: 'a', pushoverUser: 'u' },
+    ...extra,
+  };
 }
 
 /** Whether the editor's validator of `type`.`name` accepts `value` (true; a string or false is its refusal). */
