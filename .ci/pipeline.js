@@ -374,11 +374,31 @@ async function main() {
     allPassed = false;
     console.log(`skipped tests fail CI: ${pending.map((j) => `${j.id} (${j.summary.pending})`).join(', ')}`);
   }
+  for (const job of list.filter((j) => !j.ok && j.startedAt !== undefined)) whyFailed(job);
   console.log(`pipeline: ${allPassed ? 'all passed' : 'FAILED'} in ${fmt(now())} on ${WORKERS} workers`);
   fs.rmSync(TEST_CACHE, { recursive: true, force: true });
   if (allPassed) fs.rmSync(LOGS, { recursive: true, force: true });
   else console.log(`logs kept in ${LOGS}`);
   process.exitCode = allPassed ? 0 : 1;
+}
+
+/**
+ * The lines that say why a job failed, repeated at the very end: a CI report
+ * often keeps only the last lines of the output, and the job's own report is
+ * far above them. From the first line that names a failure (a bench's
+ * PROBLEMS, mocha's failing tests, an error), else the log's last lines.
+ */
+function whyFailed(job, max = 30) {
+  let lines;
+  try {
+    lines = fs.readFileSync(job.logFile, 'utf8').split('\n');
+  } catch {
+    return;
+  }
+  const first = lines.findIndex((l) => /PROBLEMS|\d+ failing|^\s*(\w*Error|AssertionError)\b/.test(l));
+  const shown = first >= 0 ? lines.slice(first, first + max) : lines.slice(-max);
+  console.log(`\n---- why ${job.id} failed (${first >= 0 ? 'from its first failure' : 'its last lines'}):`);
+  console.log(shown.join('\n').trimEnd());
 }
 
 // Ctrl-C / a CI cancel: stop every job's process group, then go.
