@@ -11,7 +11,7 @@
  *   node20 · Node-RED dev (4.1.x): unit, nodes, e2e, browser
  *   node20 · Node-RED oldest (4.1.0):     nodes, e2e (but NOT_ON_OLDEST)
  *   node22 · Node-RED 5:           unit, nodes, e2e, browser
- * unit = test/unit (Node-RED-free: once per Node.js), nodes = test/nodes
+ * unit = test/unit and test/package (Node-RED-free: once per Node.js), nodes = test/nodes
  * (the runtime through the test helper), e2e = test/e2e (a real Node-RED
  * with the packed package), browser = test/browser (the editor in Chromium:
  * where the editor differs, the dev version and 5). The unit and nodes
@@ -180,7 +180,8 @@ function jobs() {
         ...extra,
       });
     for (const kind of phase.kinds) {
-      const files = testFiles(kind);
+      // test/package (the docs, examples and catalogues checks) runs with the unit tests: no Node-RED either.
+      const files = kind === 'unit' ? [...testFiles('unit'), ...testFiles('package')] : testFiles(kind);
       if (kind === 'unit' || kind === 'nodes') {
         // The nodes tests and e2e/flow.test.js both write the plate-snapshot example's file under /tmp/detection-bridge.
         mocha(kind, files, {

@@ -3,7 +3,7 @@
  * Writes the part of each docs/nodes/<type>.md that the help already says:
  * its Inputs, Outputs and Options, taken from locales/en-US/<type>.html.
  * The help is the one source of a node's options (the sidebar shows it); the
- * docs page adds the long reference around it. test/unit/docs-help.test.js
+ * docs page adds the long reference around it. test/package/docs-help.test.js
  * fails when the two disagree.
  *
  *   npm run docs            rewrite the generated part of every page

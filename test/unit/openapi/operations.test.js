@@ -1,4 +1,8 @@
 'use strict';
+/**
+ * lib/openapi/operations.ts, the index of a release's operations, over documents read by document.ts and
+ * load.ts (JSON or YAML, from a file): finding, searching, checking calls, summaries for the editor.
+ */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -11,7 +15,7 @@ const { namedDocument, generatedDocument, NAMED_PATH } = require('../../support/
 
 const tx = (i) => ({ transactionId: `tx-${i}`, terminal: 'T1', amount: 10 + i, type: 'SALE' });
 
-describe('lib/openapi', function () {
+describe('lib/openapi: operations of a document, loaded and indexed', function () {
   this.timeout(30000);
   let named;
   let big;
