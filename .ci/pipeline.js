@@ -48,7 +48,7 @@ const WORKERS = Math.max(1, Number(process.env.CI_JOBS) || os.availableParalleli
 const NOT_ON_OLDEST = new Set([
   'burst.test.js',
   'crash.test.js',
-  'dead-letters.test.js',
+  'dead-letters-across-kill.test.js',
   'demo-soak.test.js',
   'disk-full.test.js',
   'durable.test.js',
