@@ -23,7 +23,7 @@ describe('lib/http/utf8', () => {
     assert.equal(invalidUtf8Offset(bytes([0xf4, 0x90, 0x80, 0x80])), 0, 'past U+10FFFF');
   });
 
-  it('finds the damage Node's decoding would hide behind U+FFFD', () => {
+  it('finds the damage that decoding would hide behind U+FFFD', () => {
     const body = bytes('{"plate":"AB', [0xe2, 0x82], '"}');
     const offset = invalidUtf8Offset(body);
     assert.equal(offset, '{"plate":"AB'.length);
