@@ -10,7 +10,7 @@
  *
  * Options checked otherwise (paths, URLs, TypedInputs, configuration nodes)
  * stay with their node's dialog and runtime; the lists of allowed values are
- * also those of lib (test/unit/config/node-options.test.js compares them).
+ * also those of lib (test/unit/editor-defaults.test.js compares them).
  */
 import { choiceRule, flagRule, numberRule, optionValue, type OptionRule } from '../core/option-rules';
 

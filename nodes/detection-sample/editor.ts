@@ -47,7 +47,7 @@
     if (type === FIXED) return check(this, KINDS.indexOf(String(v)) !== -1, 'kind-choice');
     return validators.property(this, v, type, 'kind');
   }
-  /** The sample address the node will GET, as lib/bridge-client.ts joins it. */
+  /** The sample address the node will GET, as lib/bridge/client.ts joins it. */
   function sampleAddress(base: unknown, kind: string): string | null {
     const m = /^(https?:\/\/)(?:[^\s/?#@]*@)?([^\s/?#]+)(\/[^\s?#]*)?$/i.exec(String(base || '').trim());
     if (!m) return null;
