@@ -7,7 +7,10 @@
  * each named test exists, loads the file's compiled module (or its
  * subsystem's face, which must re-export the file) and names one of the
  * file's exports. A file that compiles to nothing (types only) has nothing
- * to run and needs no test; that is checked on its compiled module.
+ * to run and needs no test; that is checked on its compiled module. The other
+ * way round, a unit test of a lib subsystem is named after a file of it
+ * (<file>.test.js, or <file>-<aspect>.test.js for a part of a large file's
+ * tests), so a test does not outlive the file it tests under its old name.
  *
  * Not walked: the faces (index.ts: re-exports, held by architecture.test.js),
  * declarations (.d.ts) and the WebAssembly text (.wat, tested through
@@ -23,7 +26,32 @@ const { ROOT } = require('../support');
  * it where no mirrored test does. One line per file; a file that gets its own
  * mirrored test leaves the list (a stale entry fails).
  */
-const COVERED_BY = {};
+const COVERED_BY = {
+  'alert/text': ['unit/alert/senders.test.js'],
+  'bridge/enroll-api': ['unit/bridge/client.test.js'],
+  'bridge/enroll-schemas': ['unit/bridge/client.test.js'],
+  'bridge/sample-images': ['unit/sim/pictures.test.js'],
+  'config/node-options': ['unit/editor-defaults.test.js'],
+  'core/messages': ['unit/events/filter.test.js', 'unit/bridge/client.test.js'],
+  'core/options': ['unit/core/option-rules.test.js'],
+  'dedupe/redis-cap': ['unit/dedupe/cap.test.js'],
+  'delivery/registry': ['unit/delivery/completion.test.js', 'unit/delivery/dead-letters.test.js'],
+  'delivery/retry': ['unit/delivery/tracker-attempts.test.js', 'unit/delivery/stream-dead-letters.test.js'],
+  'http/continue': ['unit/http/listener.test.js'],
+  'http/net-errors': ['unit/platform/push-queue.test.js'],
+  'http/transport-error': ['unit/platform/client.test.js', 'unit/platform/push-queue.test.js'],
+  'http/unescape': ['unit/http/unescape-wasm.test.js'],
+  'metrics/histogram': ['unit/metrics/sources.test.js'],
+  'openapi/document': ['unit/openapi/operations.test.js'],
+  'openapi/load': ['unit/openapi/operations.test.js'],
+  'plates/preview': ['unit/plates/plate-list.test.js'],
+  'platform/plugins': ['unit/platform/client.test.js'],
+  'platform/retry': ['unit/platform/push-queue.test.js'],
+  'platform/token-pair': ['unit/platform/client.test.js'],
+  'platform/url': ['unit/platform/client.test.js'],
+  'presence/report': ['unit/presence/sighting.test.js'],
+  'presence/state-file': ['unit/presence/local-presence.test.js'],
+};
 
 /** lib's source files the mirror applies to, as '<subsystem>/<file>' (no lib/, no .ts). */
 function libFiles(dir = 'lib') {
@@ -39,16 +67,19 @@ function libFiles(dir = 'lib') {
 }
 
 const mirrored = (file) => path.join(ROOT, 'test', 'unit', `${file}.test.js`);
-const compiled = (file) => require(path.join(ROOT, 'dist', 'lib', file));
+function compiled(file) {
+  const module = path.join(ROOT, 'dist', 'lib', `${file}.js`);
+  if (!fs.existsSync(module)) throw new Error(`${module} is missing: npm run build first`);
+  return require(module);
+}
 
 /**
  * The test's source with the arguments of a path.join run together
  * ('dist', 'lib', 'http' → 'dist/lib/http'), so one pattern finds every way
  * the tests spell a module's path.
  */
-function joinedSource(test) {
-  return fs.readFileSync(path.join(ROOT, 'test', test), 'utf8').replace(/(['"`])\s*,\s*(['"`])/g, '/');
-}
+const joined = (text) => text.replace(/(['"`])\s*,\s*(['"`])/g, '/');
+const joinedSource = (test) => joined(fs.readFileSync(path.join(ROOT, 'test', test), 'utf8'));
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
@@ -57,10 +88,10 @@ function loads(source, spec) {
   return new RegExp(`(dist/|['"\`])lib/${escape(spec)}(\\.js|/index(\\.js)?)?['"\`]`).test(source) && /\bdist\b/.test(source);
 }
 
-/** Why `test` does not cover the lib file, or undefined when it does. */
-function coverProblem(file, test) {
-  if (!test.endsWith('.test.js') || !fs.existsSync(path.join(ROOT, 'test', test))) return `test/${test} does not exist`;
-  const source = joinedSource(test);
+/** Why `test` does not cover the lib file, or undefined when it does (`text`: the test's source, for the checker's own tests). */
+function coverProblem(file, test, text) {
+  if (text === undefined && (!test.endsWith('.test.js') || !fs.existsSync(path.join(ROOT, 'test', test)))) return `test/${test} does not exist`;
+  const source = text === undefined ? joinedSource(test) : joined(text);
   const subsystem = path.posix.dirname(file);
   const face = path.join(ROOT, 'lib', subsystem, 'index.ts');
   const reexported = fs.existsSync(face) && new RegExp(`from '\\./${escape(path.posix.basename(file))}'`).test(fs.readFileSync(face, 'utf8'));
@@ -99,12 +130,31 @@ describe('tests mirror lib', () => {
     assert.deepEqual(problems.filter(Boolean), []);
   });
 
-  it('the cover check rejects a test that does not load the file, and one that loads it without using it', () => {
-    assert.match(coverProblem('core/clock', 'unit/core/iso-date.test.js'), /loads neither/);
-    assert.match(coverProblem('core/clock', 'unit/nope.test.js'), /does not exist/);
-    // The alert face re-exports text.ts; a test loading the face but using none of text.ts's exports covers nothing.
-    const usesFaceOnly = Object.keys(compiled('alert/text')).every((name) => !joinedSource('unit/alert/picture.test.js').includes(name));
-    if (usesFaceOnly) assert.match(coverProblem('alert/text', 'unit/alert/picture.test.js') ?? '', /names none|loads neither/);
+  it('a unit test of a lib subsystem names the lib file it tests (<file>.test.js, or <file>-<aspect>.test.js)', () => {
+    const orphans = [];
+    for (const subsystem of fs.readdirSync(path.join(ROOT, 'test', 'unit'), { withFileTypes: true })) {
+      if (!subsystem.isDirectory() || !fs.existsSync(path.join(ROOT, 'lib', subsystem.name))) continue;
+      for (const test of fs.readdirSync(path.join(ROOT, 'test', 'unit', subsystem.name)).filter((f) => f.endsWith('.test.js'))) {
+        const name = test.slice(0, -'.test.js'.length);
+        const prefixes = name.split('-').map((_, i, parts) => parts.slice(0, i + 1).join('-'));
+        if (!prefixes.some((prefix) => files.includes(`${subsystem.name}/${prefix}`))) orphans.push(`test/unit/${subsystem.name}/${test}`);
+      }
+    }
+    assert.deepEqual(orphans, [], 'tests named after no lib file (renamed or removed?)');
+  });
+
+  it('the cover check accepts a test that loads the file or its face and uses it, and rejects the others', () => {
+    const ok = (file, text) => assert.equal(coverProblem(file, 'unit/x.test.js', text), undefined, text);
+    ok('core/clock', "const { sleepOn } = require('../../../dist/lib/core/clock');");
+    ok('core/clock', "const { sleepOn } = require(path.join(ROOT, 'dist', 'lib', 'core', 'clock'));");
+    ok('core/clock', "const dist = (f) => require(path.join(ROOT, 'dist', f)); dist('lib/core/clock.js').sleepOn;");
+    ok('alert/text', "const { cut } = require('../../../dist/lib/alert');");
+    const fails = (file, text, why) => assert.match(coverProblem(file, 'unit/x.test.js', text) ?? 'covered', why, text);
+    fails('alert/text', "const { renderTemplate } = require('../../../dist/lib/alert');", /names none/);
+    fails('core/clock', "const { parseIsoDate, sleepOn } = require('../../../dist/lib/core/iso-date');", /loads neither/);
+    fails('core/clock', "const { sleepOn } = require('../../../lib/core/clock');", /loads neither/);
+    fails('alert/text', "const { cut } = require('../../../dist/lib/alert/template');", /loads neither/);
+    assert.match(coverProblem('core/clock', 'unit/core/nope.test.js'), /does not exist/);
   });
 });
 
