@@ -38,7 +38,6 @@ const COVERED_BY = {
   'delivery/registry': ['unit/delivery/completion.test.js', 'unit/delivery/dead-letters.test.js'],
   'delivery/retry': ['unit/delivery/tracker-attempts.test.js', 'unit/delivery/stream-dead-letters.test.js'],
   'http/continue': ['unit/http/listener.test.js'],
-  'http/net-errors': ['unit/platform/push-queue.test.js'],
   'http/transport-error': ['unit/platform/client.test.js', 'unit/platform/push-queue.test.js'],
   'http/unescape': ['unit/http/unescape-wasm.test.js'],
   'metrics/histogram': ['unit/metrics/sources.test.js'],
