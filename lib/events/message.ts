@@ -1,5 +1,5 @@
 /**
- * The message contract (DESIGN.md, "The message contract"): the properties a
+ * The message contract (docs/nodes/detection-in.md, "Outputs"): the properties a
  * detection message carries, built here once for every node that emits
  * events, so a message from detection-in and one from detection-sample have
  * the same shape for the same event.
