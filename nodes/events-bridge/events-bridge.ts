@@ -10,16 +10,14 @@ import { EventsBridgeClient } from '../../lib/bridge/client';
 import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/bridge/enroll-api';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { caOption } from '../../lib/core/options';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import type { EventsBridgeNode } from '../shared/events-bridge-node';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 
-interface EventsBridgeDef extends NodeDef {
+interface EventsBridgeDef extends NodeDef, SavedOptions<'events-bridge'> {
   url: string;
-  insecure: boolean | string;
   ca: string;
-  timeout: number | string;
   lprMonitorPath: string;
   lprListPath: string;
   faceMonitorPath: string;

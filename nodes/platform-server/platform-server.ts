@@ -11,16 +11,14 @@ import { TransportError } from '../../lib/http/transport-error';
 import { loadOperations } from '../../lib/openapi/load';
 import type { OperationIndex } from '../../lib/openapi/operations';
 import { caOption } from '../../lib/core/options';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { userDirOf } from '../shared/user-dir';
 
-interface PlatformServerDef extends NodeDef {
+interface PlatformServerDef extends NodeDef, SavedOptions<'platform-server'> {
   url: string;
-  insecure: boolean;
   ca: string;
-  timeout: number | string;
   /** The release's OpenAPI file: a path in the user directory or a URL on the core ('' for none). */
   openapi?: string;
 }
