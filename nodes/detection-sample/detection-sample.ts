@@ -15,7 +15,7 @@ import { createServerAgent } from '../../lib/http/agent';
 import { buildSampleEvent, isEventKind } from '../../lib/bridge/sample';
 import { eventMessage } from '../../lib/events/message';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config/node-options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
@@ -60,7 +60,7 @@ export = function register(RED: NodeAPI): void {
     const s = statusText(RED, 'detection-sample');
     const options = nodeOptions('detection-sample', config);
     const { source, images } = options;
-    const timeoutMs = options.timeout * 1000;
+    const timeoutMs = secondsMs(options.timeout);
     const bridgeId = config.bridge && config.bridge !== '_ADD_' ? config.bridge : '';
     const ownUrl = String(config.baseUrl ?? '').trim();
     const kindType = config.kindType || FIXED_KIND;
