@@ -128,7 +128,7 @@ export const NODE_OPTIONS = {
   },
   'detection-sample': {
     // the kind when the dialog fixes it (kindType "kind"); else it is read from the message
-    kind: choiceRule(['face', 'lpr'], { default: 'face' }),
+    kind: choiceRule(['face', 'lpr'], { default: 'face', typed: 'kind' }),
     source: choiceRule(['builtin', 'bridge'], { default: 'builtin' }),
     // pictures also for flows saved before the option existed: an image flow works at once
     images: choiceRule(['fillers', 'pictures'], { default: 'pictures' }),
@@ -181,8 +181,8 @@ export const NODE_OPTIONS = {
   },
   'detection-enroll': {
     // the action and the kind when the dialog fixes them (actionType "action", kindType "kind")
-    action: choiceRule(['enroll', 'unenroll', 'check', 'list'], { default: 'enroll' }),
-    kind: choiceRule(['lpr', 'face'], { default: 'lpr' }),
+    action: choiceRule(['enroll', 'unenroll', 'check', 'list'], { default: 'enroll', typed: 'action' }),
+    kind: choiceRule(['lpr', 'face'], { default: 'lpr', typed: 'kind' }),
   },
   'detection-monitor': {
     metrics: flagRule({ default: true }),
@@ -258,9 +258,13 @@ export function readNodeOptions<T extends NodeType>(type: T, config: object): Re
   const wrong: WrongOption[] = [];
   const stops: WrongOption[] = [];
   for (const option of Object.keys(rules)) {
-    const read = readOption(rules[option], saved[option]);
+    const rule = rules[option];
+    const read = readOption(rule, saved[option]);
     values[option] = read.value;
-    if (read.problem) (read.stops ? stops : wrong).push({ option, value: saved[option], used: read.value, problem: read.problem });
+    // a TypedInput of another type holds a property or an expression: the node reads it so, nothing is wrong
+    const type = saved[`${option}Type`];
+    const applies = rule.typed === undefined || type === undefined || type === '' || type === rule.typed;
+    if (read.problem && applies) (read.stops ? stops : wrong).push({ option, value: saved[option], used: read.value, problem: read.problem });
   }
   return { values: values as NodeOptionValues<T>, wrong, stops };
 }

@@ -27,6 +27,12 @@ interface Common<T> {
   absent?: T;
   /** The key of the dialog's message for a wrong value (`<type>.validators.<message>`); the option's name when not given. */
   message?: string;
+  /**
+   * The option is a TypedInput's value (`<name>` beside `<name>Type`) and
+   * this rule holds only while its type is `typed` (or missing): of another
+   * type it is a property or an expression, not a wrong value.
+   */
+  typed?: string;
 }
 
 export interface NumberOptionRule extends NumberRule, Common<number | ''> {

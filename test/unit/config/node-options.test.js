@@ -66,6 +66,21 @@ describe('lib/config/node-options', function () {
     assert.deepEqual(readNodeOptions('detection-redis', { database: '' }).wrong, []);
   });
 
+  it("a TypedInput's value of another type (a msg property, an expression) is not a wrong choice", () => {
+    assert.deepEqual(readNodeOptions('detection-sample', { kind: 'kind', kindType: 'msg' }).wrong, []);
+    assert.deepEqual(readNodeOptions('detection-enroll', { action: '$action', actionType: 'jsonata', kind: 'lpr', kindType: 'kind' }).wrong, []);
+    assert.deepEqual(
+      readNodeOptions('detection-enroll', { action: 'delete', actionType: 'action' }).wrong.map((w) => [w.option, w.value, w.used]),
+      [['action', 'delete', 'enroll']],
+      'of its fixed type it is the choice, and a wrong one is said',
+    );
+    assert.deepEqual(
+      readNodeOptions('detection-sample', { kind: 'car' }).wrong.map((w) => w.option),
+      ['kind'],
+      'no type saved: the fixed one',
+    );
+  });
+
   it("a number out of range of the dedupe window's size stops the node (its setup says why); above the maximum is the maximum", () => {
     const read = readNodeOptions('detection-dedupe', { ttl: -5, maxKeys: 2.5, capCount: 2_000_000 });
     assert.deepEqual(
