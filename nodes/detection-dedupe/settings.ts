@@ -67,7 +67,8 @@ export function dedupeSettings(
   // The window's and the cap's sizes: a number out of range stops the node rather than drop or
   // hold back alerts by a number nobody chose (a value that is no number runs with the default, with a warning).
   // Keys held bounds only the local window (a shared one is bounded by Redis's expiry); the cap's, only when it is on.
-  const stopping = (name: string) => name === 'ttl' || (name === 'maxKeys' && !shared) || (options.cap && (name === 'capCount' || name === 'capPeriod'));
+  const stopping = (name: string) =>
+    name === 'ttl' || (name === 'maxKeys' && !shared) || (options.cap && (name === 'capCount' || name === 'capPeriod'));
   const stop: WrongOption | undefined = read.stops.find((wrong) => stopping(wrong.option));
   // Keys held bounds only the local window: a shared one keeps none here.
   const maxKeys = shared ? 1 : Math.floor(options.maxKeys);
@@ -126,16 +127,15 @@ export function dedupeSettings(
       },
       shared: shared ? { redis: config.redis, name: (config.sharedName ?? '').trim() || node.id } : undefined,
       save: !persist ? undefined : keyLog ? { keyLog: true } : { keyLog: false, store },
-      cap:
-        options.cap
-          ? {
-              count: Math.floor(options.capCount),
-              periodMs: durationMs(options.capPeriod, options.capUnits),
-              per: options.capPer,
-              // per key: counted keys bounded as the window's keys are (a shared cap's live in Redis)
-              maxKeys,
-            }
-          : undefined,
+      cap: options.cap
+        ? {
+            count: Math.floor(options.capCount),
+            periodMs: durationMs(options.capPeriod, options.capUnits),
+            per: options.capPer,
+            // per key: counted keys bounded as the window's keys are (a shared cap's live in Redis)
+            maxKeys,
+          }
+        : undefined,
       capUrgent: options.capUrgent,
     },
   };

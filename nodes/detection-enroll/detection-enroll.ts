@@ -54,9 +54,13 @@ const VALUE_DEFAULTS: Readonly<Record<Value, readonly [string, string]>> = {
 /** `action` and `kind`: fixed (types "action", "kind"), or where to read them: a msg, flow or global property, an environment variable. */
 /** Action and kind are the table's choices when the dialog fixes them (actionType "action", kindType "kind"), else where to read them. */
 type DetectionEnrollDef = NodeDef &
-  Omit<SavedOptions<'detection-enroll'>, 'action' | 'kind'> & { bridge: string; action: string; actionType?: string; kind: string; kindType?: string } & Partial<
-    Record<Value | `${Value}Type`, string>
-  >;
+  Omit<SavedOptions<'detection-enroll'>, 'action' | 'kind'> & {
+    bridge: string;
+    action: string;
+    actionType?: string;
+    kind: string;
+    kindType?: string;
+  } & Partial<Record<Value | `${Value}Type`, string>>;
 
 type Out = NodeMessageInFlow & Record<string, unknown>;
 type Send = (msg: NodeMessage | NodeMessage[]) => void;

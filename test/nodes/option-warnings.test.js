@@ -137,14 +137,22 @@ describe(`options written by a program, through the admin API (Node-RED ${nodeRe
   });
 
   it('ttl "soon" deploys, runs with the default, and the log names the node, ttl, "soon" and the value used', async () => {
-    const warning = /\[warn\] \[detection-dedupe:front gate\] dedupe "front gate" cannot use "soon" for its option ttl \("soon" is not a number\): it runs with 1 instead/;
+    const warning =
+      /\[warn\] \[detection-dedupe:front gate\] dedupe "front gate" cannot use "soon" for its option ttl \("soon" is not a number\): it runs with 1 instead/;
     await until(() => warning.test(nr.logText(1000)), 20000, 'the warning in the log');
     await post(plateEvent('DUP001', 'dedupe-1'));
     await post(plateEvent('DUP001', 'dedupe-1')); // the same messageId: a repeat within the window
     await post(plateEvent('DUP002', 'dedupe-2'));
     await until(() => plates('deduped').includes('DUP002'), 20000, 'the dedupe runs');
-    assert.deepEqual(plates('deduped').filter((p) => p.startsWith('DUP')), ['DUP001', 'DUP002'], 'the repeat dropped: a window of 1 h');
-    const lines = nr.logText(1000).split('\n').filter((l) => /cannot use .* for its option/.test(l));
+    assert.deepEqual(
+      plates('deduped').filter((p) => p.startsWith('DUP')),
+      ['DUP001', 'DUP002'],
+      'the repeat dropped: a window of 1 h',
+    );
+    const lines = nr
+      .logText(1000)
+      .split('\n')
+      .filter((l) => /cannot use .* for its option/.test(l));
     assert.equal(lines.length, 1, `one warning, at deploy: ${lines.join('\n')}`);
     assert.deepEqual(nr.errorLines(), []);
   });

@@ -123,7 +123,11 @@ describe('lib/config/node-options', function () {
     const { DEFAULT_PICK_OPTIONS } = lib('image/pick');
     assert.deepEqual(
       [DEFAULT_PICK_OPTIONS.plateMode, DEFAULT_PICK_OPTIONS.face, DEFAULT_PICK_OPTIONS.faceFallback],
-      [optionDefault('detection-image', 'plateMode'), optionDefault('detection-image', 'faceImage'), optionDefault('detection-image', 'faceFallback')],
+      [
+        optionDefault('detection-image', 'plateMode'),
+        optionDefault('detection-image', 'faceImage'),
+        optionDefault('detection-image', 'faceFallback'),
+      ],
     );
   });
 });

@@ -44,7 +44,10 @@ describe('lib/config/wrong-options', function () {
 
   it('numbers and choices are shown as saved; an optional number without a usable value is "no value"', () => {
     const [clamped] = wrongOptionMessages('platform-push', { batchMs: 900000 }, 'platform push');
-    assert.match(renderMessage(clamped, translator('en-US')), /cannot use 900000 for its option batchMs \(must be at most 600000, got 900000\): it runs with 600000 instead/);
+    assert.match(
+      renderMessage(clamped, translator('en-US')),
+      /cannot use 900000 for its option batchMs \(must be at most 600000, got 900000\): it runs with 600000 instead/,
+    );
     const [database] = wrongOptionMessages('detection-redis', { database: 'first' }, 'redis');
     assert.match(renderMessage(database, translator('en-US')), /cannot use "first" for its option database .*: it runs with no value instead/);
   });

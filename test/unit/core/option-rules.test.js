@@ -69,7 +69,11 @@ describe('lib/core/option-rules', function () {
     const size = numberRule({ above: 0, max: 100, default: 1, outOfRange: 'stops' });
     assert.deepEqual(readOption(size, -5), { value: 1, problem: { key: 'above', params: { value: '-5', above: 0 } }, stops: true });
     assert.equal(readOption(size, 'soon').stops, undefined, 'no number at all: the default, with its problem');
-    assert.deepEqual(readOption(size, 500), { value: 100, problem: { key: 'max', params: { value: '500', max: 100 } } }, 'above the maximum: the maximum');
+    assert.deepEqual(
+      readOption(size, 500),
+      { value: 100, problem: { key: 'max', params: { value: '500', max: 100 } } },
+      'above the maximum: the maximum',
+    );
   });
 
   it("lib/core/options' zod schemas give the same answers, as messages of the catalog", () => {
