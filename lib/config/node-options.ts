@@ -2,7 +2,10 @@
  * Each node type's options with a rule: the default a new node gets, the
  * range or the allowed values, and what a saved node that lacks the option
  * has always meant. Stated once: the runtime reads a node's configuration
- * with it (nodeOptions), and the editor builds the
+ * with it (nodeOptions, readNodeOptions: a value it cannot use is named, and
+ * the node warns at deploy), a node's saved configuration and its running
+ * options are typed from it (SavedOptions, NodeOptionValues), lib's defaults
+ * read it (optionDefault), and the editor builds the
  * dialog's `defaults` and validators from it (DetectionBridgeEditor.option,
  * nodes/shared/editor-helpers.ts). nodes/shared/editor-script.ts serves this
  * file's compiled text to the browser: it imports only lib/core/option-rules
@@ -10,7 +13,7 @@
  *
  * Options checked otherwise (paths, URLs, TypedInputs, configuration nodes)
  * stay with their node's dialog and runtime; the lists of allowed values are
- * also those of lib (test/unit/config/node-options.test.js compares them).
+ * also those of lib (test/unit/editor-defaults.test.js compares them).
  */
 import { choiceRule, flagRule, numberRule, readOption, type OptionRule, type RuleProblem } from '../core/option-rules';
 
@@ -142,11 +145,12 @@ export const NODE_OPTIONS = {
     outcome: choiceRule(['finished', 'failed'], { default: 'finished' }),
   },
   'detection-redis': {
-    database: numberRule({ integer: true, min: 0, max: 1000, default: '', optional: true }),
-    tls: flagRule({ default: false }),
-    tlsInsecure: flagRule({ default: false }),
+    // Where the data is: a wrong value stops the node (lib/redis/connection.ts checks them) rather than reach another server's.
+    database: numberRule({ integer: true, min: 0, max: 1000, default: '', optional: true, wrong: 'stops' }),
+    tls: flagRule({ default: false, wrong: 'stops' }),
+    tlsInsecure: flagRule({ default: false, wrong: 'stops' }),
     // Sentinel mode (issue 30): absent in flows saved before it is single
-    mode: choiceRule(['single', 'sentinel'], { default: 'single' }),
+    mode: choiceRule(['single', 'sentinel'], { default: 'single', wrong: 'stops' }),
     // Confirm on replicas / on disk (lib/redis/confirm.ts): 0 and off, and absent in saved flows, are as before.
     confirmReplicas: numberRule({ integer: true, min: 0, max: 10, default: 0 }),
     // 1 s: replicas on the same network answer in about a millisecond; a second rides out a busy moment
@@ -157,7 +161,8 @@ export const NODE_OPTIONS = {
     confirmFewer: choiceRule(['refuse', 'connected'], { default: 'refuse' }),
   },
   'detection-listener': {
-    port: numberRule({ integer: true, min: 1, max: 65535, default: 8443 }),
+    // no port is no listener: a wrong one stops it (no default: a port taken by surprise would be worse)
+    port: numberRule({ integer: true, min: 1, max: 65535, default: 8443, wrong: 'stops' }),
     tls: choiceRule(['self-signed', 'files', 'pem', 'none'], { default: 'self-signed' }),
     clientCerts: flagRule({ default: false }),
   },

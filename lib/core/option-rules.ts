@@ -33,6 +33,12 @@ interface Common<T> {
    * type it is a property or an expression, not a wrong value.
    */
   typed?: string;
+  /**
+   * 'stops': any wrong value stops the node (its setup says why) instead of
+   * running with the default: a Redis database or TLS setting, where the
+   * wrong server's data is worse than none.
+   */
+  wrong?: 'stops';
 }
 
 export interface NumberOptionRule extends NumberRule, Common<number | ''> {
@@ -162,6 +168,7 @@ export function readOption(rule: OptionRule, value: unknown): OptionRead {
   const result = checkOption(rule, value);
   if (result.ok) return { value: result.value === undefined ? used : result.value };
   const { problem } = result;
+  if (rule.wrong === 'stops') return { value: used, problem, stops: true };
   if (rule.kind === 'number' && problem.key === 'max' && rule.max !== undefined) return { value: rule.max, problem };
   if (rule.kind === 'number' && rule.outOfRange === 'stops' && problem.key !== 'not-a-number') return { value: used, problem, stops: true };
   return { value: used, problem };

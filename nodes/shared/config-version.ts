@@ -14,6 +14,10 @@
  * migrated from version 1, while a new node gets the current version from
  * its defaults and is left alone; then each property still missing gets its
  * default (completeConfig), so the dialog never shows an option empty.
+ *
+ * Where the runtime reads a node's configuration, it also says which saved
+ * options the node cannot use as they are (warnWrongOptions): every node type
+ * gets the warning here, none has code of its own for it.
  */
 import type { Node, NodeAPI } from 'node-red';
 import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '../../lib/config/migrate';

@@ -48,8 +48,22 @@ describe('lib/config/wrong-options', function () {
       renderMessage(clamped, translator('en-US')),
       /cannot use 900000 for its option batchMs \(must be at most 600000, got 900000\): it runs with 600000 instead/,
     );
-    const [database] = wrongOptionMessages('detection-redis', { database: 'first' }, 'redis');
-    assert.match(renderMessage(database, translator('en-US')), /cannot use "first" for its option database .*: it runs with no value instead/);
+    const [confirm] = wrongOptionMessages('detection-redis', { confirmTimeoutMs: 'long' }, 'redis');
+    assert.match(renderMessage(confirm, translator('en-US')), /cannot use "long" for its option confirmTimeoutMs .*: it runs with 1000 instead/);
+    const { wrongOptionMessage } = require(path.join(ROOT, 'dist', 'lib', 'config', 'wrong-options'));
+    const none = wrongOptionMessage('redis', {
+      option: 'database',
+      value: 'first',
+      used: undefined,
+      problem: { key: 'not-a-number', params: { value: 'first' } },
+    });
+    assert.match(renderMessage(none, translator('en-US')), /cannot use "first" for its option database .*: it runs with no value instead/);
+  });
+
+  it("says nothing of a value that stops the node: its setup says why (a Redis server's database or TLS, the dedupe window's size)", () => {
+    assert.deepEqual(wrongOptionMessages('detection-redis', { database: 'first', tls: 'perhaps', mode: 'cluster' }, 'redis'), []);
+    assert.deepEqual(wrongOptionMessages('detection-dedupe', { ttl: -5 }, 'dedupe'), []);
+    assert.deepEqual(wrongOptionMessages('detection-listener', { port: 70000 }, 'listener'), []);
   });
 
   it('says nothing of a missing option, of number text, or of a number where the dialog saves its text', () => {
