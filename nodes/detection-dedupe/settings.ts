@@ -66,11 +66,10 @@ export function dedupeSettings(
   const shared = options.scope === 'redis';
   // The window's and the cap's sizes: a number out of range stops the node rather than drop or
   // hold back alerts by a number nobody chose (a value that is no number runs with the default, with a warning).
-  // Keys held bounds only the local window (a shared one is bounded by Redis's expiry); the cap's, only when it is on.
+  // Keys held bound only the local window (a shared one is bounded by Redis's expiry, and keeps none here); the cap's, only when it is on.
   const stopping = (name: string) =>
     name === 'ttl' || (name === 'maxKeys' && !shared) || (options.cap && (name === 'capCount' || name === 'capPeriod'));
   const stop: WrongOption | undefined = read.stops.find((wrong) => stopping(wrong.option));
-  // Keys held bounds only the local window: a shared one keeps none here.
   const maxKeys = shared ? 1 : Math.floor(options.maxKeys);
   if (stop) {
     const message = translate(RED, { key: `options.${stop.problem.key}`, params: stop.problem.params });
