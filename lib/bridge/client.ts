@@ -27,6 +27,7 @@
  */
 import type { Agent, Dispatcher } from 'undici';
 import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
+import { optionDefault, secondsMs } from '../config';
 import type { Message } from '../core/messages';
 import type { SchemaError } from '../core/schema-error';
 import { checkEvent, kindOf } from '../events';
@@ -51,7 +52,8 @@ import { sampleModelPath } from './sample';
 
 // -- samples (anonymous) ------------------------------------------------------
 
-export const DEFAULT_SAMPLE_TIMEOUT_MS = 10_000;
+/** A sample's timeout, as the option table states it (lib/config/node-options.ts). */
+export const DEFAULT_SAMPLE_TIMEOUT_MS = secondsMs(optionDefault('detection-sample', 'timeout'));
 /** A sample is a few kilobytes; this only stops a runaway answer. */
 export const MAX_SAMPLE_BYTES = 16 * 1024 * 1024;
 
@@ -202,7 +204,8 @@ export async function fetchSample(baseUrl: string, kind: EventKind, options: Fet
 
 // -- enrollment (bearer JWT) ---------------------------------------------------
 
-export const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
+/** The events bridge's timeout, as the option table states it (lib/config/node-options.ts). */
+export const DEFAULT_BRIDGE_TIMEOUT_MS = secondsMs(optionDefault('events-bridge', 'timeout'));
 export const DEFAULT_MAX_CONCURRENT = 4;
 /** A list of 100,000 items is about 10 MB; this only stops a runaway answer. */
 export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024;

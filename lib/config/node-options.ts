@@ -2,7 +2,10 @@
  * Each node type's options with a rule: the default a new node gets, the
  * range or the allowed values, and what a saved node that lacks the option
  * has always meant. Stated once: the runtime reads a node's configuration
- * with it (nodeOptions), and the editor builds the
+ * with it (nodeOptions, readNodeOptions: a value it cannot use is named, and
+ * the node warns at deploy), a node's saved configuration and its running
+ * options are typed from it (SavedOptions, NodeOptionValues), lib's defaults
+ * read it (optionDefault), and the editor builds the
  * dialog's `defaults` and validators from it (DetectionBridgeEditor.option,
  * nodes/shared/editor-helpers.ts). nodes/shared/editor-script.ts serves this
  * file's compiled text to the browser: it imports only lib/core/option-rules
@@ -12,7 +15,23 @@
  * stay with their node's dialog and runtime; the lists of allowed values are
  * also those of lib (test/unit/editor-defaults.test.js compares them).
  */
-import { choiceRule, flagRule, numberRule, optionValue, type OptionRule } from '../core/option-rules';
+import { choiceRule, flagRule, numberRule, readOption, type OptionRule, type RuleProblem } from '../core/option-rules';
+
+/**
+ * The units the options are counted in, and what the runtime counts: each
+ * conversion stated once, beside the options it converts (a dialog's time
+ * units: ttlUnits, capUnits, awayUnits, stillHereUnits; …Seconds; …MiB).
+ */
+export const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+export type TimeUnit = keyof typeof UNIT_MS;
+/** `amount` of `units` (s, m, h) in milliseconds. */
+export const durationMs = (amount: number, units: TimeUnit): number => amount * UNIT_MS[units];
+/** An option counted in seconds (timeout, stallSeconds, …Seconds), in milliseconds. */
+export const secondsMs = (seconds: number): number => seconds * UNIT_MS.s;
+/** Bytes in a MiB (maxBodyMiB, maxInFlightMiB, journalMaxMiB, streamMaxMiB). */
+export const MIB = 1024 * 1024;
+/** An option counted in MiB, in bytes. */
+export const mibBytes = (mib: number): number => Math.round(mib * MIB);
 
 /**
  * Seconds a request to a server may take: the same rule for both server
@@ -61,19 +80,20 @@ export const NODE_OPTIONS = {
   'detection-dedupe': {
     mode: choiceRule(['id', 'cooldown'], { default: 'id' }),
     missingKey: choiceRule(['pass', 'drop', 'hash'], { default: 'pass' }),
-    ttl: numberRule({ above: 0, default: 1 }),
+    // The window's and the cap's sizes: a number out of range stops the node (outOfRange, lib/core/option-rules.ts).
+    ttl: numberRule({ above: 0, default: 1, outOfRange: 'stops' }),
     // A new window counts hours; one saved before units existed counted seconds.
     ttlUnits: choiceRule(['s', 'm', 'h'], { default: 'h', absent: 's' }),
     refresh: flagRule({ default: false }),
-    maxKeys: numberRule({ integer: true, min: 1, max: 10_000_000, default: 100_000 }),
+    maxKeys: numberRule({ integer: true, min: 1, max: 10_000_000, default: 100_000, outOfRange: 'stops' }),
     duplicatesOutput: flagRule({ default: false }),
     persist: flagRule({ default: false }),
     scope: choiceRule(['local', 'redis'], { default: 'local' }),
     whenUnreachable: choiceRule(['pass', 'drop'], { default: 'pass' }),
     // The cap: at most capCount messages per capPeriod (overall or per key); off in flows saved before it.
     cap: flagRule({ default: false }),
-    capCount: numberRule({ integer: true, min: 1, max: 1_000_000, default: 5 }),
-    capPeriod: numberRule({ above: 0, default: 1 }),
+    capCount: numberRule({ integer: true, min: 1, max: 1_000_000, default: 5, outOfRange: 'stops' }),
+    capPeriod: numberRule({ above: 0, default: 1, outOfRange: 'stops' }),
     capUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
     capPer: choiceRule(['all', 'key'], { default: 'all' }),
     // urgent messages (msg.priority urgent or high) pass the cap uncounted; on in saved flows too (only messages with a priority differ)
@@ -111,7 +131,7 @@ export const NODE_OPTIONS = {
   },
   'detection-sample': {
     // the kind when the dialog fixes it (kindType "kind"); else it is read from the message
-    kind: choiceRule(['face', 'lpr'], { default: 'face' }),
+    kind: choiceRule(['face', 'lpr'], { default: 'face', typed: 'kind' }),
     source: choiceRule(['builtin', 'bridge'], { default: 'builtin' }),
     // pictures also for flows saved before the option existed: an image flow works at once
     images: choiceRule(['fillers', 'pictures'], { default: 'pictures' }),
@@ -125,11 +145,12 @@ export const NODE_OPTIONS = {
     outcome: choiceRule(['finished', 'failed'], { default: 'finished' }),
   },
   'detection-redis': {
-    database: numberRule({ integer: true, min: 0, max: 1000, default: '', optional: true }),
-    tls: flagRule({ default: false }),
-    tlsInsecure: flagRule({ default: false }),
+    // Where the data is: a wrong value stops the node (lib/redis/connection.ts checks them) rather than reach another server's.
+    database: numberRule({ integer: true, min: 0, max: 1000, default: '', optional: true, wrong: 'stops' }),
+    tls: flagRule({ default: false, wrong: 'stops' }),
+    tlsInsecure: flagRule({ default: false, wrong: 'stops' }),
     // Sentinel mode (issue 30): absent in flows saved before it is single
-    mode: choiceRule(['single', 'sentinel'], { default: 'single' }),
+    mode: choiceRule(['single', 'sentinel'], { default: 'single', wrong: 'stops' }),
     // Confirm on replicas / on disk (lib/redis/confirm.ts): 0 and off, and absent in saved flows, are as before.
     confirmReplicas: numberRule({ integer: true, min: 0, max: 10, default: 0 }),
     // 1 s: replicas on the same network answer in about a millisecond; a second rides out a busy moment
@@ -140,7 +161,8 @@ export const NODE_OPTIONS = {
     confirmFewer: choiceRule(['refuse', 'connected'], { default: 'refuse' }),
   },
   'detection-listener': {
-    port: numberRule({ integer: true, min: 1, max: 65535, default: 8443 }),
+    // no port is no listener: a wrong one stops it (no default: a port taken by surprise would be worse)
+    port: numberRule({ integer: true, min: 1, max: 65535, default: 8443, wrong: 'stops' }),
     tls: choiceRule(['self-signed', 'files', 'pem', 'none'], { default: 'self-signed' }),
     clientCerts: flagRule({ default: false }),
   },
@@ -164,8 +186,8 @@ export const NODE_OPTIONS = {
   },
   'detection-enroll': {
     // the action and the kind when the dialog fixes them (actionType "action", kindType "kind")
-    action: choiceRule(['enroll', 'unenroll', 'check', 'list'], { default: 'enroll' }),
-    kind: choiceRule(['lpr', 'face'], { default: 'lpr' }),
+    action: choiceRule(['enroll', 'unenroll', 'check', 'list'], { default: 'enroll', typed: 'action' }),
+    kind: choiceRule(['lpr', 'face'], { default: 'lpr', typed: 'kind' }),
   },
   'detection-monitor': {
     metrics: flagRule({ default: true }),
@@ -191,13 +213,76 @@ export type OptionValue<R> = R extends { kind: 'number'; optional: true }
         ? boolean
         : never;
 
-/** The options of a node of `type` as it runs: each option of lib/config/node-options.ts read with its rule (optionValue, lib/core/option-rules.ts). */
-export function nodeOptions<T extends NodeType>(type: T, config: object): { [K in keyof NodeOptionsTable[T]]: OptionValue<NodeOptionsTable[T][K]> } {
-  const values = config as Record<string, unknown>;
+/** The options of a node of `type` as it runs: `NodeOptionValues<'detection-dedupe'>['ttl']` is a number. */
+export type NodeOptionValues<T extends NodeType> = { -readonly [K in keyof NodeOptionsTable[T]]: OptionValue<NodeOptionsTable[T][K]> };
+
+/**
+ * An option as a dialog saves it: a number as its text (or a number, from a
+ * flow written by a program), a choice as its text, a flag as a boolean (as
+ * text, `'true'`, in older flows).
+ */
+export type SavedOptionValue<R> = R extends { kind: 'number' }
+  ? number | string
+  : R extends { kind: 'choice'; choices: readonly (infer T)[] }
+    ? T
+    : R extends { kind: 'flag' }
+      ? boolean | string
+      : never;
+
+/**
+ * The options of a node of `type` as saved (each may be missing: a flow saved
+ * before the option existed). A node's saved configuration is NodeDef, these,
+ * and the node's own fields the table does not hold:
+ * `interface DedupeDef extends NodeDef, SavedOptions<'detection-dedupe'> { key: string; … }`.
+ */
+export type SavedOptions<T extends NodeType> = { -readonly [K in keyof NodeOptionsTable[T]]?: SavedOptionValue<NodeOptionsTable[T][K]> };
+
+/** A saved value the node could not use as it is: what was wrong, and what it runs with instead. */
+export interface WrongOption {
+  option: string;
+  /** The saved value. */
+  value: unknown;
+  /** What the node runs with instead (undefined: none, for an optional number). */
+  used: unknown;
+  problem: RuleProblem;
+}
+
+export interface ReadOptions<T extends NodeType> {
+  values: NodeOptionValues<T>;
+  /** Values it runs with something else in place of: the node warns at deploy. */
+  wrong: WrongOption[];
+  /** Values it cannot run with (numbers out of range of a rule whose `outOfRange` stops the node): its setup says why. */
+  stops: WrongOption[];
+}
+
+/** Reads each option of the table for a node of `type` with its rule (readOption, lib/core/option-rules.ts). */
+export function readNodeOptions<T extends NodeType>(type: T, config: object): ReadOptions<T> {
+  const saved = config as Record<string, unknown>;
   const rules = NODE_OPTIONS[type] as Record<string, OptionRule>;
-  const out: Record<string, unknown> = {};
-  for (const name of Object.keys(rules)) out[name] = optionValue(rules[name], values[name]);
-  return out as { [K in keyof NodeOptionsTable[T]]: OptionValue<NodeOptionsTable[T][K]> };
+  const values: Record<string, unknown> = {};
+  const wrong: WrongOption[] = [];
+  const stops: WrongOption[] = [];
+  for (const option of Object.keys(rules)) {
+    const rule = rules[option];
+    const read = readOption(rule, saved[option]);
+    values[option] = read.value;
+    // a TypedInput of another type holds a property or an expression: the node reads it so, nothing is wrong
+    const type = saved[`${option}Type`];
+    const applies = rule.typed === undefined || type === undefined || type === '' || type === rule.typed;
+    if (read.problem && applies) (read.stops ? stops : wrong).push({ option, value: saved[option], used: read.value, problem: read.problem });
+  }
+  return { values: values as NodeOptionValues<T>, wrong, stops };
+}
+
+/** The options of a node of `type` as it runs: each option of lib/config/node-options.ts read with its rule (readNodeOptions). */
+export function nodeOptions<T extends NodeType>(type: T, config: object): NodeOptionValues<T> {
+  return readNodeOptions(type, config).values;
+}
+
+/** The default a new node of `type` gets for option `name` (and what lib's own defaults read: one number, stated here). */
+export function optionDefault<T extends NodeType, K extends keyof NodeOptionsTable[T] & string>(type: T, name: K): NodeOptionValues<T>[K] {
+  const { default: value } = (NODE_OPTIONS[type] as Record<string, OptionRule>)[name];
+  return (value === '' ? undefined : value) as NodeOptionValues<T>[K];
 }
 
 /** The rule of option `name` of `type` (lib/config/node-options.ts). */

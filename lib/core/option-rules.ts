@@ -27,12 +27,31 @@ interface Common<T> {
   absent?: T;
   /** The key of the dialog's message for a wrong value (`<type>.validators.<message>`); the option's name when not given. */
   message?: string;
+  /**
+   * The option is a TypedInput's value (`<name>` beside `<name>Type`) and
+   * this rule holds only while its type is `typed` (or missing): of another
+   * type it is a property or an expression, not a wrong value.
+   */
+  typed?: string;
+  /**
+   * 'stops': any wrong value stops the node (its setup says why) instead of
+   * running with the default: a Redis database or TLS setting, where the
+   * wrong server's data is worse than none.
+   */
+  wrong?: 'stops';
 }
 
 export interface NumberOptionRule extends NumberRule, Common<number | ''> {
   kind: 'number';
   /** Empty means "not given" (no value at all). */
   optional?: boolean;
+  /**
+   * 'stops': a number out of range (below the minimum, not whole) stops the
+   * node, whose setup says why, instead of running with the default: a size
+   * nobody chose would drop or pass alerts. Above the maximum is still the
+   * maximum, and a value that is no number at all still takes the default.
+   */
+  outOfRange?: 'stops';
 }
 export interface ChoiceOptionRule<T extends string = string> extends Common<T> {
   kind: 'choice';
@@ -44,7 +63,9 @@ export interface FlagOptionRule extends Common<boolean> {
 export type OptionRule = NumberOptionRule | ChoiceOptionRule | FlagOptionRule;
 
 /** A number option; `default: ''` with `optional` for one that may be left empty. */
-export function numberRule(rule: NumberRule & Omit<Common<number | ''>, 'absent'> & { optional?: boolean }): NumberOptionRule {
+export function numberRule(
+  rule: NumberRule & Omit<Common<number | ''>, 'absent'> & Pick<NumberOptionRule, 'optional' | 'outOfRange'>,
+): NumberOptionRule {
   return { kind: 'number', ...rule };
 }
 export function choiceRule<T extends string>(choices: readonly T[], defaults: Common<NoInfer<T>>): ChoiceOptionRule<T> {
@@ -92,9 +113,10 @@ export function checkNumber(rule: NumberRule, value: unknown): RuleResult<number
   return { ok: true, value };
 }
 
-/** One of `choices`. */
+/** One of `choices`; a number is its text (the dialog saves `'1'`, a flow written by a program may hold `1`). */
 export function checkChoice<T extends string>(choices: readonly T[], value: unknown): RuleResult<T> {
-  if (typeof value === 'string' && (choices as readonly string[]).indexOf(value) !== -1) return { ok: true, value: value as T };
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof text === 'string' && (choices as readonly string[]).indexOf(text) !== -1) return { ok: true, value: text as T };
   return { ok: false, problem: { key: 'choice', params: { value: shown(value), choices: choices.join(', ') } } };
 }
 
@@ -121,16 +143,38 @@ export function checkOption(rule: OptionRule, value: unknown): RuleResult<number
 }
 
 /**
+ * How a node reads a saved value: the value it runs with, and, when the saved
+ * value could not be used as it is, what was wrong with it (`problem`: the
+ * node warns at deploy, naming the value and the one used instead). `stops`:
+ * the node cannot run with it (a rule whose numbers out of range stop it).
+ */
+export interface OptionRead {
+  value: number | string | boolean | undefined;
+  problem?: RuleProblem;
+  stops?: true;
+}
+
+/**
  * The value a node runs with: the saved value when it passes the rule; a
  * number above the maximum is taken as the maximum (the nearest to what was
  * asked, as a flow edited by hand may hold more); a missing one takes
- * `absent` (else the default), and so does any other wrong value (as the
- * runtime always read it).
+ * `absent` (else the default) silently, as missing is not wrong: a flow saved
+ * before the option existed. Any other wrong value takes the same, with its
+ * problem.
  */
-export function optionValue(rule: OptionRule, value: unknown): number | string | boolean | undefined {
+export function readOption(rule: OptionRule, value: unknown): OptionRead {
   const fallback = rule.absent !== undefined ? rule.absent : rule.default;
+  const used = fallback === '' ? undefined : fallback;
   const result = checkOption(rule, value);
-  if (result.ok) return result.value === undefined ? (fallback === '' ? undefined : fallback) : result.value;
-  if (rule.kind === 'number' && result.problem.key === 'max' && rule.max !== undefined) return rule.max;
-  return fallback === '' ? undefined : fallback;
+  if (result.ok) return { value: result.value === undefined ? used : result.value };
+  const { problem } = result;
+  if (rule.wrong === 'stops') return { value: used, problem, stops: true };
+  if (rule.kind === 'number' && problem.key === 'max' && rule.max !== undefined) return { value: rule.max, problem };
+  if (rule.kind === 'number' && rule.outOfRange === 'stops' && problem.key !== 'not-a-number') return { value: used, problem, stops: true };
+  return { value: used, problem };
+}
+
+/** The value a node runs with (readOption). */
+export function optionValue(rule: OptionRule, value: unknown): number | string | boolean | undefined {
+  return readOption(rule, value).value;
 }

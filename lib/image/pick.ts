@@ -3,6 +3,7 @@
  * (never by array position) or the live / enrolled face image. Images are
  * found by reference: nothing here copies an event or an image string.
  */
+import { optionDefault } from '../config';
 import { CROP_SIZE_NAMES, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type CropSizeName, type EventKind } from '../core/event-kinds';
 
 /** Default preference: the tightest plate crop first. */
@@ -29,11 +30,12 @@ export interface PickOptions {
   faceFallback: boolean;
 }
 
+/** What detection image picks when not told: its dialog's defaults (lib/config/node-options.ts). */
 export const DEFAULT_PICK_OPTIONS: PickOptions = {
   crops: DEFAULT_CROP_ORDER,
-  plateMode: 'first',
-  face: 'detection',
-  faceFallback: true,
+  plateMode: optionDefault('detection-image', 'plateMode'),
+  face: optionDefault('detection-image', 'faceImage'),
+  faceFallback: optionDefault('detection-image', 'faceFallback'),
 };
 
 /** One image found in an event, not decoded yet. */

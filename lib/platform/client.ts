@@ -19,11 +19,13 @@
 import { EventEmitter } from 'node:events';
 import type { Agent, Dispatcher } from 'undici';
 import { answerParams, createServerAgent, isJsonContentType, parseJsonBody, positive, send, TransportError } from '../http';
+import { optionDefault, secondsMs } from '../config';
 import { normalizePlugins, type PluginInfo } from './plugins';
 import { extractTokenPair, type TokenPair } from './token-pair';
 import { PLATFORM_INSTALLED_PLUGINS_PATH, PLATFORM_LOGIN_PATH, parsePlatformBase, platformUrl, type PlatformBase, type PlatformQuery } from './url';
 
-export const DEFAULT_PLATFORM_TIMEOUT_MS = 30_000;
+/** The platform server's timeout, as the option table states it (lib/config/node-options.ts). */
+export const DEFAULT_PLATFORM_TIMEOUT_MS = secondsMs(optionDefault('platform-server', 'timeout'));
 export const DEFAULT_RENEW_BEFORE_MS = 60_000;
 /** A v2 answer larger than this is cut off with ERR_PLATFORM_TOO_LARGE. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;

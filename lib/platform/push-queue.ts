@@ -20,6 +20,7 @@
  * params. Time comes from an injectable Clock. Node-RED-free.
  */
 import { randomUUID } from 'node:crypto';
+import { optionDefault } from '../config';
 import { systemClock, sleepOn, type Clock } from '../core/clock';
 import { isRetryableError, isRetryableStatus, type TransportError } from '../http';
 import { pushErrors } from './push-errors';
@@ -40,9 +41,10 @@ export type {
   TicketOutcome,
 } from './push-types';
 
-export const DEFAULT_PUSH_MAX_ITEMS = 100;
-export const DEFAULT_PUSH_MAX_WAIT_MS = 1000;
-export const DEFAULT_PUSH_MAX_RETRIES = 5;
+/** A batch's size and wait, and the retries: platform push's options, as the option table states them (lib/config/node-options.ts). */
+export const DEFAULT_PUSH_MAX_ITEMS = optionDefault('platform-push', 'batchSize');
+export const DEFAULT_PUSH_MAX_WAIT_MS = optionDefault('platform-push', 'batchMs');
+export const DEFAULT_PUSH_MAX_RETRIES = optionDefault('platform-push', 'maxRetries');
 export const DEFAULT_PUSH_BASE_DELAY_MS = 500;
 export const DEFAULT_PUSH_MAX_DELAY_MS = 30_000;
 /** Items waiting (not in flight) above which `add()` refuses, so a platform

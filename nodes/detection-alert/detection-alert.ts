@@ -21,17 +21,16 @@ import {
 import { viewOfEvent } from '../../lib/events/detection-view';
 import { chooseTagPrefix } from '../../lib/events/tag-prefix';
 import { DEFAULT_CROP_ORDER, parseCropList, type PickOptions } from '../../lib/image';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, typedLabel, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
 import { tagPrefixOf } from '../shared/events-bridge-node';
 
-interface DetectionAlertDef extends NodeDef {
+interface DetectionAlertDef extends NodeDef, SavedOptions<'detection-alert'> {
   property: string;
   propertyType: string;
-  sender: string;
   /** e-mail: recipients; empty: the e-mail node's own. */
   to?: string;
   /** e-mail: the sender's address; empty: the e-mail node's login. */
@@ -41,10 +40,7 @@ interface DetectionAlertDef extends NodeDef {
   /** Templates; empty: the default of the event's kind, from the catalog. */
   subject?: string;
   body?: string;
-  picture: boolean | string;
   crops: string[] | string;
-  faceImage: string;
-  faceFallback: boolean | string;
   tagPrefix?: string;
   bridge?: string;
 }

@@ -5,73 +5,37 @@
  * (translated text) instead.
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import { z } from 'zod';
 import type { CapSettings } from '../../lib/dedupe/cap';
 import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE, plateRead, type KeyChoice } from '../../lib/dedupe/key';
 import type { KeptWindowSettings } from '../../lib/dedupe/local-window';
 import type { Clock } from '../../lib/core/clock';
-import { limitOption, parseOptions, type OptionProblem } from '../../lib/core/options';
-import { nodeOptions, optionRule, type NodeOptionsTable } from '../../lib/config/node-options';
+import { durationMs, readNodeOptions, type NodeOptionValues, type SavedOptions, type WrongOption } from '../../lib/config/node-options';
 import { translate, type Vars } from '../shared/i18n';
 import { propertyReader, type PropertyUtil } from '../shared/typed-property';
 
-/** The dialog's choices, as lib/config/node-options.ts states them. */
-type DedupeOptions = NodeOptionsTable['detection-dedupe'];
-
-export interface DedupeDef extends NodeDef {
-  mode: DedupeOptions['mode']['choices'][number];
+/** The saved configuration: the table's options (lib/config/node-options.ts) and the node's own fields. */
+export interface DedupeDef extends NodeDef, SavedOptions<'detection-dedupe'> {
   key: string;
   /** A key picked by name ('event': key is one of KEY_CHOICES), or a property or expression (msg, flow, global, env, jsonata). */
   keyType: string;
   /** Where a key picked by name reads the event (msg.payload by default). */
   property?: string;
   propertyType?: string;
-  missingKey: DedupeOptions['missingKey']['choices'][number];
-  ttl: number | string;
-  ttlUnits: 's' | 'm' | 'h';
-  /** Cooldown: counted from the last sighting (true, a sliding cooldown) or from the message that passed (false). */
-  refresh: boolean;
-  maxKeys: number | string;
-  duplicatesOutput: boolean;
-  persist: boolean;
   store: string;
-  /** Where the window is kept: this Node-RED ('local') or Redis, shared by every instance ('redis'). */
-  scope?: DedupeOptions['scope']['choices'][number];
   /** scope redis: the detection-redis configuration node. */
   redis?: string;
-  /** scope redis: what a message does while Redis is unreachable. */
-  whenUnreachable?: DedupeOptions['whenUnreachable']['choices'][number];
   /** scope redis: the window's name in Redis; instances with the same name share it (default: the node's id). */
   sharedName?: string;
-  /** The cap: at most capCount messages per capPeriod capUnits, overall or per key; what it holds back goes into a digest. */
-  cap?: boolean;
-  capCount?: number | string;
-  capPeriod?: number | string;
-  capUnits?: DedupeOptions['capUnits']['choices'][number];
-  capPer?: DedupeOptions['capPer']['choices'][number];
-  /** Urgent messages (msg.priority urgent or high) pass the cap uncounted. */
-  capUrgent?: boolean;
 }
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
-/** An option's default in lib's table. */
-const optionDefault = (name: 'capCount' | 'capPeriod'): unknown => optionRule('detection-dedupe', name).default;
-/** The window's size: a flow cannot run without them, so a bad value is an error, not a default. */
-const WindowLimits = z.object({
-  ttl: limitOption(optionRule('detection-dedupe', 'ttl')),
-  maxKeys: limitOption(optionRule('detection-dedupe', 'maxKeys')),
-});
-/** The cap's size, when it is on: a wrong one stops the node rather than hold back alerts by a number nobody chose. */
-const CapLimits = z.object({
-  capCount: limitOption(optionRule('detection-dedupe', 'capCount')),
-  capPeriod: limitOption(optionRule('detection-dedupe', 'capPeriod')),
-});
+type DedupeOptions = NodeOptionValues<'detection-dedupe'>;
+
 /** The `store` value that persists to an append-only key log on disk instead of a context store. */
 export const KEY_LOG_STORE = 'detection-bridge:key-log';
 
 export interface DedupeSettings {
-  missingKey: DedupeDef['missingKey'];
-  whenUnreachable: NonNullable<DedupeDef['whenUnreachable']>;
+  missingKey: DedupeOptions['missingKey'];
+  whenUnreachable: DedupeOptions['whenUnreachable'];
   duplicatesOutput: boolean;
   /** What the key was read from, for the warning about messages without one. */
   keyName: string;
@@ -97,19 +61,20 @@ export function dedupeSettings(
   t: (key: string, vars?: Vars) => string,
   clock: Clock,
 ): { ok: true; settings: DedupeSettings } | { ok: false; problem: string } {
-  const options = nodeOptions('detection-dedupe', config);
+  const read = readNodeOptions('detection-dedupe', config);
+  const options = read.values;
   const shared = options.scope === 'redis';
-  // Keys held bounds only the local window; a shared one is bounded by Redis's expiry.
-  const limits = parseOptions(WindowLimits, { ttl: config.ttl, maxKeys: shared ? 1 : config.maxKeys });
-  // A cap saved without its numbers (by hand) takes the dialog's; a wrong one stops the node.
-  const capLimits = parseOptions(CapLimits, {
-    capCount: config.capCount ?? optionDefault('capCount'),
-    capPeriod: config.capPeriod ?? optionDefault('capPeriod'),
-  });
-  const configProblem = (problem: OptionProblem) =>
-    ({ ok: false, problem: t('errors.config', { message: `${problem.option}: ${translate(RED, problem)}` }) }) as const;
-  if (!limits.ok) return configProblem(limits.problems[0]);
-  if (options.cap && !capLimits.ok) return configProblem(capLimits.problems[0]);
+  // The window's and the cap's sizes: a number out of range stops the node rather than drop or
+  // hold back alerts by a number nobody chose (a value that is no number runs with the default, with a warning).
+  // Keys held bound only the local window (a shared one is bounded by Redis's expiry, and keeps none here); the cap's, only when it is on.
+  const stopping = (name: string) =>
+    name === 'ttl' || (name === 'maxKeys' && !shared) || (options.cap && (name === 'capCount' || name === 'capPeriod'));
+  const stop: WrongOption | undefined = read.stops.find((wrong) => stopping(wrong.option));
+  const maxKeys = shared ? 1 : Math.floor(options.maxKeys);
+  if (stop) {
+    const message = translate(RED, { key: `options.${stop.problem.key}`, params: stop.problem.params });
+    return { ok: false, problem: t('errors.config', { message: `${stop.option}: ${message}` }) };
+  }
   // No key saved (a hand-written node): this mode's key by name.
   const keyGiven = typeof config.key === 'string' && config.key.trim() !== '';
   const keyType = keyGiven ? config.keyType || 'msg' : KEY_CHOICE_TYPE;
@@ -150,8 +115,8 @@ export function dedupeSettings(
       keyName: `${keyType}.${keyValue}`,
       keyOf,
       window: {
-        ttlMs: limits.value.ttl * UNIT_MS[options.ttlUnits],
-        maxKeys: Math.floor(limits.value.maxKeys),
+        ttlMs: durationMs(options.ttl, options.ttlUnits),
+        maxKeys,
         refreshOnRepeat: options.mode === 'cooldown' && options.refresh,
         // what a key is read from: keys of another definition mean something else
         keyDefinition: JSON.stringify(byName ? [keyType, keyValue, propertyType, property] : [keyType, keyValue]),
@@ -161,16 +126,15 @@ export function dedupeSettings(
       },
       shared: shared ? { redis: config.redis, name: (config.sharedName ?? '').trim() || node.id } : undefined,
       save: !persist ? undefined : keyLog ? { keyLog: true } : { keyLog: false, store },
-      cap:
-        options.cap && capLimits.ok
-          ? {
-              count: Math.floor(capLimits.value.capCount),
-              periodMs: capLimits.value.capPeriod * UNIT_MS[options.capUnits],
-              per: options.capPer,
-              // per key: counted keys bounded as the window's keys are (a shared cap's live in Redis)
-              maxKeys: Math.floor(limits.value.maxKeys),
-            }
-          : undefined,
+      cap: options.cap
+        ? {
+            count: Math.floor(options.capCount),
+            periodMs: durationMs(options.capPeriod, options.capUnits),
+            per: options.capPer,
+            // per key: counted keys bounded as the window's keys are (a shared cap's live in Redis)
+            maxKeys,
+          }
+        : undefined,
       capUrgent: options.capUrgent,
     },
   };

@@ -10,15 +10,12 @@
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { completion, errorText } from '../../lib/delivery/completion';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { statusText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';
 
-interface DetectionDoneDef extends NodeDef {
-  passOn?: boolean | string;
-  outcome?: 'finished' | 'failed';
-}
+type DetectionDoneDef = NodeDef & SavedOptions<'detection-done'>;
 
 export = function register(RED: NodeAPI): void {
   registerNode<DetectionDoneDef>(RED, 'detection-done', (node, config) => {

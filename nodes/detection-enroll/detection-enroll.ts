@@ -22,7 +22,7 @@ import {
 import type { BridgeAnswer, EventsBridgeClient } from '../../lib/bridge/client';
 import { TransportError } from '../../lib/http/transport-error';
 import type { Message } from '../../lib/core/messages';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, statusText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
@@ -52,9 +52,15 @@ const VALUE_DEFAULTS: Readonly<Record<Value, readonly [string, string]>> = {
 };
 
 /** `action` and `kind`: fixed (types "action", "kind"), or where to read them: a msg, flow or global property, an environment variable. */
-type DetectionEnrollDef = NodeDef & { bridge: string; action: string; actionType?: string; kind: string; kindType?: string } & Partial<
-    Record<Value | `${Value}Type`, string>
-  >;
+/** Action and kind are the table's choices when the dialog fixes them (actionType "action", kindType "kind"), else where to read them. */
+type DetectionEnrollDef = NodeDef &
+  Omit<SavedOptions<'detection-enroll'>, 'action' | 'kind'> & {
+    bridge: string;
+    action: string;
+    actionType?: string;
+    kind: string;
+    kindType?: string;
+  } & Partial<Record<Value | `${Value}Type`, string>>;
 
 type Out = NodeMessageInFlow & Record<string, unknown>;
 type Send = (msg: NodeMessage | NodeMessage[]) => void;

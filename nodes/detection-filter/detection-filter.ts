@@ -16,7 +16,7 @@ import { viewOfEvent } from '../../lib/events/detection-view';
 import { compileFilter, detectionTime, type FilterOutcome, type ReadProblem } from '../../lib/events/filter';
 import { matchExplanation, type MatchExplanation } from '../../lib/events/filter-explain';
 import { chooseTagPrefix } from '../../lib/events/tag-prefix';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, statusText as statusTextOf, translate, translator } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -25,11 +25,9 @@ import { tagPrefixOf } from '../shared/events-bridge-node';
 import { clockOf } from '../shared/clock';
 import { servePlatePreview } from './preview';
 
-interface DetectionFilterDef extends NodeDef {
+interface DetectionFilterDef extends NodeDef, SavedOptions<'detection-filter'> {
   property: string;
   propertyType: string;
-  combine: string;
-  noMatchOutput: boolean | string;
   rules: unknown;
   /** The account's tag prefix typed in this node; empty: the bridge's, if one is chosen. */
   tagPrefix?: string;

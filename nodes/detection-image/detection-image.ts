@@ -14,28 +14,19 @@ import {
   pickImages,
   withProperty,
   type DecodedImage,
-  type FaceChoice,
-  type ImageFormat,
-  type NoImagePolicy,
   type PickOptions,
-  type PlateMode,
 } from '../../lib/image';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
 
-interface DetectionImageDef extends NodeDef {
+interface DetectionImageDef extends NodeDef, SavedOptions<'detection-image'> {
   property: string;
   propertyType: string;
   crops: string[] | string;
-  plateMode: PlateMode;
-  faceImage: FaceChoice;
-  faceFallback: boolean | string;
-  format: ImageFormat;
   outputProperty: string;
-  noImage: NoImagePolicy;
 }
 
 type Send = (msg: Array<NodeMessage | NodeMessage[] | null>) => void;

@@ -14,24 +14,19 @@ import { reachableAddresses } from '../../lib/http/addresses';
 import { Listener, type ListenerTls } from '../../lib/http/listener';
 import { allowListProblem, parseAllowList } from '../../lib/http/listener-allow';
 import { keptCertificate } from '../../lib/http/self-signed';
-import { nodeOptions, optionRule } from '../../lib/config/node-options';
+import { nodeOptions, optionRule, type SavedOptions } from '../../lib/config/node-options';
 import { checkOption } from '../../lib/core/option-rules';
 import { nodeText, statusText, type Vars } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { ListenerConfigNode } from './listener-node';
 import { nodeFile } from '../shared/user-dir';
 
-type TlsMode = 'self-signed' | 'files' | 'pem' | 'none';
-
-interface DetectionListenerDef extends NodeDef {
+interface DetectionListenerDef extends NodeDef, SavedOptions<'detection-listener'> {
   host?: string;
-  port: number | string;
-  tls?: TlsMode;
   certFile?: string;
   keyFile?: string;
   cert?: string;
   allow?: string;
-  clientCerts?: boolean | string;
   clientCa?: string;
 }
 

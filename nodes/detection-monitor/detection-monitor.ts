@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeAPI, NodeDef } from 'node-red';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import {
   checkCredential,
   createMetricsExporter,
@@ -26,13 +26,9 @@ import { describeNode } from '../shared/notify';
 import { registerNode } from '../shared/register';
 import { normalizeNodePath, routeKey, type ExpressApp } from '../shared/routes';
 
-interface DetectionMonitorDef extends NodeDef {
-  metrics?: boolean | string;
+interface DetectionMonitorDef extends NodeDef, SavedOptions<'detection-monitor'> {
   metricsPath?: string;
-  metricsOpen?: boolean | string;
-  health?: boolean | string;
   healthPath?: string;
-  healthAuth?: boolean | string;
 }
 
 type Next = (err?: unknown) => void;

@@ -5,34 +5,23 @@
  * cannot run is a problem (translated text) instead.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
-import { nodeOptions, type NodeOptionsTable } from '../../lib/config/node-options';
+import { durationMs, nodeOptions, type NodeOptionValues, type SavedOptions } from '../../lib/config/node-options';
 import { DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses } from '../../lib/plates';
 import { keyDefinition, parseCameraList, type Keying, type PresenceOptions } from '../../lib/presence';
 import { translate, type Vars } from '../shared/i18n';
 import { propertyReader, typedLabel, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
-type PresenceOptionsTable = NodeOptionsTable['detection-presence'];
-type Choice<K extends keyof PresenceOptionsTable> = PresenceOptionsTable[K] extends { choices: readonly (infer T)[] } ? T : never;
-
-export interface PresenceDef extends NodeDef {
+/** The saved configuration: the table's options (lib/config/node-options.ts) and the node's own fields. */
+export interface PresenceDef extends NodeDef, SavedOptions<'detection-presence'> {
   /** Where the event is read (msg.payload by default). */
   property?: string;
   propertyType?: string;
-  keyBy?: Choice<'keyBy'>;
-  lookalike?: boolean | string;
   /** Look-alike classes as typed (`0ODQ 1I 2Z 5S 8B 6G`). */
   lookalikeClasses?: string;
-  away?: number | string;
-  awayUnits?: Choice<'awayUnits'>;
   /** Exit cameras' names, separated by commas. */
   exitCameras?: string;
-  stillHere?: number | string;
-  stillHereUnits?: Choice<'stillHereUnits'>;
-  maxKeys?: number | string;
-  scope?: Choice<'scope'>;
   /** scope redis: the detection-redis configuration node. */
   redis?: string;
-  whenUnreachable?: Choice<'whenUnreachable'>;
   /** scope redis: the table's name in Redis; nodes with the same name share it (default: the node's id). */
   sharedName?: string;
 }
@@ -45,12 +34,10 @@ export interface PresenceSettings {
   /** What keys mean: a kept or saved table of another definition is not used. */
   keys: string;
   table: PresenceOptions;
-  whenUnreachable: Choice<'whenUnreachable'>;
+  whenUnreachable: NodeOptionValues<'detection-presence'>['whenUnreachable'];
   /** Redis: the configuration node and the table's name there. */
   shared?: { redis: string | undefined; name: string };
 }
-
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 
 export function presenceSettings(
   RED: NodeAPI,
@@ -85,8 +72,8 @@ export function presenceSettings(
       keying,
       keys: keyDefinition(keying),
       table: {
-        awayMs: options.away * UNIT_MS[options.awayUnits],
-        stillHereMs: options.stillHere * UNIT_MS[options.stillHereUnits],
+        awayMs: durationMs(options.away, options.awayUnits),
+        stillHereMs: durationMs(options.stillHere, options.stillHereUnits),
         maxKeys: options.maxKeys,
       },
       whenUnreachable: options.whenUnreachable,

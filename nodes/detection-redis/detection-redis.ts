@@ -9,27 +9,19 @@ import type { NodeAPI, NodeDef } from 'node-red';
 import { RedisConnection, RedisSettings, type RedisCredentials } from '../../lib/redis/connection';
 import type { Shortfall } from '../../lib/redis/confirm';
 import { parseOptions } from '../../lib/core/options';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { RedisConfigNode } from '../shared/redis';
 
-interface DetectionRedisDef extends NodeDef {
+interface DetectionRedisDef extends NodeDef, SavedOptions<'detection-redis'> {
   url: string;
-  database?: number | string;
-  tls?: boolean | string;
-  tlsInsecure?: boolean | string;
   ca?: string;
   prefix?: string;
   instance?: string;
   // Sentinel mode
-  mode?: string;
   sentinels?: string;
   primaryName?: string;
-  confirmReplicas?: number | string;
-  confirmTimeoutMs?: number | string;
-  confirmAof?: string;
-  confirmFewer?: string;
 }
 
 /** The Confirm options of a saved node, through the table (lib/config/node-options.ts). */

@@ -12,33 +12,27 @@ import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Dispatcher } from 'undici';
 import { fetchSample, sampleUrl } from '../../lib/bridge/client';
 import { createServerAgent } from '../../lib/http/agent';
-import { buildSampleEvent, isEventKind, type SampleImageMode } from '../../lib/bridge/sample';
+import { buildSampleEvent, isEventKind } from '../../lib/bridge/sample';
 import { eventMessage } from '../../lib/events/message';
 import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config/node-options';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { failConfig } from '../shared/status';
 import { shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
-type SourceOption = 'builtin' | 'bridge';
-
 /** The Kind TypedInput's own type: one of the kinds, fixed in the node. */
 const FIXED_KIND = 'kind';
 
-interface DetectionSampleDef extends NodeDef {
-  /** A kind (`kindType` "kind"), or where to read it: a msg, flow or global property, an environment variable. */
+interface DetectionSampleDef extends NodeDef, Omit<SavedOptions<'detection-sample'>, 'kind'> {
+  /** A kind (`kindType` "kind": the table's choice), or where to read it: a msg, flow or global property, an environment variable. */
   kind: string;
   kindType: string;
-  source: SourceOption;
-  images?: SampleImageMode;
   /** The events-bridge configuration node to fetch from. */
   bridge?: string;
   /** Saved before \`bridge\` existed: used while no bridge is chosen. */
   baseUrl: string;
-  insecure: boolean;
-  timeout: number | string;
 }
 
 /** Where fetched samples come from: a base URL, the pool to send through, and the timeout of one fetch. */
@@ -66,7 +60,7 @@ export = function register(RED: NodeAPI): void {
     const s = statusText(RED, 'detection-sample');
     const options = nodeOptions('detection-sample', config);
     const { source, images } = options;
-    const timeoutMs = options.timeout * 1000;
+    const timeoutMs = secondsMs(options.timeout);
     const bridgeId = config.bridge && config.bridge !== '_ADD_' ? config.bridge : '';
     const ownUrl = String(config.baseUrl ?? '').trim();
     const kindType = config.kindType || FIXED_KIND;

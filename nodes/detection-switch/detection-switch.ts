@@ -5,16 +5,15 @@
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { routeOf, routeSlots, type Route } from '../../lib/events/publish-route';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { coded, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 import { registerNode } from '../shared/register';
 
-interface DetectionSwitchDef extends NodeDef {
+interface DetectionSwitchDef extends NodeDef, SavedOptions<'detection-switch'> {
   property: string;
   propertyType: string;
-  otherOutput: boolean | string;
 }
 
 export = function register(RED: NodeAPI): void {

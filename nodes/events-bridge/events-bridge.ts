@@ -10,16 +10,14 @@ import { EventsBridgeClient } from '../../lib/bridge/client';
 import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/bridge/enroll-api';
 import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
 import { caOption } from '../../lib/core/options';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config/node-options';
 import type { EventsBridgeNode } from '../shared/events-bridge-node';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 
-interface EventsBridgeDef extends NodeDef {
+interface EventsBridgeDef extends NodeDef, SavedOptions<'events-bridge'> {
   url: string;
-  insecure: boolean | string;
   ca: string;
-  timeout: number | string;
   lprMonitorPath: string;
   lprListPath: string;
   faceMonitorPath: string;
@@ -77,7 +75,7 @@ export = function register(RED: NodeAPI): void {
             token: (node.credentials as EventsBridgeCredentials | undefined)?.token,
             insecure: options.insecure,
             ca: caOption(config.ca),
-            timeoutMs: options.timeout * 1000,
+            timeoutMs: secondsMs(options.timeout),
             api,
           });
         } catch (err) {

@@ -9,7 +9,7 @@ import { fillPath } from '../../lib/platform/path-template';
 import { posBatchPath } from '../../lib/platform/url';
 import { PushQueue, type BatchResult, type RetryInfo } from '../../lib/platform/push-queue';
 import { checkPushItems } from '../../lib/platform/push-schemas';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, statusText, translate } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
@@ -17,9 +17,8 @@ import { registerCounts } from '../shared/metrics';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
 
-interface PlatformPushDef extends NodeDef {
+interface PlatformPushDef extends NodeDef, SavedOptions<'platform-push'> {
   server: string;
-  operation: string;
   /** The POS instance id (`posIdType` "str"), or where to read it: msg, flow, global, env, JSONata. */
   posId: string;
   posIdType: string;

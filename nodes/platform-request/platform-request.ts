@@ -9,13 +9,13 @@ import { platformClientOf, platformServerOf } from '../shared/platform-server-no
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The Method TypedInput's own type: one of the methods, fixed in the node. */
 const FIXED_METHOD = 'method';
 
-interface PlatformRequestDef extends NodeDef {
+interface PlatformRequestDef extends NodeDef, SavedOptions<'platform-request'> {
   server: string;
   /** A method (`methodType` "method"), or where to read it: a msg, flow or global property, an environment variable. */
   method: string;
@@ -23,9 +23,6 @@ interface PlatformRequestDef extends NodeDef {
   /** The path template (`pathType` "str"), or where to read it. */
   path: string;
   pathType: string;
-  errors: 'catch' | 'output';
-  /** Check parameters and body against the server's OpenAPI file before sending (absent: on). */
-  check?: boolean;
   /** The operation chosen in the dialog (informative only). */
   operationId?: string;
   /** Path and query parameters set in the node: each a TypedInput. */

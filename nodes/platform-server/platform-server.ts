@@ -11,16 +11,14 @@ import { TransportError } from '../../lib/http/transport-error';
 import { loadOperations } from '../../lib/openapi/load';
 import type { OperationIndex } from '../../lib/openapi/operations';
 import { caOption } from '../../lib/core/options';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config/node-options';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { userDirOf } from '../shared/user-dir';
 
-interface PlatformServerDef extends NodeDef {
+interface PlatformServerDef extends NodeDef, SavedOptions<'platform-server'> {
   url: string;
-  insecure: boolean;
   ca: string;
-  timeout: number | string;
   /** The release's OpenAPI file: a path in the user directory or a URL on the core ('' for none). */
   openapi?: string;
 }
@@ -51,7 +49,7 @@ export = function register(RED: NodeAPI): void {
             password: creds.password,
             insecure: options.insecure,
             ca: caOption(config.ca),
-            timeoutMs: options.timeout * 1000,
+            timeoutMs: secondsMs(options.timeout),
           });
         } catch (err) {
           client =

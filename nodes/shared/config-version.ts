@@ -14,9 +14,16 @@
  * migrated from version 1, while a new node gets the current version from
  * its defaults and is left alone; then each property still missing gets its
  * default (completeConfig), so the dialog never shows an option empty.
+ *
+ * Where the runtime reads a node's configuration, it also says which saved
+ * options the node cannot use as they are (warnWrongOptions): every node type
+ * gets the warning here, none has code of its own for it.
  */
 import type { Node, NodeAPI } from 'node-red';
 import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '../../lib/config/migrate';
+import { NODE_OPTIONS, type NodeType } from '../../lib/config/node-options';
+import { wrongOptionMessages } from '../../lib/config/wrong-options';
+import { translate } from './i18n';
 
 /**
  * The configuration a node of `type` runs with: `saved` brought up to date.
@@ -27,9 +34,26 @@ import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '
 export function upToDate<T extends object>(RED: NodeAPI, node: Node, type: string, saved: T): T {
   if (isNewer(type, saved as Config)) {
     node.warn(RED._('config-version.newer', { saved: versionOf(saved as Config), current: currentVersion(type) }));
+    warnWrongOptions(RED, node, type, saved);
     return saved;
   }
-  return migrateConfig(type, saved as Config) as T;
+  const config = migrateConfig(type, saved as Config) as T;
+  warnWrongOptions(RED, node, type, config);
+  return config;
+}
+
+/**
+ * One warning per option of the table (lib/config/node-options.ts) the node
+ * runs with another value than the one saved: every node type gets it here,
+ * where its configuration is read, with no code of its own. A value that
+ * stops the node is its setup's to say.
+ */
+export function warnWrongOptions(RED: NodeAPI, node: Node, type: string, config: object): void {
+  if (!Object.prototype.hasOwnProperty.call(NODE_OPTIONS, type)) return;
+  const name = (node as Node & { name?: unknown }).name;
+  const label = RED._(`${type}.paletteLabel`);
+  const who = typeof name === 'string' && name.trim() !== '' ? `${label} "${name.trim()}"` : label;
+  for (const warning of wrongOptionMessages(type as NodeType, config, who)) node.warn(translate(RED, warning));
 }
 
 /** The parts of the editor's RED that installInEditor uses. */

@@ -233,7 +233,7 @@ describe('option rules: the editor and the runtime read lib/config/node-options.
         .filter((f) => f.endsWith('.ts') && f !== 'editor.ts')
         .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
         .join('\n');
-      assert.match(source, new RegExp(`(nodeOptions|optionRule)\\(\\s*'${type}'`), `nodes/${type}/`);
+      assert.match(source, new RegExp(`(nodeOptions|readNodeOptions|optionRule)\\(\\s*'${type}'`), `nodes/${type}/`);
       assert.doesNotMatch(source, /dialogOptions\(/, `nodes/${type}/: no rules of its own`);
     }
   });

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { checkOption, optionValue, numberRule, choiceRule, flagRule, toNumber } = require('../../../dist/lib/core/option-rules');
+const { checkOption, optionValue, readOption, numberRule, choiceRule, flagRule, toNumber } = require('../../../dist/lib/core/option-rules');
 const { numberOption, choiceOption, flagOption, limitOption, caOption } = require('../../../dist/lib/core/options');
 
 describe('lib/core/option-rules', function () {
@@ -48,6 +48,32 @@ describe('lib/core/option-rules', function () {
     assert.equal(optionValue(flag, 'false'), false);
     assert.equal(optionValue(database, ''), undefined);
     assert.equal(optionValue(database, '3'), 3);
+  });
+
+  it('a number is the choice its text names (the dialog saves "1", a program may write 1)', () => {
+    const level = choiceRule(['0', '1', '2'], { default: '1', absent: '0' });
+    assert.deepEqual(checkOption(level, 1), { ok: true, value: '1' });
+    assert.equal(optionValue(level, 2), '2');
+    assert.equal(checkOption(level, 3).problem.key, 'choice');
+    assert.equal(checkOption(level, Number.NaN).problem.key, 'choice');
+  });
+
+  it('reads a value with what was wrong with it: nothing for a missing one, the problem and the value used otherwise', () => {
+    assert.deepEqual(readOption(mode, undefined), { value: 'a' }, 'missing is not wrong');
+    assert.deepEqual(readOption(database, ''), { value: undefined });
+    assert.deepEqual(readOption(seconds, '12'), { value: 12 });
+    assert.deepEqual(readOption(seconds, 'soon'), { value: 30, problem: { key: 'not-a-number', params: { value: 'soon' } } });
+    assert.deepEqual(readOption(seconds, 7200), { value: 60, problem: { key: 'max', params: { value: '7200', max: 60 } } });
+    assert.deepEqual(readOption(mode, 'c'), { value: 'a', problem: { key: 'choice', params: { value: 'c', choices: 'a, b' } } });
+    assert.deepEqual(readOption(flag, 'no'), { value: true, problem: { key: 'flag', params: { value: 'no' } } });
+    const size = numberRule({ above: 0, max: 100, default: 1, outOfRange: 'stops' });
+    assert.deepEqual(readOption(size, -5), { value: 1, problem: { key: 'above', params: { value: '-5', above: 0 } }, stops: true });
+    assert.equal(readOption(size, 'soon').stops, undefined, 'no number at all: the default, with its problem');
+    assert.deepEqual(
+      readOption(size, 500),
+      { value: 100, problem: { key: 'max', params: { value: '500', max: 100 } } },
+      'above the maximum: the maximum',
+    );
   });
 
   it("lib/core/options' zod schemas give the same answers, as messages of the catalog", () => {
