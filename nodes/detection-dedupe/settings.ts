@@ -6,12 +6,9 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { z } from 'zod';
-import type { CapSettings } from '../../lib/dedupe/cap';
-import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE, plateRead, type KeyChoice } from '../../lib/dedupe/key';
-import type { KeptWindowSettings } from '../../lib/dedupe/local-window';
-import type { Clock } from '../../lib/core/clock';
-import { limitOption, parseOptions, type OptionProblem } from '../../lib/core/options';
-import { nodeOptions, optionRule, type NodeOptionsTable } from '../../lib/config/node-options';
+import { type CapSettings, choiceKey, isKeyChoice, KEY_CHOICE_TYPE, plateRead, type KeyChoice, type KeptWindowSettings } from '../../lib/dedupe';
+import { type Clock, limitOption, parseOptions, type OptionProblem } from '../../lib/core';
+import { nodeOptions, optionRule, type NodeOptionsTable } from '../../lib/config';
 import { translate, type Vars } from '../shared/i18n';
 import { propertyReader, type PropertyUtil } from '../shared/typed-property';
 

@@ -20,7 +20,7 @@ import {
   type PickOptions,
   type PlateMode,
 } from '../../lib/image';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions } from '../../lib/config';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

@@ -16,7 +16,7 @@
  * default (completeConfig), so the dialog never shows an option empty.
  */
 import type { Node, NodeAPI } from 'node-red';
-import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '../../lib/config/migrate';
+import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '../../lib/config';
 
 /**
  * The configuration a node of `type` runs with: `saved` brought up to date.
@@ -43,7 +43,7 @@ interface EditorNode {
   __node__?: EditorNode;
   [property: string]: unknown;
 }
-export type Migration = Pick<typeof import('../../lib/config/migrate'), 'isVersioned' | 'migrateConfig' | 'completeConfig'>;
+export type Migration = Pick<typeof import('../../lib/config'), 'isVersioned' | 'migrateConfig' | 'completeConfig'>;
 
 /**
  * Runs in the editor, sent as its source text: it may use nothing but its
