@@ -7,9 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import type { AuthConfig, AuthMode } from '../lib/receiver/auth';
-import { renderMessage } from '../lib/core/messages';
-import { numberOption, parseOptions } from '../lib/core/options';
+import type { AuthConfig, AuthMode } from '../lib/receiver';
+import { renderMessage, numberOption, parseOptions } from '../lib/core';
 import { DELIVERY_DEFAULTS, DELIVERY_NUMBER_RULES, type DeliveryOptions } from './delivery-options';
 import { DEFAULT_SAMPLE_HOST, DEFAULT_SAMPLE_PORT } from './sample-server';
 import { IMAGE_MODES, type ImageMode } from './events';

@@ -5,10 +5,9 @@
  */
 import { z } from 'zod';
 import type { Dispatcher } from 'undici';
-import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/receiver/auth';
-import { renderMessage } from '../lib/core/messages';
-import { numberOption, parseOptions } from '../lib/core/options';
-import type { EventKind } from '../lib/events/schemas';
+import { authConfigProblem, type AuthConfig, type AuthMode } from '../lib/receiver';
+import { renderMessage, numberOption, parseOptions } from '../lib/core';
+import type { EventKind } from '../lib/events';
 import type { EnrollmentStore } from './enroll-server';
 import { IMAGE_MODES, type ImageMode } from './events';
 import { impliedMix, isEmptyScenario, parseScenario, ScenarioError, type Scenario, type ScenarioInput } from './scenario';

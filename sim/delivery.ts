@@ -24,13 +24,13 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { DetectionEvent, EventKind } from '../lib/events/schemas';
+import type { DetectionEvent, EventKind } from '../lib/events';
 import { authHeaders, resolveDeliveryOptions, type AttemptReport, type DeliveryOptions, type Resolved } from './delivery-options';
 import { buildDeliveryEvent, kindForSeq } from './events';
 import { applyEnrollment, EnrolledDraw } from './enrolled-events';
 import { ScenarioDraw } from './scenario';
 import { LatencyRecorder, type DeliverySummary } from './summary';
-import { errorCode, TIMEOUT_CODES } from '../lib/http/net-errors';
+import { errorCode, TIMEOUT_CODES } from '../lib/http';
 import { connectFor } from './tls';
 
 export type { AttemptOutcome, AttemptReport } from './delivery-options';

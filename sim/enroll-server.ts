@@ -20,9 +20,8 @@
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { problem, sendJson, sendProblem } from '../lib/http/problem';
-import { DEFAULT_PHOTO_FIELD } from '../lib/bridge/enroll-api';
-import { FaceEnrollment, PlateEnrollment, type AdditionalFieldItem, type EnrollKind } from '../lib/bridge/enroll-schemas';
+import { problem, sendJson, sendProblem } from '../lib/http';
+import { DEFAULT_PHOTO_FIELD, FaceEnrollment, PlateEnrollment, type AdditionalFieldItem, type EnrollKind } from '../lib/bridge';
 
 /** One enrolled plate or face, as the simulator keeps it. */
 export interface SimEnrollment {

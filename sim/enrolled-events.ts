@@ -9,7 +9,7 @@
  * `defaultPhoto`. Node-RED-free.
  */
 import { createHash } from 'node:crypto';
-import type { DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
+import type { DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events';
 import type { EnrollmentStore, SimEnrollment } from './enroll-server';
 
 /** The account's field prefix the simulator puts before the integrator's tags. */

@@ -7,9 +7,9 @@
  * endpoints, or no pictures at all; and the face/plate mix of a run.
  */
 import { randomUUID } from 'node:crypto';
-import { buildSampleEvent, SAMPLE_IMAGE } from '../lib/bridge/sample';
-import { CROP_SIZE_NAMES } from '../lib/core/event-kinds';
-import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events/schemas';
+import { buildSampleEvent, SAMPLE_IMAGE } from '../lib/bridge';
+import { CROP_SIZE_NAMES } from '../lib/core';
+import type { CropSizeName, DetectionEvent, EventKind, WebHookFaceRecPayload, WebHookLprPayload } from '../lib/events';
 import { fillerJpegBase64 } from './images';
 import { drawnPicture, drawnPictureKey, type PictureName } from './pictures';
 import { applyScene, type EventScene, type Scenario } from './scenario';

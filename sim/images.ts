@@ -13,7 +13,7 @@
  * allocates its images once. Node-RED-free.
  */
 import { createHash } from 'node:crypto';
-import { SAMPLE_PLATE_PICTURES } from '../lib/bridge/sample-images';
+import { SAMPLE_PLATE_PICTURES } from '../lib/bridge';
 import { BoundedCache } from './bounded-cache';
 
 /** A comment segment: marker FF FE, a two-byte length (counting itself), at most 65,533 bytes of data. */

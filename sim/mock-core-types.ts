@@ -1,6 +1,6 @@
 /** What the mock v2 core takes, records and returns (mock-core.ts has the routes). */
 import type http from 'node:http';
-import type { Clock } from '../lib/core/clock';
+import type { Clock } from '../lib/core';
 
 export interface MockPlugin {
   id: string;

@@ -22,8 +22,8 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { systemClock } from '../lib/core/clock';
-import { problem, sendJson, sendProblem } from '../lib/http/problem';
+import { systemClock } from '../lib/core';
+import { problem, sendJson, sendProblem } from '../lib/http';
 
 import {
   DEFAULT_MOCK_PLUGINS,

@@ -11,8 +11,8 @@
  * Node-RED-free.
  */
 import * as jpeg from 'jpeg-js';
-import type { CropSizeName } from '../lib/core/event-kinds';
-import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from '../lib/bridge/sample-images';
+import type { CropSizeName } from '../lib/core';
+import { SAMPLE_FACE_PICTURES, SAMPLE_PLATE_PICTURES } from '../lib/bridge';
 import { BoundedCache } from './bounded-cache';
 import { CELL_COLUMNS, GLYPH_COLUMNS, GLYPH_ROWS, foldForFont, glyphOf } from './font';
 import { encodeJpeg } from './jpeg-encoder';

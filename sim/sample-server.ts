@@ -20,9 +20,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { problem, sendJson, sendProblem } from '../lib/http/problem';
-import { buildSampleEvent, sampleModelPath } from '../lib/bridge/sample';
-import type { EventKind } from '../lib/events/schemas';
+import { problem, sendJson, sendProblem } from '../lib/http';
+import { buildSampleEvent, sampleModelPath } from '../lib/bridge';
+import type { EventKind } from '../lib/events';
 import type { EnrollmentStore } from './enroll-server';
 import { createSelfSignedCertificate } from './tls';
 

@@ -19,7 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { EventKind, Tag, WebHookFaceRecPayload, WebHookLprPayload, DetectionEvent } from '../lib/events/schemas';
+import type { EventKind, Tag, WebHookFaceRecPayload, WebHookLprPayload, DetectionEvent } from '../lib/events';
 
 /** What the scenario's error messages and the command line call a time of day. */
 export const TIME_OF_DAY_NAMES = ['now', 'morning', 'day', 'afternoon', 'evening', 'night'] as const;

@@ -4,7 +4,7 @@
  * Node-RED-free.
  */
 import { writeFile } from 'node:fs/promises';
-import type { EventKind } from '../lib/events/schemas';
+import type { EventKind } from '../lib/events';
 
 export interface LatencySummary {
   /** Acknowledged attempts measured. */

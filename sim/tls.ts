@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { buildConnector } from 'undici';
 
-export { createSelfSignedCertificate, type SelfSignedCertificate, type SelfSignedOptions } from '../lib/http/self-signed';
+export { createSelfSignedCertificate, type SelfSignedCertificate, type SelfSignedOptions } from '../lib/http';
 
 /** `ab:cd…`, `ABCD…` or `sha256/AB CD…` → `AB:CD:…`; undefined when it is not 32 bytes of hex. */
 export function normalizeFingerprint(text: string): string | undefined {

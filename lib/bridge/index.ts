@@ -3,3 +3,4 @@ export * from './client';
 export * from './enroll-api';
 export * from './enroll-schemas';
 export * from './sample';
+export * from './sample-images';

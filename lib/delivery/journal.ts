@@ -2,13 +2,9 @@
  * An append-only journal of accepted events, for "acknowledge after: written
  * to disk". The 200 goes out only once the record of its event is on disk.
  *
- * Records are the append log's checksummed frames (lib/core/append-log.ts):
- *
- *   type 1, event: u64 LE seq, u32 LE meta length, meta (JSON), body (bytes as received)
- *   type 2, done:  u64 LE seq
- *   type 3, attempt: u64 LE seq, u32 LE attempts, error (UTF-8): the event's emissions so far
- *           (0: sent back from the dead letters, not emitted since) and its last error
- *   type 4, dead:  u64 LE seq, u32 LE attempts, f64 LE deadAt, error (UTF-8): kept aside
+ * Records are the append log's checksummed frames (lib/core/append-log.ts),
+ * their format and replay in journal-records.ts: an event record with its
+ * meta and body, a done record, and attempt and dead records.
  *
  * Attempt and dead records are written only when an event fails or is
  * emitted again, never for an event finished at its first emission. An event
@@ -35,53 +31,10 @@
  */
 import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { AppendLog, FRAME_HEADER_BYTES, frame, isOutOfSpace, readFrames, type LogReader } from '../core/append-log';
+import { AppendLog, FRAME_HEADER_BYTES, frame, isOutOfSpace } from '../core/append-log';
+import { TYPE_DONE, TYPE_EVENT, markFrame, replay, seqBuffer, type JournalEntry, type JournalProblem, type Live, type Mark } from './journal-records';
 
-const TYPE_EVENT = 1;
-const TYPE_DONE = 2;
-const TYPE_ATTEMPT = 3;
-const TYPE_DEAD = 4;
-
-export interface JournalEntry {
-  seq: number;
-  /** What the receiver needs to rebuild the message (JSON-serialisable). */
-  meta: unknown;
-  /** The request body as received. */
-  body: Buffer;
-  /** Emissions so far (from attempt and dead records; 1 when none was written). */
-  attempts: number;
-  lastError?: string;
-  /** Set for a dead letter: when it was kept aside (ms since the epoch). */
-  deadAt?: number;
-}
-
-/** What is known of an event beyond its record: its attempts, its last error, whether it is a dead letter. */
-interface Mark {
-  attempts: number;
-  error: string;
-  deadAt?: number;
-}
-
-function markFrame(seq: number, mark: Mark): Buffer[] {
-  const error = Buffer.from(mark.error, 'utf8');
-  if (mark.deadAt === undefined) {
-    const head = Buffer.allocUnsafe(12);
-    head.writeBigUInt64LE(BigInt(seq), 0);
-    head.writeUInt32LE(mark.attempts, 8);
-    return frame(TYPE_ATTEMPT, [head, error]);
-  }
-  const head = Buffer.allocUnsafe(20);
-  head.writeBigUInt64LE(BigInt(seq), 0);
-  head.writeUInt32LE(mark.attempts, 8);
-  head.writeDoubleLE(mark.deadAt, 12);
-  return frame(TYPE_DEAD, [head, error]);
-}
-
-export interface JournalProblem {
-  kind: 'torn' | 'checksum' | 'unreadable-meta';
-  /** Byte offset of the record in the file. */
-  offset: number;
-}
+export type { JournalEntry, JournalProblem } from './journal-records';
 
 export interface JournalOptions {
   /** Past this size the journal refuses new events (after trying to compact). */
@@ -99,17 +52,6 @@ export class JournalFullError extends Error {
   ) {
     super(`the journal is full (${size} of ${limit} bytes)`);
   }
-}
-
-interface Live {
-  offset: number;
-  length: number;
-}
-
-function seqBuffer(seq: number): Buffer {
-  const b = Buffer.allocUnsafe(8);
-  b.writeBigUInt64LE(BigInt(seq));
-  return b;
 }
 
 export class Journal {
@@ -441,48 +383,4 @@ async function roomFor(dir: string, bytes: number): Promise<boolean> {
   } catch {
     return true;
   }
-}
-
-/** The journal's replay: the unfinished events with where their records are. */
-async function replay(file: LogReader): Promise<{
-  end: number;
-  value: { events: Map<number, Omit<JournalEntry, 'attempts'> & Live>; marks: Map<number, Mark>; problems: JournalProblem[]; maxSeq: number };
-}> {
-  const events = new Map<number, Omit<JournalEntry, 'attempts'> & Live>();
-  const marks = new Map<number, Mark>();
-  let maxSeq = 0;
-  const minLength = { [TYPE_EVENT]: 12, [TYPE_DONE]: 8, [TYPE_ATTEMPT]: 12, [TYPE_DEAD]: 20 } as Record<number, number>;
-  const types = [TYPE_EVENT, TYPE_DONE, TYPE_ATTEMPT, TYPE_DEAD];
-  const { end, problems } = await readFrames<'checksum' | 'unreadable-meta'>(file, types, ({ type, payload, offset, length }) => {
-    if (payload.length < minLength[type]) return 'checksum';
-    const seq = Number(payload.readBigUInt64LE(0));
-    maxSeq = Math.max(maxSeq, seq);
-    if (type === TYPE_DONE) {
-      events.delete(seq);
-      marks.delete(seq);
-      return undefined;
-    }
-    if (type === TYPE_ATTEMPT || type === TYPE_DEAD) {
-      // Of an event still in the file only (a mark after its done record is stale).
-      if (!events.has(seq)) return undefined;
-      const dead = type === TYPE_DEAD;
-      marks.set(seq, {
-        attempts: payload.readUInt32LE(8),
-        error: payload.toString('utf8', dead ? 20 : 12),
-        ...(dead ? { deadAt: payload.readDoubleLE(12) } : {}),
-      });
-      return undefined;
-    }
-    const metaLength = payload.readUInt32LE(8);
-    let meta: unknown;
-    try {
-      if (12 + metaLength > payload.length) throw new Error('meta past the record');
-      meta = JSON.parse(payload.toString('utf8', 12, 12 + metaLength));
-    } catch {
-      return 'unreadable-meta';
-    }
-    events.set(seq, { seq, meta, body: payload.subarray(12 + metaLength), offset, length });
-    return undefined;
-  });
-  return { end, value: { events, marks, problems, maxSeq } };
 }

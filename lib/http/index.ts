@@ -15,3 +15,5 @@ export * from './self-signed';
 export * from './send';
 export * from './transport-error';
 export * from './utf8';
+// RouteHandler is listener.ts's, the same type
+export { RouteHandover, type RemovableRoute, type RouteHandoverOptions, type ServedRoute } from './route-handover';

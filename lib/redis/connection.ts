@@ -5,68 +5,17 @@
  * 503 rather than holding a request, and a dedupe follows its policy rather
  * than waiting), and a state the using nodes show under themselves.
  */
-import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createClient, RESP_TYPES, type RedisClientType } from 'redis';
-import { z } from 'zod';
-import { choiceOption, flagOption, numberOption } from '../core/options';
-import { CONFIRM_AOF, CONFIRM_FEWER, WriteConfirmer, type Shortfall } from './confirm';
+import { createClient, type RedisClientType } from 'redis';
+import { WriteConfirmer, type Shortfall } from './confirm';
 import { addressText, parseSentinels, SentinelWatcher, type PrimaryReport, type SentinelAddress } from './sentinel';
 import { answerWithin } from './answer-within';
+import { DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_PREFIX, type RedisCredentials, type RedisSettings } from './settings';
+
+export { RedisSettings, DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_PREFIX, type RedisCredentials } from './settings';
+export { BUFFER_REPLIES, luaScript, runScript } from './scripts';
 
 export type ConnectionState = 'connecting' | 'connected' | 'unreachable' | 'closed';
-
-/** What a configuration node holds; credentials come separately. */
-export const RedisSettings = z
-  .object({
-    /** Single mode's address; sentinel mode asks the sentinels instead. */
-    url: z.string().trim().optional(),
-    database: numberOption({ integer: true, min: 0, max: 1000 }).optional(),
-    tls: flagOption().optional(),
-    /** With TLS: accept a certificate that does not check out (self-signed, another name). */
-    tlsInsecure: flagOption().optional(),
-    /** With TLS: PEM text of the certificate authority to trust besides the system's. */
-    ca: z.string().optional(),
-    /** Prepended to every key, so several sites or flows share one Redis. */
-    prefix: z.string().max(200).optional(),
-    /** This Node-RED instance's name among those that share a stream (its consumer name). */
-    instance: z.string().trim().max(200).optional(),
-    // --- Sentinel mode (issue 30) ---
-    /** `single`: one server at `url` (absent: single, as flows saved before it); `sentinel`: the primary the sentinels name. */
-    mode: z.enum(['single', 'sentinel']).optional(),
-    /** The sentinels' `host:port` list (comma or space separated). */
-    sentinels: z.string().trim().optional(),
-    /** The name the sentinels monitor the primary by. */
-    primaryName: z.string().trim().max(200).optional(),
-    // --- end Sentinel mode ---
-    // --- Confirm on replicas / on disk (lib/redis/confirm.ts); absent: not confirmed, as before ---
-    /** Replicas that must have each event (WAIT) before its 200. */
-    confirmReplicas: numberOption({ integer: true, min: 0, max: 10 }).optional(),
-    /** How long Redis may take to confirm (ms). */
-    confirmTimeoutMs: numberOption({ integer: true, min: 1, max: 60_000 }).optional(),
-    /** Each event in the append-only file (WAITAOF) of the primary, or of the primary and the confirmed replicas. */
-    confirmAof: choiceOption(CONFIRM_AOF).optional(),
-    /** Fewer replicas online than Confirm on replicas asks: refuse every event (absent: as before), or confirm on those online. */
-    confirmFewer: choiceOption(CONFIRM_FEWER).optional(),
-    // --- end of Confirm ---
-  })
-  .superRefine((settings, ctx) => {
-    if (settings.mode === 'sentinel') {
-      if (!parseSentinels(settings.sentinels)) ctx.addIssue({ code: 'custom', path: ['sentinels'], message: 'options.redis-sentinels' });
-      if (!settings.primaryName) ctx.addIssue({ code: 'custom', path: ['primaryName'], message: 'options.redis-primary-name' });
-    } else if (!/^rediss?:\/\/[^\s/]+/i.test(settings.url ?? '')) {
-      ctx.addIssue({ code: 'custom', path: ['url'], message: 'options.redis-url' });
-    }
-  });
-export type RedisSettings = z.infer<typeof RedisSettings>;
-
-export interface RedisCredentials {
-  user?: string;
-  password?: string;
-  /** Sentinel mode: what the sentinels ask of a client, apart from Redis's own user and password. */
-  sentinelUser?: string;
-  sentinelPassword?: string;
-}
 
 export interface ConnectionOptions extends RedisSettings {
   credentials?: RedisCredentials;
@@ -77,15 +26,6 @@ export interface ConnectionOptions extends RedisSettings {
   /** Sentinel mode: how often a sentinel is asked where the primary is (ms). */
   sentinelPollMs?: number;
 }
-
-/** Confirm within, when the configuration gives none (ms): see docs/nodes/detection-redis.md. */
-export const DEFAULT_CONFIRM_TIMEOUT_MS = 1000;
-
-/** Key prefix when the configuration gives none. */
-export const DEFAULT_PREFIX = 'detection-bridge:';
-
-/** Replies of bulk strings as Buffers: bodies read back from a stream stay bytes. */
-export const BUFFER_REPLIES = { [RESP_TYPES.BLOB_STRING]: Buffer } as const;
 
 /** How long one attempt to connect may take; also the longest wait for the first connect. */
 const CONNECT_TIMEOUT_MS = 5000;
@@ -477,31 +417,4 @@ function destroyQuietly(client: RedisClientType): void {
   } catch {
     // not open: nothing to stop
   }
-}
-
-/**
- * Runs a Lua script by its SHA1 (sent once per connection), falling back to
- * sending it whole when the server does not know it (first use, or after a
- * restart of Redis).
- */
-export async function runScript<T>(
-  client: RedisClientType,
-  script: { source: string; sha1: string },
-  keys: string[],
-  args: Array<string | Buffer>,
-  typeMapping?: typeof BUFFER_REPLIES,
-): Promise<T> {
-  const tail = [String(keys.length), ...keys, ...args];
-  const options = typeMapping ? { typeMapping } : undefined;
-  try {
-    return (await client.sendCommand(['EVALSHA', script.sha1, ...tail], options)) as T;
-  } catch (err) {
-    if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
-    return (await client.sendCommand(['EVAL', script.source, ...tail], options)) as T;
-  }
-}
-
-/** A Lua script with its SHA1, for runScript. */
-export function luaScript(source: string): { source: string; sha1: string } {
-  return { source, sha1: createHash('sha1').update(source).digest('hex') };
 }

@@ -2,3 +2,4 @@
 export * from './answer-within';
 export * from './connection';
 export * from './sentinel';
+export * from './confirm';

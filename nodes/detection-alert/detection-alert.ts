@@ -18,10 +18,9 @@ import {
   type AlertPicture,
   type AlertSender,
 } from '../../lib/alert';
-import { viewOfEvent } from '../../lib/events/detection-view';
-import { chooseTagPrefix } from '../../lib/events/tag-prefix';
+import { viewOfEvent, chooseTagPrefix } from '../../lib/events';
 import { DEFAULT_CROP_ORDER, parseCropList, type PickOptions } from '../../lib/image';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, typedLabel, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

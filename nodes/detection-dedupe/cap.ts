@@ -10,10 +10,9 @@
  * says in a warning how many messages its period had held back.
  */
 import type { Node } from 'node-red';
-import type { Clock } from '../../lib/core/clock';
-import { dropCap, keepCap, takeOverCap, type CapDecision, type Digest, type LocalCap, type MessageCap } from '../../lib/dedupe/cap';
-import { RedisCap } from '../../lib/dedupe/redis-cap';
-import type { RedisConnection } from '../../lib/redis/connection';
+import type { Clock } from '../../lib/core';
+import { dropCap, keepCap, takeOverCap, type CapDecision, type Digest, type LocalCap, type MessageCap, RedisCap } from '../../lib/dedupe';
+import type { RedisConnection } from '../../lib/redis';
 import type { Vars } from '../shared/i18n';
 import type { DedupeSettings } from './settings';
 

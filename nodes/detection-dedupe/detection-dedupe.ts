@@ -12,11 +12,9 @@
  * configuration that cannot run answers every message with the error.
  */
 import type { NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { completion } from '../../lib/delivery/completion';
-import { dropCap, isUrgent, type CapDecision, type Digest } from '../../lib/dedupe/cap';
-import { isLookalikeRead } from '../../lib/dedupe/key';
-import { dropWindow, passes, type Sighting } from '../../lib/dedupe/local-window';
-import { eventHash } from '../../lib/events/event-hash';
+import { completion } from '../../lib/delivery';
+import { dropCap, isUrgent, type CapDecision, type Digest, isLookalikeRead, dropWindow, passes, type Sighting } from '../../lib/dedupe';
+import { eventHash } from '../../lib/events';
 import { flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';

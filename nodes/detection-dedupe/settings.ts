@@ -5,11 +5,9 @@
  * (translated text) instead.
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import type { CapSettings } from '../../lib/dedupe/cap';
-import { choiceKey, isKeyChoice, KEY_CHOICE_TYPE, plateRead, type KeyChoice } from '../../lib/dedupe/key';
-import type { KeptWindowSettings } from '../../lib/dedupe/local-window';
-import type { Clock } from '../../lib/core/clock';
-import { durationMs, readNodeOptions, type NodeOptionValues, type SavedOptions, type WrongOption } from '../../lib/config/node-options';
+import { type CapSettings, choiceKey, isKeyChoice, KEY_CHOICE_TYPE, plateRead, type KeyChoice, type KeptWindowSettings } from '../../lib/dedupe';
+import type { Clock } from '../../lib/core';
+import { durationMs, readNodeOptions, type NodeOptionValues, type SavedOptions, type WrongOption } from '../../lib/config';
 import { translate, type Vars } from '../shared/i18n';
 import { propertyReader, type PropertyUtil } from '../shared/typed-property';
 

@@ -11,12 +11,9 @@
  * again every 2 s until there is room (lib/dedupe/seen-keys.ts).
  */
 import type { Node, NodeAPI } from 'node-red';
-import { isOutOfSpace } from '../../lib/core/append-log';
-import { KeyLog } from '../../lib/dedupe/key-log';
-import { dropWindow, keepWindow, takeOverWindow } from '../../lib/dedupe/local-window';
-import { RedisSeenKeys } from '../../lib/dedupe/redis-window';
-import { LocalSeenKeys, type SeenKeys } from '../../lib/dedupe/seen-keys';
-import type { RedisConnection } from '../../lib/redis/connection';
+import { isOutOfSpace } from '../../lib/core';
+import { KeyLog, dropWindow, keepWindow, takeOverWindow, RedisSeenKeys, LocalSeenKeys, type SeenKeys } from '../../lib/dedupe';
+import type { RedisConnection } from '../../lib/redis';
 import type { Vars } from '../shared/i18n';
 import { redisOf } from '../shared/redis';
 import type { DedupeSettings } from './settings';

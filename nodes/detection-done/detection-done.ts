@@ -9,8 +9,8 @@
  * receiver tries the event again after a pause, or keeps it aside.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { completion, errorText } from '../../lib/delivery/completion';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { completion, errorText } from '../../lib/delivery';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { statusText } from '../shared/i18n';
 import { throttledStatus } from '../shared/status';
 import { registerNode } from '../shared/register';

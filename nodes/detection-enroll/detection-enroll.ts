@@ -18,11 +18,12 @@ import {
   type EnrollAction,
   type EnrollKind,
   type MonitoredItem,
-} from '../../lib/bridge/enroll-schemas';
-import type { BridgeAnswer, EventsBridgeClient } from '../../lib/bridge/client';
-import { TransportError } from '../../lib/http/transport-error';
-import type { Message } from '../../lib/core/messages';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+  type BridgeAnswer,
+  type EventsBridgeClient,
+} from '../../lib/bridge';
+import { TransportError } from '../../lib/http';
+import type { Message } from '../../lib/core';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, statusText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';

@@ -11,12 +11,18 @@
  * own zone, else the node's Time zone, else Node-RED's.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { completion } from '../../lib/delivery/completion';
-import { viewOfEvent } from '../../lib/events/detection-view';
-import { compileFilter, detectionTime, type FilterOutcome, type ReadProblem } from '../../lib/events/filter';
-import { matchExplanation, type MatchExplanation } from '../../lib/events/filter-explain';
-import { chooseTagPrefix } from '../../lib/events/tag-prefix';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { completion } from '../../lib/delivery';
+import {
+  viewOfEvent,
+  compileFilter,
+  detectionTime,
+  type FilterOutcome,
+  type ReadProblem,
+  matchExplanation,
+  type MatchExplanation,
+  chooseTagPrefix,
+} from '../../lib/events';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { coded, flowError, nodeText, statusText as statusTextOf, translate, translator } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

@@ -10,7 +10,7 @@
  */
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
-import { nodeOptions } from '../../lib/config/node-options';
+import { nodeOptions } from '../../lib/config';
 import { DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses, previewPlateEntry } from '../../lib/plates';
 import { translate } from '../shared/i18n';
 

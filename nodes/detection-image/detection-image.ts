@@ -16,7 +16,7 @@ import {
   type DecodedImage,
   type PickOptions,
 } from '../../lib/image';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { NodeAPI } from 'node-red';
-import { reachableAddresses, webhookBase } from '../../lib/http/addresses';
+import { reachableAddresses, webhookBase } from '../../lib/http';
 
 export function serveAddresses(RED: NodeAPI): void {
   RED.httpAdmin.get('/detection-in/addresses', RED.auth.needsPermission('detection-in.read'), (req, res) => {

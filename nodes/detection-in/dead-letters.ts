@@ -7,8 +7,8 @@
  */
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
-import { deadLetterAction, type DeadLetterAction } from '../../lib/delivery/dead-letters';
-import { problem, PROBLEM_CONTENT_TYPE } from '../../lib/http/problem';
+import { deadLetterAction, type DeadLetterAction } from '../../lib/delivery';
+import { problem, PROBLEM_CONTENT_TYPE } from '../../lib/http';
 
 const BASE = '/detection-bridge/dead-letters/:id';
 

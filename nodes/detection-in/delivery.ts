@@ -7,16 +7,28 @@
  * again from the deployed flows each time they start.
  */
 import type { NodeAPI } from 'node-red';
-import { dropTracker, keepTracker, trackerOf } from '../../lib/delivery/registry';
-import { completionPlan, doneDownstream, type CompletionPlan, type FinishedWhen, type FlowNodeConfig } from '../../lib/delivery/downstream';
-import { DeliveryTracker } from '../../lib/delivery/tracker';
-import type { AckMode, DeliveryId, DeliveryRecord, EventDelivery, FailureNotice, RetryPolicy } from '../../lib/delivery/types';
-import { RedisStreamDelivery } from '../../lib/delivery/stream';
-import type { RedisConnection } from '../../lib/redis/connection';
-import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import type { DeliveryMeta } from '../../lib/receiver/receiver';
-import { parseJsonBody } from '../../lib/http/json';
-import { validateEvent } from '../../lib/receiver/validation';
+import {
+  dropTracker,
+  keepTracker,
+  trackerOf,
+  completionPlan,
+  doneDownstream,
+  type CompletionPlan,
+  type FinishedWhen,
+  type FlowNodeConfig,
+  DeliveryTracker,
+  type AckMode,
+  type DeliveryId,
+  type DeliveryRecord,
+  type EventDelivery,
+  type FailureNotice,
+  type RetryPolicy,
+  RedisStreamDelivery,
+} from '../../lib/delivery';
+import type { RedisConnection } from '../../lib/redis';
+import type { EventKind, SchemaError } from '../../lib/events';
+import { type DeliveryMeta, validateEvent } from '../../lib/receiver';
+import { parseJsonBody } from '../../lib/http';
 import { nodeFile } from '../shared/user-dir';
 
 /** What a message is rebuilt from besides the event. The journal holds only the

@@ -5,14 +5,11 @@
  * path and its hand-over across deploys ../shared/routes.ts.
  */
 import type { NodeAPI, NodeMessage } from 'node-red';
-import { createReceiver, type AcceptedDelivery, type DeliveryMeta } from '../../lib/receiver/receiver';
-import { createWarningGate } from '../../lib/receiver/warning-gate';
-import { eventMessage, invalidEventMessage, type EventMessage, type Receipt } from '../../lib/events/message';
-import type { FailureNotice } from '../../lib/delivery/types';
-import { problem, sendProblem } from '../../lib/http/problem';
-import { discardRest } from '../../lib/http/linger';
-import type { RouteHandler } from '../../lib/http/route-handover';
-import { nodeOptions } from '../../lib/config/node-options';
+import { createReceiver, type AcceptedDelivery, type DeliveryMeta, createWarningGate } from '../../lib/receiver';
+import { eventMessage, invalidEventMessage, type EventMessage, type Receipt } from '../../lib/events';
+import { type FailureNotice, trackerOf } from '../../lib/delivery';
+import { problem, sendProblem, discardRest, type RouteHandler } from '../../lib/http';
+import { nodeOptions } from '../../lib/config';
 import { nodeText, translator } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { mountReceiverRoute, receiverRouteKey, receiverRoutes } from '../shared/routes';
@@ -22,7 +19,6 @@ import { deliverySettings, listenSettings, type DetectionInCredentials, type Det
 import { receiverStatus, showPathInUse } from './status';
 import { serveDeadLetters } from './dead-letters';
 import { receiverMetrics } from './metrics';
-import { trackerOf } from '../../lib/delivery/registry';
 
 /** How long a closing receiver waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;

@@ -9,9 +9,8 @@ import type { Node } from 'node-red';
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { metricSources, type ReadinessProblem } from '../../lib/metrics';
-import type { DeliveryStats, EventDelivery } from '../../lib/delivery/types';
-import { STREAM_GROUP } from '../../lib/delivery/stream';
-import type { RedisConnection } from '../../lib/redis/connection';
+import { type DeliveryStats, type EventDelivery, STREAM_GROUP } from '../../lib/delivery';
+import type { RedisConnection } from '../../lib/redis';
 import type { ReceiverStatus } from './status';
 
 export interface ReceiverMetrics {

@@ -6,12 +6,9 @@
  * node and in full in the log.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
-import type { Listener } from '../../lib/http/listener';
-import { authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
-import { MiB } from '../../lib/receiver/receiver';
-import type { ValidationMode } from '../../lib/receiver/validation';
-import type { AckMode } from '../../lib/delivery/tracker';
-import type { FinishedWhen } from '../../lib/delivery/downstream';
+import type { Listener } from '../../lib/http';
+import { authConfigProblem, type AuthConfig, type AuthMode, MiB, type ValidationMode } from '../../lib/receiver';
+import type { AckMode, FinishedWhen } from '../../lib/delivery';
 import { statusText, translate } from '../shared/i18n';
 import { normalizeNodePath } from '../shared/routes';
 import { redisOf } from '../shared/redis';

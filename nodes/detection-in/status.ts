@@ -8,8 +8,8 @@
  * another receiver already has, in the editor too.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { MiB } from '../../lib/receiver/receiver';
-import type { RedisConnection } from '../../lib/redis/connection';
+import { MiB } from '../../lib/receiver';
+import type { RedisConnection } from '../../lib/redis';
 import { describeNode, flowLabel, notifyEditors } from '../shared/notify';
 import { withRedisState } from '../shared/redis';
 import { throttledStatus } from '../shared/status';

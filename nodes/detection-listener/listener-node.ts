@@ -1,6 +1,6 @@
 /** What receivers see of a detection-listener configuration node, and how they find it. */
 import type { Node, NodeAPI } from 'node-red';
-import type { Listener } from '../../lib/http/listener';
+import type { Listener } from '../../lib/http';
 
 export interface ListenerConfigNode extends Node {
   /** The server, started on first use; or the text of what is wrong in the configuration. */

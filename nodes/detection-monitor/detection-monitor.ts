@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeAPI, NodeDef } from 'node-red';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import {
   checkCredential,
   createMetricsExporter,
@@ -20,7 +20,7 @@ import {
   type HealthAnswer,
   type MonitorCredential,
 } from '../../lib/metrics';
-import { problem, sendProblem } from '../../lib/http/problem';
+import { problem, sendProblem } from '../../lib/http';
 import { nodeText, statusText } from '../shared/i18n';
 import { describeNode } from '../shared/notify';
 import { registerNode } from '../shared/register';

@@ -14,8 +14,8 @@
  * every POLL_MS, for what other instances recorded).
  */
 import type { NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { completion } from '../../lib/delivery/completion';
-import { viewOfEvent } from '../../lib/events/detection-view';
+import { completion } from '../../lib/delivery';
+import { viewOfEvent } from '../../lib/events';
 import {
   dropPresence,
   isLate,

@@ -5,7 +5,7 @@
  * cannot run is a problem (translated text) instead.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
-import { durationMs, nodeOptions, type NodeOptionValues, type SavedOptions } from '../../lib/config/node-options';
+import { durationMs, nodeOptions, type NodeOptionValues, type SavedOptions } from '../../lib/config';
 import { DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses } from '../../lib/plates';
 import { keyDefinition, parseCameraList, type Keying, type PresenceOptions } from '../../lib/presence';
 import { translate, type Vars } from '../shared/i18n';

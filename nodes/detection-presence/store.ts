@@ -5,9 +5,9 @@
  * <userDir>/detection-bridge/presence-<node id>.json, so a restart finds it.
  */
 import type { Node, NodeAPI } from 'node-red';
-import type { Clock } from '../../lib/core/clock';
+import type { Clock } from '../../lib/core';
 import { dropPresence, LocalPresence, RedisPresence, removePresenceFile, takeOverPresence, type PresenceStore } from '../../lib/presence';
-import type { RedisConnection } from '../../lib/redis/connection';
+import type { RedisConnection } from '../../lib/redis';
 import type { Vars } from '../shared/i18n';
 import { redisOf } from '../shared/redis';
 import type { PresenceSettings } from './settings';

@@ -6,10 +6,9 @@
  */
 import { hostname } from 'node:os';
 import type { NodeAPI, NodeDef } from 'node-red';
-import { RedisConnection, RedisSettings, type RedisCredentials } from '../../lib/redis/connection';
-import type { Shortfall } from '../../lib/redis/confirm';
-import { parseOptions } from '../../lib/core/options';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { RedisConnection, RedisSettings, type RedisCredentials, type Shortfall } from '../../lib/redis';
+import { parseOptions } from '../../lib/core';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { RedisConfigNode } from '../shared/redis';

@@ -10,12 +10,10 @@
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Dispatcher } from 'undici';
-import { fetchSample, sampleUrl } from '../../lib/bridge/client';
-import { createServerAgent } from '../../lib/http/agent';
-import { buildSampleEvent, isEventKind } from '../../lib/bridge/sample';
-import { eventMessage } from '../../lib/events/message';
-import type { EventKind, SchemaError } from '../../lib/events/schemas';
-import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config/node-options';
+import { fetchSample, sampleUrl, buildSampleEvent, isEventKind } from '../../lib/bridge';
+import { createServerAgent } from '../../lib/http';
+import { eventMessage, type EventKind, type SchemaError } from '../../lib/events';
+import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config';
 import { eventsBridgeOf } from '../shared/events-bridge-node';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';

@@ -4,8 +4,8 @@
  * A thin adapter: the routing is lib/events/publish-route.ts.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { routeOf, routeSlots, type Route } from '../../lib/events/publish-route';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { routeOf, routeSlots, type Route } from '../../lib/events';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { coded, nodeText, statusText } from '../shared/i18n';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';

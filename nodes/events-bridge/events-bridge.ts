@@ -6,11 +6,10 @@
  * node that names it shares.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
-import { EventsBridgeClient } from '../../lib/bridge/client';
-import { resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/bridge/enroll-api';
-import { normaliseTagPrefix } from '../../lib/events/tag-prefix';
-import { caOption } from '../../lib/core/options';
-import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config/node-options';
+import { EventsBridgeClient, resolveEnrollmentApi, type EnrollmentApiOptions } from '../../lib/bridge';
+import { normaliseTagPrefix } from '../../lib/events';
+import { caOption } from '../../lib/core';
+import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config';
 import type { EventsBridgeNode } from '../shared/events-bridge-node';
 import { flowError, nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';

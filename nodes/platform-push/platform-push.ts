@@ -5,11 +5,8 @@
  * platform-server's client.
  */
 import type { NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { fillPath } from '../../lib/platform/path-template';
-import { posBatchPath } from '../../lib/platform/url';
-import { PushQueue, type BatchResult, type RetryInfo } from '../../lib/platform/push-queue';
-import { checkPushItems } from '../../lib/platform/push-schemas';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { fillPath, posBatchPath, PushQueue, type BatchResult, type RetryInfo, checkPushItems } from '../../lib/platform';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { coded, flowError, nodeText, statusText, translate } from '../shared/i18n';
 import { platformClientOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';

@@ -3,13 +3,13 @@
  * of a platform-server: method, path with {placeholders}, query, body.
  */
 import type { NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import { fillPath } from '../../lib/platform/path-template';
+import { fillPath } from '../../lib/platform';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { platformClientOf, platformServerOf } from '../shared/platform-server-node';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { propertyReader, readProperty, shownValue, typedLabel, typedReader, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
-import { nodeOptions, type SavedOptions } from '../../lib/config/node-options';
+import { nodeOptions, type SavedOptions } from '../../lib/config';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The Method TypedInput's own type: one of the methods, fixed in the node. */

@@ -5,13 +5,11 @@
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import type { PlatformServerNode } from '../shared/platform-server-node';
-import { PlatformClient } from '../../lib/platform/client';
-import { posPlugins } from '../../lib/platform/plugins';
-import { TransportError } from '../../lib/http/transport-error';
-import { loadOperations } from '../../lib/openapi/load';
-import type { OperationIndex } from '../../lib/openapi/operations';
-import { caOption } from '../../lib/core/options';
-import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config/node-options';
+import { PlatformClient, posPlugins } from '../../lib/platform';
+import { TransportError } from '../../lib/http';
+import { loadOperations, type OperationIndex } from '../../lib/openapi';
+import { caOption } from '../../lib/core';
+import { nodeOptions, secondsMs, type SavedOptions } from '../../lib/config';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { userDirOf } from '../shared/user-dir';

@@ -5,7 +5,7 @@
  * departures, a dedupe digest) with a fake clock instead of waiting.
  */
 import type { NodeAPI } from 'node-red';
-import { systemClock, type Clock } from '../../lib/core/clock';
+import { systemClock, type Clock } from '../../lib/core';
 
 function isClock(value: unknown): value is Clock {
   const c = value as Partial<Clock> | null | undefined;

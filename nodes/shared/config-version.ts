@@ -20,9 +20,7 @@
  * gets the warning here, none has code of its own for it.
  */
 import type { Node, NodeAPI } from 'node-red';
-import { currentVersion, isNewer, migrateConfig, versionOf, type Config } from '../../lib/config/migrate';
-import { NODE_OPTIONS, type NodeType } from '../../lib/config/node-options';
-import { wrongOptionMessages } from '../../lib/config/wrong-options';
+import { currentVersion, isNewer, migrateConfig, versionOf, type Config, NODE_OPTIONS, type NodeType, wrongOptionMessages } from '../../lib/config';
 import { translate } from './i18n';
 
 /**
@@ -67,7 +65,7 @@ interface EditorNode {
   __node__?: EditorNode;
   [property: string]: unknown;
 }
-export type Migration = Pick<typeof import('../../lib/config/migrate'), 'isVersioned' | 'migrateConfig' | 'completeConfig'>;
+export type Migration = Pick<typeof import('../../lib/config'), 'isVersioned' | 'migrateConfig' | 'completeConfig'>;
 
 /**
  * Runs in the editor, sent as its source text: it may use nothing but its

@@ -1,6 +1,6 @@
 /** What nodes using an events-bridge configuration node see of it, and how they find it. */
 import type { Node, NodeAPI } from 'node-red';
-import type { EventsBridgeClient } from '../../lib/bridge/client';
+import type { EventsBridgeClient } from '../../lib/bridge';
 
 export interface EventsBridgeNode extends Node {
   /** The bridge's one client (samples and enrollment, lib/bridge/client.ts), or an Error that says what is wrong in the configuration. */

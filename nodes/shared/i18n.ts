@@ -6,7 +6,7 @@
  * without figures goes as its key, for the editor's (statusText).
  */
 import type { NodeAPI } from 'node-red';
-import { isMessage, renderMessage, type Message, type Translate } from '../../lib/core/messages';
+import { isMessage, renderMessage, type Message, type Translate } from '../../lib/core';
 
 export type Vars = Record<string, string | number>;
 

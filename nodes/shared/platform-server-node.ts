@@ -1,7 +1,7 @@
 /** What nodes using a platform-server config node see of it, and how they find it. */
 import type { Node, NodeAPI } from 'node-red';
-import type { OperationIndex } from '../../lib/openapi/operations';
-import type { PlatformClient } from '../../lib/platform/client';
+import type { OperationIndex } from '../../lib/openapi';
+import type { PlatformClient } from '../../lib/platform';
 
 export interface PlatformServerNode extends Node {
   /** The client, or an Error that says what is missing in the configuration. */

@@ -4,7 +4,7 @@
  * (`redis: connected`, `redis: unreachable, retrying`, `redis: loading its data, waiting`).
  */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
-import type { ConnectionState, RedisConnection } from '../../lib/redis/connection';
+import type { ConnectionState, RedisConnection } from '../../lib/redis';
 import { translate } from './i18n';
 
 export interface RedisConfigNode extends Node {

@@ -24,9 +24,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { NodeAPI } from 'node-red';
-import { deferContinue } from '../../lib/http/continue';
-import type { Listener } from '../../lib/http/listener';
-import { RouteHandover, type RouteHandler } from '../../lib/http/route-handover';
+import { deferContinue, type Listener, RouteHandover, type RouteHandler } from '../../lib/http';
 
 type Next = (err?: unknown) => void;
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;

@@ -101,6 +101,26 @@ describe('lib/delivery RedisStreamDelivery (redis-server)', function () {
     await waitFor(async () => (await connection.client.xLen(d.key)) === 0);
   });
 
+  it('reads the group’s pending count (XPENDING’s summary) across instances, into its stats', async () => {
+    const a = await connect('a');
+    const b = await connect('b');
+    const { delivery: first } = await delivery(a, { name: '/group-pending' });
+    const { delivery: second } = await delivery(b, { name: '/group-pending' });
+    first.awaitCompletion = true;
+    second.awaitCompletion = true;
+    assert.equal('groupPending' in first.stats, false, 'absent until read');
+    const one = await first.take({ kind: 'lpr' }, body(1), { n: 1 });
+    await second.take({ kind: 'lpr' }, body(2), { n: 2 });
+    await first.take({ kind: 'lpr' }, body(3), { n: 3 });
+    assert.equal(await first.readGroupPending(), 3, 'every instance’s entries');
+    assert.equal(first.stats.groupPending, 3);
+    first.emitted(one);
+    first.complete(one);
+    await waitFor(async () => (await a.client.xLen(first.key)) === 2);
+    assert.equal(await second.readGroupPending(), 2, 'a finished entry is no longer pending');
+    assert.equal(second.stats.groupPending, 2);
+  });
+
   it('refuses an event past the stream cap in entries or bytes, with BusyError (503), and takes it again once there is room', async () => {
     const a = await connect('a');
     const b = await connect('b');
