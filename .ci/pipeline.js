@@ -15,7 +15,7 @@
  *
  *   node20 · Node-RED dev (4.1.x): unit, nodes, e2e, load, browser (but languages)
  *   node20 · Node-RED 4.1.0 (the oldest claimed): nodes, e2e (but ONE_VERSION)
- *   node22 · Node-RED 5: nodes, e2e (but ONE_VERSION), the browser files of EVERY_EDITOR
+ *   node22 · Node-RED 5: nodes, e2e (but ONE_VERSION), browser (EVERY_EDITOR), unit/editor-validators
  *
  * Every assertion runs once; the dev phase runs all but one file. The other
  * two phases are there to catch what differs between versions, so they run
@@ -41,7 +41,9 @@
  *   are alert-from-palette's German half, on the dev phase).
  * Once, on the dev phase only:
  * - test/unit: Node-RED-free, so nothing in it differs between Node-RED
- *   versions; lib on Node 22 runs through test/nodes and test/e2e there;
+ *   versions; lib on Node 22 runs through test/nodes and test/e2e there. But
+ *   editor-validators.test.js, which runs our dialogs' validators inside
+ *   the Node-RED editor's own (RED.validators): on Node-RED 5 too;
  * - ONE_VERSION: end-to-end tests of the package's own machinery (the journal
  *   across SIGKILLs, dead letters, a full disk, Prometheus, Redis and
  *   Sentinel, the simulator's replays): what they prove is lib's and does not
@@ -186,6 +188,7 @@ const ESTIMATE_S = {
 };
 /** Estimates of a job that a phase runs in part (its env below): file → phase name → seconds. */
 const ESTIMATE_PART_S = {
+  unit: { 'node22 · Node-RED 5': 5 },
   'languages.test.js': { 'node22 · Node-RED 5': 85 },
   'examples-valid.test.js': { 'node22 · Node-RED 5': 190 },
 };
@@ -264,8 +267,9 @@ function jobs() {
       nodeRed: NR.nr5,
       node22: true,
       needs: ['install node-red@5'],
-      suites: ['nodes', 'e2e', 'browser'],
-      runs: (base, suite) => (suite === 'browser' ? EVERY_EDITOR.has(base) : !ONE_VERSION.has(base)),
+      suites: ['unit', 'nodes', 'e2e', 'browser'],
+      runs: (base, suite) =>
+        suite === 'unit' ? base === 'editor-validators.test.js' : suite === 'browser' ? EVERY_EDITOR.has(base) : !ONE_VERSION.has(base),
       env: { DETECTION_BRIDGE_LANGS: 'ja', DETECTION_BRIDGE_DIALOGS: 'once' },
     },
   ];
@@ -289,10 +293,8 @@ function jobs() {
       if (suite === 'unit' || suite === 'nodes') {
         // The nodes tests and e2e/flow.test.js both write the plate-snapshot example's file under /tmp/detection-bridge.
         mocha(suite, files, {
-          estimate: ESTIMATE_S[suite],
+          estimate: (ESTIMATE_PART_S[suite] || {})[phase.name] ?? ESTIMATE_S[suite],
           groups: suite === 'nodes' ? ['snapshot-file'] : [],
-          // Unit tests do not load Node-RED: on Node 22 they wait for Node 22 only.
-          ...(suite === 'unit' && phase.node22 ? { needs: ['build', 'install node@22'] } : {}),
         });
         continue;
       }
