@@ -23,6 +23,10 @@
  * make no request off 127.0.0.1. Screenshots of each dialog are written to
  * test-artifacts/languages-nr<major>/<lang>-<type>.png.
  *
+ * DETECTION_BRIDGE_LANGS (e.g. `de`) picks the languages; .ci/pipeline.js
+ * runs German on one Node-RED and Japanese on the other, each once (that
+ * every language has every text of en-US is test/unit/locales.test.js).
+ *
  * Skipped, with a message, only where /usr/bin/chromium is not installed.
  */
 const assert = require('node:assert/strict');
@@ -32,7 +36,9 @@ const { ROOT, NODE_RED_DIR, nodeRedVersion } = require('../support');
 const { MODULE } = require('../support/nodered-process');
 const { EditorBrowser } = require('../support/editor-browser');
 
-const LANGS = ['de', 'ja'];
+const ALL_LANGS = ['de', 'ja'];
+const LANGS = process.env.DETECTION_BRIDGE_LANGS ? process.env.DETECTION_BRIDGE_LANGS.split(',') : ALL_LANGS;
+for (const lang of LANGS) if (!ALL_LANGS.includes(lang)) throw new Error(`DETECTION_BRIDGE_LANGS: ${lang} is not one of ${ALL_LANGS}`);
 const LOCALES = path.join(ROOT, 'locales');
 const TYPES = Object.keys(require(path.join(ROOT, 'package.json'))['node-red'].nodes);
 const CONFIG_TYPES = TYPES.filter((t) => /\bcategory:\s*'config'/.test(fs.readFileSync(path.join(ROOT, 'dist', 'nodes', t, `${t}.html`), 'utf8')));
@@ -148,7 +154,7 @@ function say(lang, key, vars = {}) {
   return text.replace(/__(\w+)__/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
 }
 
-describe(`e2e: the editor in German and Japanese, Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
+describe(`e2e: the editor in ${LANGS.join(' and ')}, Node-RED ${nodeRedVersion()} (node ${process.version})`, function () {
   before(function () {
     if (!EditorBrowser.available()) this.skip();
     fs.rmSync(ARTIFACTS, { recursive: true, force: true });

@@ -113,6 +113,7 @@ class EditorBrowser {
     );
     browser.page = browser.context.pages()[0] || (await browser.context.newPage());
     browser.watch(browser.page);
+    if (process.env.DETECTION_BRIDGE_SCREENSHOTS === 'failures') onlyFailureScreenshots(browser.page);
     return browser;
   }
 
@@ -550,6 +551,26 @@ class EditorBrowser {
     if (this.context) await this.context.close().catch((err) => console.log(`closing Chromium: ${err.message}`));
     if (this.userDataDir) fs.rmSync(this.userDataDir, { recursive: true, force: true, maxRetries: 3 });
     if (this.nr) await this.nr.cleanup();
+  }
+}
+
+/**
+ * DETECTION_BRIDGE_SCREENSHOTS=failures (.ci/pipeline.js): the screenshots the tests take for people
+ * to look at are not taken, those of a failure (FAILED-*.png) are. No run keeps the others, and each
+ * cost Chromium 0.3-0.5 s of a busy 2-core machine (about 90 a Node-RED version). What taking one
+ * waits for stays: an element's screenshot waits until it is visible, so that wait is kept.
+ */
+function onlyFailureScreenshots(page) {
+  const skip = (options) => !(options && typeof options.path === 'string' && path.basename(options.path).startsWith('FAILED-'));
+  for (const proto of [Object.getPrototypeOf(page), Object.getPrototypeOf(page.locator('body'))]) {
+    if (proto.screenshotTaken) continue;
+    proto.screenshotTaken = proto.screenshot;
+    const isPage = proto === Object.getPrototypeOf(page);
+    proto.screenshot = async function (options) {
+      if (!skip(options)) return this.screenshotTaken(options);
+      if (!isPage) await this.waitFor({ state: 'visible', timeout: options && options.timeout });
+      return Buffer.alloc(0);
+    };
   }
 }
 

@@ -7,6 +7,11 @@
  * files do as they load is run (no dialog is opened), so the stub answers
  * the calls made then: the validators' factories and the events.
  *
+ * `validating(nodes)` loads them again with Node-RED's own validators
+ * (RED.validators and the typed-property checks, taken from the editor of
+ * the Node-RED in use), `nodes` the ones RED.nodes.node() finds, for checking
+ * a node's properties as the editor does (`verdicts`).
+ *
  * `defaults(type)` is `{ property: value }` of the type's `defaults`, the
  * values a new node dropped from the palette gets (undefined where a
  * property has none); `addNode(node)` runs what the editor script does
@@ -15,41 +20,51 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
-const { ROOT } = require('./index');
+const { ROOT, NODE_RED_DIR } = require('./index');
 
 const TYPES = Object.keys(require(path.join(ROOT, 'package.json'))['node-red'].nodes);
 
 let loaded;
-const onAdd = [];
-/** type → the definition given to RED.nodes.registerType. */
+let onAdd = [];
+/** type → the definition given to RED.nodes.registerType (Node-RED's validators stubbed: every value passes them). */
 function definitions() {
   if (loaded) return loaded;
-  const { editorScript } = require(path.join(ROOT, 'dist/nodes/shared/editor-script'));
-  const registered = {};
   const factory = () =>
     function () {
       return true;
     };
+  const registry = load({ validators: { number: factory, regex: factory, typedInput: factory }, $: () => ({}) });
+  loaded = registry.registered;
+  onAdd = registry.onAdd;
+  return loaded;
+}
+
+/** Runs the editor script and every node's editor file against a stub RED with `validators`, `utils`, `nodes` and `$`. */
+function load({ validators, utils = {}, nodes = {}, $ }) {
+  const { editorScript } = require(path.join(ROOT, 'dist/nodes/shared/editor-script'));
+  const registered = {};
+  const handlers = [];
   const RED = {
     events: {
       on(event, handler) {
-        if (event === 'nodes:add') onAdd.push(handler);
+        if (event === 'nodes:add') handlers.push(handler);
       },
     },
     nodes: {
       registerType(type, definition) {
         registered[type] = definition;
       },
-      node() {
-        return undefined;
+      node(id) {
+        return nodes[id];
       },
       eachNode() {},
     },
-    validators: { number: factory, regex: factory, typedInput: factory },
+    validators,
+    utils,
     settings: {},
     _: (key) => key,
   };
-  const context = vm.createContext({ RED, $: () => ({}) });
+  const context = vm.createContext({ RED, $ });
   context.window = context;
   vm.runInContext(editorScript(), context);
   for (const type of TYPES) {
@@ -59,8 +74,79 @@ function definitions() {
     for (const script of scripts) vm.runInContext(script, context, { filename: `${type}.html` });
     if (!registered[type]) throw new Error(`${type}.html did not register ${type}`);
   }
-  loaded = registered;
-  return loaded;
+  return { registered, onAdd: handlers, RED };
+}
+
+/**
+ * The source of `start` (`function name(`, `RED.validators = {`) in the editor's red.js, up to the brace
+ * that closes it: the first one at the start of a line indented as `start` is (red.js is Node-RED's
+ * source concatenated, not minified, so its indentation is its structure; regular expressions in it
+ * hold braces that a count would miss).
+ */
+function editorSource(red, start) {
+  const at = red.indexOf(start);
+  if (at < 0) throw new Error(`Node-RED's editor (red.js) has no ${start}`);
+  const indent = red.slice(red.lastIndexOf('\n', at) + 1, at);
+  if (!/^\s*$/.test(indent)) throw new Error(`${start} in red.js does not start a line`);
+  const end = red.indexOf(`\n${indent}}`, at);
+  if (end < 0) throw new Error(`${start} in red.js does not close`);
+  return red.slice(at, end + indent.length + 2);
+}
+
+/**
+ * The definitions as the editor registers them with Node-RED's own
+ * validators: RED.validators, and RED.utils' typed-property checks, as the
+ * editor of the Node-RED in use (NODE_RED_PATH) has them. `nodes`: id → node,
+ * what RED.nodes.node() finds (configuration nodes). A dialog's element read by
+ * a validator (`$('#node-input-…').val()`) is not there: the validators then
+ * read the node's property, as they do when no dialog is open.
+ */
+function validating(nodes = {}) {
+  const client = path.dirname(require.resolve('@node-red/editor-client/package.json', { paths: [NODE_RED_DIR] }));
+  const red = fs.readFileSync(path.join(client, 'public', 'red', 'red.js'), 'utf8');
+  const jsonata = require(
+    require.resolve('jsonata', { paths: [path.dirname(require.resolve('@node-red/util/package.json', { paths: [NODE_RED_DIR] }))] }),
+  );
+  const source = [
+    editorSource(red, 'function createError('),
+    editorSource(red, 'function normalisePropertyExpression('),
+    editorSource(red, 'function validatePropertyExpression('),
+    editorSource(red, 'function validateTypedProperty('),
+    'RED.utils.validatePropertyExpression = validatePropertyExpression;',
+    'RED.utils.validateTypedProperty = validateTypedProperty;',
+    `RED.validators = ${editorSource(red, 'RED.validators = {').slice('RED.validators = '.length)};`,
+  ].join('\n');
+  const none = { length: 0, val: () => undefined, next: () => none, is: () => false };
+  const RED = { utils: {}, _: (key, vars) => (vars ? `${key} ${JSON.stringify(vars)}` : key) };
+  vm.runInContext(`(function () { ${source} })()`, vm.createContext({ RED, jsonata, $: () => none }));
+  return load({ validators: RED.validators, utils: RED.utils, nodes, $: () => none }).registered;
+}
+
+/**
+ * What the editor's validation says of `node` (its `type`, its properties):
+ * property → the answer of its validator where it is not true (a reason, or
+ * false), as Node-RED's editor checks each property of a node's defaults
+ * (validateNodeProperty in @node-red/editor-client: `required` first, then
+ * `validate` with the property's label, a 2-argument validator's string kept).
+ * `definitions`: from `validating()`.
+ */
+function verdicts(definitions, node) {
+  const defaults = definitions[node.type].defaults || {};
+  const out = {};
+  for (const [prop, def] of Object.entries(defaults)) {
+    const value = node[prop];
+    if (/^\$\([a-zA-Z_][a-zA-Z0-9_]*\)$/.test(value) || /^\$\{[a-zA-Z_][a-zA-Z0-9_]*\}$/.test(value)) continue;
+    if (def.required && value === '') {
+      out[prop] = false;
+      continue;
+    }
+    if (typeof def.validate !== 'function') continue;
+    if (def.required === false && value === '') continue;
+    const said = def.validate.call(node, value, typeof def.label === 'string' ? { label: def.label } : {});
+    if (def.validate.length === 2 && typeof said === 'string') out[prop] = said;
+    else if (!said) out[prop] = false;
+  }
+  return out;
 }
 
 /** The values of `type`'s editor defaults: property → value (undefined where none is given). */
@@ -78,4 +164,4 @@ function addNode(node) {
   return node;
 }
 
-module.exports = { TYPES, definitions, defaults, addNode };
+module.exports = { TYPES, definitions, defaults, addNode, validating, verdicts };
