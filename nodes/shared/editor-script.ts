@@ -30,6 +30,9 @@ const LIB_MODULES: Readonly<Record<string, string>> = {
   'time-zone': '../../lib/core/time-zone',
   'time-window': '../../lib/events/time-window',
   lookalike: '../../lib/plates/lookalike',
+  'tag-prefix': '../../lib/events/tag-prefix',
+  'filter-lists': '../../lib/events/filter-lists',
+  'filter-rules': '../../lib/events/filter-rules',
 };
 
 let script: string | undefined;
@@ -72,6 +75,8 @@ export function editorScript(): string {
     '  window.DetectionBridgeDownstream = modules.downstream;',
     "  window.DetectionBridgeTimeWindows = modules['time-window'];",
     '  window.DetectionBridgePlates = modules.lookalike;',
+    "  window.DetectionBridgeFilter = modules['filter-rules'];",
+    "  window.DetectionBridgeTagPrefix = modules['tag-prefix'];",
     '})();',
     '',
   );
