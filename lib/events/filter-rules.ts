@@ -14,6 +14,8 @@ import type { Message, MessageParams, Translate } from '../core/messages';
 import { LIST_RULE_TYPES, listItems, type ListRuleType } from './filter-lists';
 import { formatWindows, parseWindows } from './time-window';
 
+export { listItems };
+
 /** Every kind of rule, in the order the dialog offers them. */
 export const RULE_TYPES = ['tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'kind', 'time'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];

@@ -6,8 +6,6 @@
   const FIELDS = ['plate', 'person', 'camera', 'site', 'time', 'tags', 'why', 'confidence', 'vehicle', 'kind', 'externalId', 'messageId'];
   const CROPS = DetectionBridgeEditor.CROPS;
   const validCrops = DetectionBridgeEditor.validCrops;
-  /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
-  const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
   /** A Telegram chat: a number (groups and channels negative), or @name. */
   const CHAT_ID = /^(?:-?\d{1,16}|@[A-Za-z0-9_]{4,})$/;
 
@@ -43,11 +41,10 @@
         .join(', '),
     });
   }
+  /** A typed prefix as the runtime uses it (lib's normaliseTagPrefix): '' for none; null when not valid. */
   function prefixOf(v: unknown): string | null {
-    let text = str(v).trim();
-    if (text === '') return '';
-    text = text.replace(/-$/, '');
-    return TAG_PREFIX.test(text) ? text : null;
+    const prefix = DetectionBridgeTagPrefix.normaliseTagPrefix(str(v));
+    return prefix === undefined ? null : prefix;
   }
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: AlertNode): boolean {

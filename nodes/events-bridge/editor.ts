@@ -81,13 +81,11 @@
           return check(this, v !== '' && Number.isInteger(n) && n >= 1 && n <= 100000, 'pageSize');
         },
       },
-      // Optional: trimmed, its trailing dash dropped, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it.
+      // Optional: read as the runtime reads it (lib/events/tag-prefix.ts).
       tagPrefix: {
         value: '',
         validate: function (v, _opt) {
-          const p = String(v || '').trim();
-          if (p === '') return true;
-          return check(this, /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/.test(p.replace(/-$/, '')), 'tagPrefix');
+          return check(this, DetectionBridgeTagPrefix.normaliseTagPrefix(v == null ? '' : String(v)) !== undefined, 'tagPrefix');
         },
       },
       configVersion: { value: DetectionBridgeConfig.currentVersion('events-bridge') },

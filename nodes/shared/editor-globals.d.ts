@@ -118,6 +118,8 @@ declare global {
   const DetectionBridgeOptions: import('./editor-helpers').EditorOptionRules;
   /** lib/delivery/downstream.ts: whether a detection-done is wired downstream of a receiver. */
   const DetectionBridgeDownstream: typeof import('../../lib/delivery/downstream');
+  /** lib/events/tag-prefix.ts: the account's tag prefix as the runtime reads it. */
+  const DetectionBridgeTagPrefix: Pick<typeof import('../../lib/events/tag-prefix'), 'normaliseTagPrefix' | 'TAG_PREFIX_SOURCE'>;
   /** lib/plates/lookalike.ts: look-alike classes, their default and their check (what the dialogs use of it; its types
    *  are not imported: they would bring lib's message catalog into the editor's build). */
   const DetectionBridgePlates: {
