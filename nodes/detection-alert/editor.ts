@@ -41,11 +41,8 @@
         .join(', '),
     });
   }
-  /** A typed prefix as the runtime uses it (lib's normaliseTagPrefix): '' for none; null when not valid. */
-  function prefixOf(v: unknown): string | null {
-    const prefix = DetectionBridgeTagPrefix.normaliseTagPrefix(str(v));
-    return prefix === undefined ? null : prefix;
-  }
+  /** A typed prefix as the runtime uses it: '' for none; null when not valid. */
+  const prefixOf = DetectionBridgeEditor.tagPrefixOf;
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: AlertNode): boolean {
     if (!$('#node-input-sender').length) return false;

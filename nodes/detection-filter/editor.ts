@@ -141,11 +141,8 @@ declare const DetectionBridgeFilter: {
     );
   }
 
-  /** A typed prefix as the runtime uses it (lib's normaliseTagPrefix): '' for none; null when not valid. */
-  function prefixOf(v: unknown): string | null {
-    const prefix = DetectionBridgeTagPrefix.normaliseTagPrefix(v === undefined || v === null ? '' : String(v));
-    return prefix === undefined ? null : prefix;
-  }
+  /** A typed prefix as the runtime uses it: '' for none; null when not valid. */
+  const prefixOf = DetectionBridgeEditor.tagPrefixOf;
   /** The events bridge chosen for the prefix, or null ('' and _ADD_ are none). */
   function bridgeOf(id: unknown): EditorNode | null {
     return id && id !== '_ADD_' ? RED.nodes.node(String(id)) || null : null;

@@ -37,21 +37,9 @@
       return modes.indexOf(current(node, 'ackMode', ACK_MODE_DEFAULT)) !== -1;
     };
   }
-  /** What is wrong with a path, or null: the key of its message. */
-  function pathProblem(v: unknown): string | null {
-    const p = typeof v === 'string' ? v.trim() : '';
-    if (p === '' || p === '/') return 'path-empty';
-    if (/\s/.test(p)) return 'path-spaces';
-    return /^\/?[^\s?#]+$/.test(p) ? null : 'path';
-  }
-  /** A path as a route: `//Hooks/A/` and `/hooks/a` are one route (runtime: routeKey in nodes/shared/routes.ts). */
-  function routeOf(path: unknown): string {
-    let p = String(path || '').trim();
-    if (p.charAt(0) !== '/') p = '/' + p;
-    p = p.replace(/\/{2,}/g, '/');
-    if (p.length > 1) p = p.replace(/\/$/, '');
-    return p.toLowerCase();
-  }
+  /** What is wrong with a path (the key of its message), or undefined; `//Hooks/A/` and `/hooks/a` are one route (both lib/http/route-path.ts). */
+  const pathProblem = DetectionBridgeRoutes.routePathProblem;
+  const routeOf = DetectionBridgeRoutes.typedRouteKey;
   /** Whether `n` runs when deployed: not disabled, nor on a disabled flow. */
   function runs(n: EditorNode): boolean {
     const flow = n.z ? RED.nodes.workspace(n.z) : null;
@@ -102,8 +90,8 @@
     };
     return typeof node._ === 'function' ? node._('detection-in.validators.path-in-use', vars) : false;
   }
-  /** The credentials each mode needs. */
-  const NEEDED: Record<string, string[]> = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };
+  /** The credentials each mode needs (lib/receiver/auth-config.ts). */
+  const NEEDED = DetectionBridgeAuth.AUTH_CREDENTIALS;
   /** Whether credential `name` is set: in the open dialog its field (a stored password shows as
    *  __PWRD__), else what the editor knows. After a deploy or a reload the editor knows nothing
    *  of a deployed node's credentials (they stay in the runtime): taken as set; a new, imported
@@ -127,7 +115,7 @@
       return check(this, current(this, 'auth', AUTH_DEFAULT) !== mode || (v !== undefined && v !== ''), 'credentials-' + mode);
     };
   }
-  const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+  const HEADER_NAME = DetectionBridgeAuth.HEADER_NAME;
   const AUTH_ROWS: Record<string, string[]> = {
     none: [],
     basic: ['.detection-in-row-user', '.detection-in-row-password'],

@@ -33,14 +33,8 @@
   function protectedBy(node: EditorNode): boolean {
     return hasCredential(node, 'token') || (hasCredential(node, 'user') && hasCredential(node, 'password'));
   }
-  /** A path as a route (runtime: routeKey in nodes/shared/routes.ts). */
-  function routeOf(path: unknown): string {
-    let p = String(path || '').trim();
-    if (p.charAt(0) !== '/') p = '/' + p;
-    p = p.replace(/\/{2,}/g, '/');
-    if (p.length > 1) p = p.replace(/\/$/, '');
-    return p.toLowerCase();
-  }
+  /** A path as a route (lib/http/route-path.ts, as the runtime mounts it). */
+  const routeOf = DetectionBridgeRoutes.typedRouteKey;
   /** Another monitor of the workspace that serves `path` (only one of them could). */
   function pathTaken(node: EditorNode, path: unknown): boolean {
     const route = routeOf(path);
@@ -56,8 +50,7 @@
   function pathField(which: 'metrics' | 'health') {
     return function (this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
       if (!flag(this, which, true)) return true;
-      const p = typeof v === 'string' ? v.trim() : '';
-      if (p === '' || p === '/' || !/^\/?[^\s?#]+$/.test(p)) return check(this, false, 'path');
+      if (DetectionBridgeRoutes.routePathProblem(v)) return check(this, false, 'path');
       return check(this, !pathTaken(this, v), 'path-in-use');
     };
   }

@@ -8,6 +8,8 @@
   const option = DetectionBridgeEditor.option;
   const validators = DetectionBridgeEditor.validators('events-bridge');
   const check = validators.check;
+  /** The dialog's words (validators.<key>) for each of lib's base URL problems. */
+  const URL_WORDS: Record<string, string> = { empty: 'url-empty', 'not-absolute': 'url-scheme', protocol: 'url-scheme', query: 'url', 'user-info': 'url' };
   /** What is wrong with a path (as lib/bridge/enroll-api.ts checks it), or null; `monitor`: it takes {externalId}. */
   function pathProblem(v: unknown, monitor: boolean): string | null {
     const p = String(v || '').trim();
@@ -46,11 +48,10 @@
       name: { value: '' },
       url: {
         value: '',
+        // as the runtime parses it (lib/http/base-url.ts), in the dialog's words
         validate: function (v, _opt) {
-          const url = String(v || '').trim();
-          if (url === '') return check(this, false, 'url-empty');
-          if (!/^https?:\/\//i.test(url)) return check(this, false, 'url-scheme');
-          return check(this, /^https?:\/\/[^\s/?#@]+[^\s?#]*$/i.test(url), 'url');
+          const problem = DetectionBridgeUrls.baseUrlProblem(v);
+          return check(this, !problem, problem ? URL_WORDS[problem] : '');
         },
       },
       insecure: option('events-bridge', 'insecure'),
@@ -85,7 +86,7 @@
       tagPrefix: {
         value: '',
         validate: function (v, _opt) {
-          return check(this, DetectionBridgeTagPrefix.normaliseTagPrefix(v == null ? '' : String(v)) !== undefined, 'tagPrefix');
+          return check(this, DetectionBridgeEditor.tagPrefixOf(v) !== null, 'tagPrefix');
         },
       },
       configVersion: { value: DetectionBridgeConfig.currentVersion('events-bridge') },

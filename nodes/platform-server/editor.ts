@@ -8,6 +8,8 @@
   }
   const check = DetectionBridgeEditor.validators('platform-server').check;
   const option = DetectionBridgeEditor.option;
+  /** The dialog's words (validators.<key>) for each of lib's base URL problems. */
+  const URL_WORDS: Record<string, string> = { empty: 'url-empty', 'not-absolute': 'url-scheme', protocol: 'url-scheme', query: 'url', 'user-info': 'url' };
 
   RED.nodes.registerType<PlatformServerNode>('platform-server', {
     category: 'config',
@@ -15,11 +17,10 @@
       name: { value: '' },
       url: {
         value: '',
+        // as the runtime parses it (lib/http/base-url.ts), in the dialog's words
         validate: function (v, _opt) {
-          const url = String(v || '').trim();
-          if (url === '') return check(this, false, 'url-empty');
-          if (!/^https?:\/\//i.test(url)) return check(this, false, 'url-scheme');
-          return check(this, /^https?:\/\/[^\s/?#]+[^\s?#]*$/i.test(url), 'url');
+          const problem = DetectionBridgeUrls.baseUrlProblem(v);
+          return check(this, !problem, problem ? URL_WORDS[problem] : '');
         },
       },
       insecure: option('platform-server', 'insecure'),

@@ -118,8 +118,15 @@ declare global {
   const DetectionBridgeOptions: import('./editor-helpers').EditorOptionRules;
   /** lib/delivery/downstream.ts: whether a detection-done is wired downstream of a receiver. */
   const DetectionBridgeDownstream: typeof import('../../lib/delivery/downstream');
-  /** lib/events/tag-prefix.ts: the account's tag prefix as the runtime reads it. */
-  const DetectionBridgeTagPrefix: Pick<typeof import('../../lib/events/tag-prefix'), 'normaliseTagPrefix' | 'TAG_PREFIX_SOURCE'>;
+  /** lib/receiver/auth-config.ts: the authentication modes and the credentials each needs. */
+  const DetectionBridgeAuth: {
+    readonly AUTH_CREDENTIALS: Readonly<Record<string, readonly string[]>>;
+    readonly HEADER_NAME: RegExp;
+  };
+  /** lib/http/route-path.ts: a typed path's route key and check, as the runtime mounts it. */
+  const DetectionBridgeRoutes: typeof import('../../lib/http/route-path');
+  /** lib/http/base-url.ts: a configuration node's base URL check. */
+  const DetectionBridgeUrls: Pick<typeof import('../../lib/http/base-url'), 'baseUrlProblem'>;
   /** lib/plates/lookalike.ts: look-alike classes, their default and their check (what the dialogs use of it; its types
    *  are not imported: they would bring lib's message catalog into the editor's build). */
   const DetectionBridgePlates: {

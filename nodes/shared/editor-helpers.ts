@@ -16,6 +16,12 @@ export interface EditorOptionRules {
   checkOption(rule: OptionRule, value: unknown): RuleResult<unknown>;
 }
 
+/** The lib files the helpers run (served by the editor script; browser-safe). */
+export interface EditorLib {
+  crops: Pick<typeof import('../../lib/core/crop-sizes'), 'CROP_SIZE_NAMES' | 'parseCropList'>;
+  tagPrefix: Pick<typeof import('../../lib/events/tag-prefix'), 'normaliseTagPrefix'>;
+}
+
 /** The parts of the editor's RED the helpers use. */
 export interface HelpersRED {
   validators: { typedInput(options: { type?: string; typeField?: string }): (this: unknown, v: unknown, opt: unknown) => unknown };
@@ -33,7 +39,7 @@ interface TypedInputLike {
 /** A validator's answer: true, or what is wrong in the user's language (false when it cannot say). */
 type Verdict = true | string | false;
 
-export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
+export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules, lib: EditorLib) {
   const empty = (v: unknown): boolean => v === undefined || v === null || String(v).trim() === '';
 
   /**
@@ -115,22 +121,17 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
     };
   }
 
-  /** The crop sizes a plate's picture is chosen by, in the default order (lib/core/event-kinds.ts CROP_SIZE_NAMES). */
-  const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];
-  /** A comma list of known crop names, each at most once, at least one (as lib/image's parseCropList reads it). */
+  /** The crop sizes a plate's picture is chosen by, in the default order (lib/core/crop-sizes.ts). */
+  const CROPS: string[] = lib.crops.CROP_SIZE_NAMES.slice();
+  /** A crop list the runtime reads (lib/core/crop-sizes.ts parseCropList). */
   function validCrops(v: unknown): boolean {
-    const names = String(v == null ? '' : v)
-      .split(',')
-      .map(function (s) {
-        return s.trim();
-      });
-    if (names.length === 0 || names[0] === '') return false;
-    const seen: Record<string, boolean> = {};
-    for (let i = 0; i < names.length; i++) {
-      if (CROPS.indexOf(names[i]) < 0 || seen[names[i]]) return false;
-      seen[names[i]] = true;
-    }
-    return true;
+    return lib.crops.parseCropList(v) !== null;
+  }
+
+  /** A typed tag prefix as the runtime uses it (lib/events/tag-prefix.ts): '' for none, null when it is none. */
+  function tagPrefixOf(v: unknown): string | null {
+    const prefix = lib.tagPrefix.normaliseTagPrefix(v === undefined || v === null ? '' : String(v));
+    return prefix === undefined ? null : prefix;
   }
 
   /** What is wrong with a platform API path (`/api/v2/…`), or null: the key of its reason. */
@@ -166,5 +167,6 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
     msgByDefault,
     CROPS,
     validCrops,
+    tagPrefixOf,
   };
 }
