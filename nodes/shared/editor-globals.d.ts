@@ -112,8 +112,23 @@ declare global {
   const RED: EditorRED;
   /** lib/config/migrate.ts: the configuration versions. */
   const DetectionBridgeConfig: typeof import('../../lib/config/migrate');
-  /** nodes/shared/editor-helpers.ts: what the dialogs share. */
-  const DetectionBridgeEditor: ReturnType<typeof import('./editor-helpers').editorHelpers>;
+  /**
+   * What a dialog states of itself for DetectionBridgeEditor.define (nodes/shared/editor-helpers.ts
+   * DialogSpec): Node-RED's definition without what define fills, with `this` the type's node.
+   */
+  type EditorDialogSpec<N extends EditorNode = EditorNode> = Omit<EditorNodeDef<N>, 'category' | 'defaults' | 'label' | 'paletteLabel'> & {
+    config?: boolean;
+    defaults?: Record<string, EditorPropertyDef<N>>;
+    appliesTo?: Record<string, (node: N) => boolean>;
+    label?: (this: N) => string | undefined;
+    property?: string[];
+    outputsBy?: { field: string; count: (value: any) => number }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+
+  /** nodes/shared/editor-helpers.ts: what the dialogs share; `define` typed for the dialogs' nodes. */
+  const DetectionBridgeEditor: Omit<ReturnType<typeof import('./editor-helpers').editorHelpers>, 'define'> & {
+    define<N extends EditorNode = EditorNode>(type: string, spec: EditorDialogSpec<N>): void;
+  };
   /** lib/config/node-options.ts: each node type's option rules, and their check. */
   const DetectionBridgeOptions: import('./editor-helpers').EditorOptionRules;
   /** lib/delivery/downstream.ts: whether a detection-done is wired downstream of a receiver. */
