@@ -42,16 +42,10 @@ function fail(message) {
   process.exit(1);
 }
 
-/**
- * The icon a node's editor file declares (`icon: 'x.svg'`); a dialog
- * registered by DetectionBridgeEditor.define without one gets `<type>.svg`
- * (nodes/shared/editor-helpers.ts); config nodes have none.
- */
-function declaredIcon(html, type) {
+/** The icon a node's editor file declares (`icon: 'x.svg'`); config nodes have none. */
+function declaredIcon(html) {
   const m = /\bicon:\s*'([^']+)'/.exec(html);
-  if (m) return m[1];
-  const defined = html.includes(`DetectionBridgeEditor.define('${type}', {`);
-  return defined && !/\bconfig:\s*true\b/.test(html) ? `${type}.svg` : undefined;
+  return m ? m[1] : undefined;
 }
 
 const INLINE_SCRIPT = /<script type="text\/javascript">/;
@@ -91,7 +85,7 @@ for (const type of types) {
     const help = path.join(dir, `${type}.html`);
     if (fs.existsSync(help)) fs.copyFileSync(help, path.join(target, 'locales', lang, `${type}.html`));
   }
-  const icon = declaredIcon(html, type);
+  const icon = declaredIcon(html);
   if (icon === undefined) continue;
   if (shippedIcons.has(icon)) fail(`${type} and ${shippedIcons.get(icon)} both declare ${icon}: give each node an icon of its own`);
   if (!fs.existsSync(path.join(root, 'icons', icon))) fail(`${type} declares icon ${icon}, which is not in icons/`);

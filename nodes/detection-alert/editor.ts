@@ -45,9 +45,7 @@
   const prefixOf = DetectionBridgeEditor.tagPrefixOf;
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: AlertNode): boolean {
-    if (!$('#node-input-sender').length) return false;
-    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
-    return !stack || stack.indexOf(node) !== -1;
+    return DetectionBridgeEditor.inDialog(node, '#node-input-sender');
   }
   /** The sender as the open dialog shows it, else as saved: the chat id and the Pushover keys are marked as soon as their sender is chosen. */
   function senderOf(node: AlertNode): string {
@@ -63,11 +61,9 @@
   }
   const senderOption = option<AlertNode>(TYPE, 'sender');
 
-  RED.nodes.registerType<AlertNode>('detection-alert', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<AlertNode>('detection-alert', {
+    icon: 'detection-alert.svg',
     defaults: {
-      name: { value: '' },
       property: { value: 'payload', validate: validators.typed('propertyType', 'property', true) },
       propertyType: { value: 'msg' },
       // Node-RED 4 counts a credential's own validator in the open dialog only: the node is invalid without its Pushover keys from here
@@ -117,7 +113,6 @@
           return check(this, prefixOf(chosen.tagPrefix) !== null, 'bridge-tag-prefix');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-alert') },
     },
     credentials: {
       pushoverToken: {
@@ -137,23 +132,9 @@
     },
     inputs: 1,
     outputs: 1,
-    icon: 'detection-alert.svg',
-    label: function () {
-      return this.name || this._('detection-alert.paletteLabel');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-alert.paletteLabel');
-    },
+    property: ['msg', 'flow', 'global', 'jsonata', 'env'],
     oneditprepare: function () {
       const node = this;
-      $('#node-input-property').typedInput({
-        default: 'msg',
-        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
-        typeField: '#node-input-propertyType',
-      });
 
       // One row per sender's own options, and the tip saying what to wire it to.
       function syncSender() {

@@ -3,6 +3,7 @@
  */
 (function () {
   DetectionBridgeEditor.define('detection-done', {
+    icon: 'detection-done.svg',
     defaults: { outputs: { value: 0 } },
     inputs: 1,
     align: 'right',

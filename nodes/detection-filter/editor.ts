@@ -82,7 +82,6 @@ declare const DetectionBridgeFilter: {
     accepted?: PreviewExample[];
     refused?: PreviewExample[];
   }
-  const option = DetectionBridgeEditor.option;
   const windowsLib = DetectionBridgeTimeWindows;
   const rulesLib = DetectionBridgeFilter;
   const { RULE_TYPES: TYPES, LIST_SOURCES: SOURCES, TIME_SOURCES, TIME_KINDS } = rulesLib;
@@ -255,14 +254,11 @@ declare const DetectionBridgeFilter: {
     container.editableList('height', Math.max(RULES_MIN_HEIGHT, Math.round(wanted)));
   }
 
-  RED.nodes.registerType<DetectionFilterNode>('detection-filter', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionFilterNode>('detection-filter', {
+    icon: 'detection-filter.svg',
     defaults: {
-      name: { value: '' },
       property: { value: 'payload', required: true, validate: RED.validators.typedInput('propertyType') },
       propertyType: { value: 'msg' },
-      combine: option('detection-filter', 'combine'),
       rules: {
         value: [],
         // two arguments: Node-RED (3.1+) then shows the string returned as the reason
@@ -271,10 +267,7 @@ declare const DetectionBridgeFilter: {
           return problem === null ? true : problem;
         },
       },
-      noMatchOutput: option('detection-filter', 'noMatchOutput'),
       // How plate rules match: lib/plates through lib/events/filter.ts.
-      plateLookalikes: option('detection-filter', 'plateLookalikes'),
-      plateExtraMissing: option('detection-filter', 'plateExtraMissing'),
       plateClasses: {
         value: DEFAULT_CLASSES,
         // checked only where it is used, as at run time: a plate rule that allows look-alikes
@@ -287,7 +280,6 @@ declare const DetectionBridgeFilter: {
             : false;
         },
       },
-      plateSimilar: option('detection-filter', 'plateSimilar'),
       // The account's tag prefix: typed here, else the chosen events bridge's (optional, only for tag rules).
       tagPrefix: {
         value: '',
@@ -319,23 +311,18 @@ declare const DetectionBridgeFilter: {
         },
       },
       outputs: { value: 1 },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-filter') },
     },
     inputs: 1,
     outputs: 1,
-    icon: 'detection-filter.svg',
     label: function () {
-      return this.name || summary(this) || this._('detection-filter.paletteLabel');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-filter.paletteLabel');
+      return summary(this);
     },
     outputLabels: function (index: number) {
       return this._(index === 0 ? 'detection-filter.outputs.match' : 'detection-filter.outputs.other');
     },
+    property: ['msg', 'flow', 'global', 'jsonata', 'env'],
+    // a second output for what matches no rule, when asked for
+    outputsBy: { field: 'noMatchOutput', count: (other: boolean) => (other ? 2 : 1) },
     oneditprepare: function () {
       const node = this;
       // the form's height is known once oneditresize is called: until then the rule list fits its rules
@@ -344,11 +331,6 @@ declare const DetectionBridgeFilter: {
       const preview = $('#detection-filter-preview');
       let previewTimer: ReturnType<typeof setTimeout> | undefined;
       let previewAsked = 0;
-      $('#node-input-property').typedInput({
-        default: 'msg',
-        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
-        typeField: '#node-input-propertyType',
-      });
       const typedList = { value: 'list', label: node._('detection-filter.typedList'), icon: 'fa fa-list', hasValue: true };
       const typedWindows = { value: 'windows', label: node._('detection-filter.typedWindows'), icon: 'fa fa-clock-o', hasValue: true };
 
@@ -762,12 +744,6 @@ declare const DetectionBridgeFilter: {
       });
       showClassesProblem();
       previewSoon();
-
-      function syncOutputs() {
-        $('#node-input-outputs').val($('#node-input-noMatchOutput').prop('checked') ? '2' : '1');
-      }
-      $('#node-input-noMatchOutput').on('change', syncOutputs);
-      syncOutputs();
 
       /** Says which prefix applies: the one typed here, else the chosen bridge's, else none. */
       function showPrefix() {

@@ -5,6 +5,7 @@
   const typedCheck = DetectionBridgeEditor.validators('detection-switch').typed;
 
   DetectionBridgeEditor.define('detection-switch', {
+    icon: 'detection-switch.svg',
     defaults: {
       property: { value: 'payload', validate: typedCheck('propertyType', 'property', true) },
       propertyType: { value: 'msg' },

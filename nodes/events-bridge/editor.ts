@@ -5,7 +5,6 @@
   interface EventsBridgeNode extends EditorNode {
     url?: string;
   }
-  const option = DetectionBridgeEditor.option;
   const validators = DetectionBridgeEditor.validators('events-bridge');
   const check = validators.check;
   /** The dialog's words (validators.<key>) for each of lib's base URL problems. */
@@ -42,10 +41,9 @@
     return /\{(?:page|page0|offset)\}/.test(q) ? null : 'pageQuery-page';
   }
 
-  RED.nodes.registerType<EventsBridgeNode>('events-bridge', {
+  DetectionBridgeEditor.define<EventsBridgeNode>('events-bridge', {
     category: 'config',
     defaults: {
-      name: { value: '' },
       url: {
         value: '',
         // as the runtime parses it (lib/http/base-url.ts), in the dialog's words
@@ -54,9 +52,7 @@
           return check(this, !problem, problem ? URL_WORDS[problem] : '');
         },
       },
-      insecure: option('events-bridge', 'insecure'),
       ca: { value: '' },
-      timeout: option('events-bridge', 'timeout'),
       // The documented paths (the face enroll method is inferred); see the help.
       lprMonitorPath: { value: '/api/v1/lpr/monitor/{externalId}', validate: pathCheck(true) },
       lprListPath: { value: '/api/v1/lpr/monitored', validate: pathCheck(false) },
@@ -89,16 +85,12 @@
           return check(this, DetectionBridgeEditor.tagPrefixOf(v) !== null, 'tagPrefix');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('events-bridge') },
     },
     credentials: {
       token: { type: 'password' },
     },
     label: function () {
-      return this.name || this.url || this._('events-bridge.paletteLabel');
-    },
-    paletteLabel: function () {
-      return this._('events-bridge.paletteLabel');
+      return this.url;
     },
     oneditprepare: function () {
       $('#node-config-input-insecure')

@@ -117,7 +117,7 @@ declare global {
    * DialogSpec): Node-RED's definition without what define fills, with `this` the type's node.
    */
   type EditorDialogSpec<N extends EditorNode = EditorNode> = Omit<EditorNodeDef<N>, 'category' | 'defaults' | 'label' | 'paletteLabel'> & {
-    config?: boolean;
+    category?: 'config';
     defaults?: Record<string, EditorPropertyDef<N>>;
     appliesTo?: Record<string, (node: N) => boolean>;
     label?: (this: N) => string | undefined;

@@ -50,10 +50,11 @@ type DialogNode = EditorNode & { name?: unknown; [property: string]: unknown };
  * oneditsave, button …) goes to Node-RED as it is.
  */
 export interface DialogSpec {
-  /** A configuration node: category config, no color, icon or label style. */
-  config?: boolean;
-  /** Palette color (default the package's blue) and icon (default `<type>.svg`). */
+  /** `config` for a configuration node (no color, ports or label style); else the package's palette category. */
+  category?: 'config';
+  /** Palette color (default the package's blue). */
   color?: string;
+  /** The icon (stated by each dialog: scripts/build.js ships the icon a node file names). */
   icon?: string;
   /** The dialog's own properties, and table options it checks its own way; every other option of lib's table is added. */
   defaults?: Record<string, unknown>;
@@ -187,13 +188,14 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules, lib: Ed
    * Registers a dialog: `spec` holds only what is its own (see DialogSpec);
    * this fills the rest as every dialog of the package has it: the category
    * and color, `name`, every option of lib's table (option above) and the
-   * configuration version in the defaults, the icon, a label (the name, else
+   * configuration version in the defaults, no ports unless stated, a label (the name, else
    * the spec's, else the palette label) in italics when named, the palette
    * label from the catalog, and before the spec's own oneditprepare: the
    * event property's TypedInput and the output count kept in step.
    */
   function define(type: string, spec: DialogSpec): void {
-    const { config, color, icon, defaults, appliesTo, label, property, outputsBy, oneditprepare, ...rest } = spec;
+    const { category, color, defaults, appliesTo, label, property, outputsBy, oneditprepare, ...rest } = spec;
+    const config = category === 'config';
     const table = (rules.NODE_OPTIONS as unknown as Record<string, Record<string, OptionRule>>)[type] || {};
     const own = defaults || {};
     const applies = (appliesTo || {}) as Record<string, (node: EditorNode) => boolean>;
@@ -215,7 +217,6 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules, lib: Ed
     };
     if (!config) {
       definition.color = color || '#87C4E6';
-      definition.icon = icon || `${type}.svg`;
       definition.inputs = 0;
       definition.outputs = 0;
       definition.labelStyle = function (this: DialogNode): string {
