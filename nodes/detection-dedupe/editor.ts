@@ -93,8 +93,6 @@
       keyType: { value: BY_NAME },
       property: { value: 'payload', validate: eventPropertyCheck },
       propertyType: { value: 'msg' },
-      // the cooldown's origin (shown as a choice: from the last message let through, or from the last sighting)
-      // checked in both scopes: the runtime needs a valid number even where it does not apply
       store: { value: '' },
       redis: {
         value: '',
@@ -105,7 +103,6 @@
           return redisCheck.call(this, v, _opt);
         },
       },
-      // checked with the cap off too, as keys held is in both scopes: the values stay ready to use
       sharedName: {
         value: '',
         validate: function (v, _opt) {

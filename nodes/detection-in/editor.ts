@@ -242,7 +242,6 @@
           return check(this, HEADER_NAME.test(name), name === '' ? 'headerName-empty' : 'headerName');
         },
       },
-      // when an event is finished: auto (a detection done downstream marks it, else once handed to the flow)
       redis: {
         value: '',
         type: 'detection-redis',
@@ -259,7 +258,6 @@
       token: { type: 'password', validate: credentialField('bearer') },
       headerValue: { type: 'password', validate: credentialField('header') },
     },
-    inputs: 0,
     outputs: 3,
     label: function () {
       return this._('detection-in.label.node', { path: this.path || '/detections' });

@@ -69,8 +69,6 @@
       user: { type: 'text' },
       password: { type: 'password' },
     },
-    inputs: 0,
-    outputs: 0,
     oneditprepare: function () {
       function sync(): void {
         $('.detection-monitor-row-metrics').toggle($('#node-input-metrics').prop('checked') === true);

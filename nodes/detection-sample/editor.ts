@@ -60,6 +60,7 @@
   DetectionBridgeEditor.define<DetectionSampleNode>('detection-sample', {
     icon: 'detection-sample.svg',
     appliesTo: {
+      // only the node's own saved URL uses it (a chosen bridge has its own)
       timeout: ownUrlInUse,
     },
     defaults: {
@@ -77,7 +78,6 @@
           return check(this, BASE_URL.test(url), 'baseUrl');
         },
       },
-      // only the node's own saved URL uses it (a chosen bridge has its own)
     },
     inputs: 1,
     outputs: 1,
