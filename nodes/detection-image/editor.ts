@@ -88,7 +88,6 @@
         if (saved.indexOf(name) < 0) list.editableList('addItem', { name: name, on: false });
       });
       syncCrops();
-
     },
   });
 })();

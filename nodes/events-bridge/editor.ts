@@ -8,7 +8,13 @@
   const validators = DetectionBridgeEditor.validators('events-bridge');
   const check = validators.check;
   /** The dialog's words (validators.<key>) for each of lib's base URL problems. */
-  const URL_WORDS: Record<string, string> = { empty: 'url-empty', 'not-absolute': 'url-scheme', protocol: 'url-scheme', query: 'url', 'user-info': 'url' };
+  const URL_WORDS: Record<string, string> = {
+    empty: 'url-empty',
+    'not-absolute': 'url-scheme',
+    protocol: 'url-scheme',
+    query: 'url',
+    'user-info': 'url',
+  };
   /** What is wrong with a path (as lib/bridge/enroll-api.ts checks it), or null; `monitor`: it takes {externalId}. */
   function pathProblem(v: unknown, monitor: boolean): string | null {
     const p = String(v || '').trim();

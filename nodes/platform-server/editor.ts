@@ -8,7 +8,13 @@
   }
   const check = DetectionBridgeEditor.validators('platform-server').check;
   /** The dialog's words (validators.<key>) for each of lib's base URL problems. */
-  const URL_WORDS: Record<string, string> = { empty: 'url-empty', 'not-absolute': 'url-scheme', protocol: 'url-scheme', query: 'url', 'user-info': 'url' };
+  const URL_WORDS: Record<string, string> = {
+    empty: 'url-empty',
+    'not-absolute': 'url-scheme',
+    protocol: 'url-scheme',
+    query: 'url',
+    'user-info': 'url',
+  };
 
   DetectionBridgeEditor.define<PlatformServerNode>('platform-server', {
     category: 'config',

@@ -83,7 +83,9 @@ export function editorScript(): string {
     '  window.DetectionBridgeConfig = modules.migrate;',
     `  (${installInEditor.toString()})(RED, modules.migrate);`,
     "  window.DetectionBridgeOptions = { NODE_OPTIONS: modules['node-options'].NODE_OPTIONS, checkOption: modules['option-rules'].checkOption };",
-    "  window.DetectionBridgeEditor = (" + editorHelpers.toString() + ")(RED, window.DetectionBridgeOptions, { crops: modules['crop-sizes'], tagPrefix: modules['tag-prefix'], config: modules.migrate });",
+    '  window.DetectionBridgeEditor = (' +
+      editorHelpers.toString() +
+      ")(RED, window.DetectionBridgeOptions, { crops: modules['crop-sizes'], tagPrefix: modules['tag-prefix'], config: modules.migrate });",
     '  window.DetectionBridgeDownstream = modules.downstream;',
     "  window.DetectionBridgeTimeWindows = modules['time-window'];",
     '  window.DetectionBridgePlates = modules.lookalike;',

@@ -120,11 +120,14 @@ describe('DetectionBridgeEditor.define', () => {
       },
     });
     registered['detection-switch'].oneditprepare.call({ id: 'n1' });
-    assert.deepEqual({ ...fields['#node-input-property'].typed, types: [...fields['#node-input-property'].typed.types] }, {
-      default: 'msg',
-      types: ['msg', 'env'],
-      typeField: '#node-input-propertyType',
-    });
+    assert.deepEqual(
+      { ...fields['#node-input-property'].typed, types: [...fields['#node-input-property'].typed.types] },
+      {
+        default: 'msg',
+        types: ['msg', 'env'],
+        typeField: '#node-input-propertyType',
+      },
+    );
     assert.deepEqual(order, [['own', 'n1', '3']], 'the count set before the own steps run, with the node as this');
     fields['#node-input-otherOutput'].checked = false;
     for (const handler of fields['#node-input-otherOutput'].handlers) handler();

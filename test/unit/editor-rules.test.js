@@ -47,7 +47,10 @@ function dialogSources() {
 
 /** Comments left out: a dialog may name the lib rule it runs. */
 function code(text) {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"\\])\/\/.*$/gm, '$1').replace(/<!--[\s\S]*?-->/g, '');
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"\\])\/\/.*$/gm, '$1')
+    .replace(/<!--[\s\S]*?-->/g, '');
 }
 
 /** The string-array literals of a text, each as its sorted items (`['a', "b"]`). */
@@ -112,8 +115,22 @@ describe('the dialogs run lib rules, they do not restate them', () => {
   it('no dialog holds a copy of a list, a map of lists or a pattern of the lib files served to the editor', () => {
     const rules = libRules();
     // the scan sees lib's rules at all: the lists and patterns the dialogs once restated are among them
-    const seen = (where) => assert.ok([...rules.lists, ...rules.maps, ...rules.patterns].some((r) => r.where.includes(where)), where);
-    for (const where of ['RULE_TYPES', 'LIST_SOURCES', 'TIME_SOURCES', 'TIME_KINDS', 'RULE_KINDS', 'CROP_SIZE_NAMES', 'AUTH_CREDENTIALS', 'HEADER_NAME', 'TAG_PREFIX_SOURCE'])
+    const seen = (where) =>
+      assert.ok(
+        [...rules.lists, ...rules.maps, ...rules.patterns].some((r) => r.where.includes(where)),
+        where,
+      );
+    for (const where of [
+      'RULE_TYPES',
+      'LIST_SOURCES',
+      'TIME_SOURCES',
+      'TIME_KINDS',
+      'RULE_KINDS',
+      'CROP_SIZE_NAMES',
+      'AUTH_CREDENTIALS',
+      'HEADER_NAME',
+      'TAG_PREFIX_SOURCE',
+    ])
       seen(where);
     seen('route-path.ts /\\/{2,}/');
     assert.deepEqual(restatements(dialogSources(), rules), []);
@@ -125,7 +142,7 @@ describe('the dialogs run lib rules, they do not restate them', () => {
       "const SOURCES = ['list', 'msg', 'flow', 'global'];",
       "['face', 'lpr'].forEach(function (k) {});",
       "const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];",
-      "const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;",
+      'const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;',
       "const NEEDED = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };",
       "const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;",
       "p = p.replace(/\\/{2,}/g, '/');",
@@ -135,7 +152,11 @@ describe('the dialogs run lib rules, they do not restate them', () => {
       before.map((text, i) => ({ file: `before-${i}`, text })),
       libRules(),
     );
-    for (let i = 0; i < before.length; i++) assert.ok(found.some((f) => f.startsWith(`before-${i}:`)), `${before[i]} found: ${found.join('; ')}`);
+    for (let i = 0; i < before.length; i++)
+      assert.ok(
+        found.some((f) => f.startsWith(`before-${i}:`)),
+        `${before[i]} found: ${found.join('; ')}`,
+      );
   });
 });
 
@@ -184,7 +205,14 @@ describe("the dialogs' verdicts are lib's", () => {
           combine,
           translateEnglish,
         );
-        const shown = label.call({ ...node('detection-filter'), combine, rules: some, plateLookalikes: '1', plateExtraMissing: '0', _: translateEnglish });
+        const shown = label.call({
+          ...node('detection-filter'),
+          combine,
+          rules: some,
+          plateLookalikes: '1',
+          plateExtraMissing: '0',
+          _: translateEnglish,
+        });
         assert.equal(shown, expected, JSON.stringify(some));
       }
     }
@@ -192,18 +220,45 @@ describe("the dialogs' verdicts are lib's", () => {
 
   it('detection image and alert: a crop list passes exactly when lib reads it', () => {
     const { parseCropList } = dist('lib/core/crop-sizes');
-    for (const value of ['Close', 'Close,Medium', ' Car , Other ', 'Close,Close', 'close', '', 'Close,,Medium', 'Close,Wide', 'FullFrame,Other,Car,Medium,Close']) {
+    for (const value of [
+      'Close',
+      'Close,Medium',
+      ' Car , Other ',
+      'Close,Close',
+      'close',
+      '',
+      'Close,,Medium',
+      'Close,Wide',
+      'FullFrame,Other,Car,Medium,Close',
+    ]) {
       for (const type of ['detection-image', 'detection-alert']) {
-        assert.equal(accepts(type, 'crops', value, { picture: true, image: true }), parseCropList(value) !== null, `${type}: ${JSON.stringify(value)}`);
+        assert.equal(
+          accepts(type, 'crops', value, { picture: true, image: true }),
+          parseCropList(value) !== null,
+          `${type}: ${JSON.stringify(value)}`,
+        );
       }
     }
   });
 
   it('events bridge and platform server: a URL passes exactly when lib takes it as a base URL', () => {
     const { baseUrlProblem } = dist('lib/http/base-url');
-    const urls = ['', ' ', 'https://bridge-host:5022', 'http://h/core/', 'bridge-host:5022', 'ftp://h', 'https://h?x=1', 'https://h#a', 'https://u:p@h', 'https://h h', 'https://'];
+    const urls = [
+      '',
+      ' ',
+      'https://bridge-host:5022',
+      'http://h/core/',
+      'bridge-host:5022',
+      'ftp://h',
+      'https://h?x=1',
+      'https://h#a',
+      'https://u:p@h',
+      'https://h h',
+      'https://',
+    ];
     for (const url of urls) {
-      for (const type of ['events-bridge', 'platform-server']) assert.equal(accepts(type, 'url', url), baseUrlProblem(url) === undefined, `${type}: ${JSON.stringify(url)}`);
+      for (const type of ['events-bridge', 'platform-server'])
+        assert.equal(accepts(type, 'url', url), baseUrlProblem(url) === undefined, `${type}: ${JSON.stringify(url)}`);
     }
   });
 

@@ -17,6 +17,7 @@ describe('lib/core/crop-sizes', () => {
     assert.deepEqual(parseCropList(' Car , Close '), ['Car', 'Close']);
     assert.deepEqual(parseCropList('Close,,Medium'), ['Close', 'Medium']);
     assert.deepEqual(parseCropList(['Other']), ['Other']);
-    for (const bad of ['', ' , ', 'Close,Close', 'close', 'Close,Wide', ['Close', ''], 7, null, undefined]) assert.equal(parseCropList(bad), null, JSON.stringify(bad));
+    for (const bad of ['', ' , ', 'Close,Close', 'close', 'Close,Wide', ['Close', ''], 7, null, undefined])
+      assert.equal(parseCropList(bad), null, JSON.stringify(bad));
   });
 });

@@ -29,7 +29,13 @@ describe('lib/events/filter-rules', () => {
     assert.equal(reason({ t: 'time', v: '', vt: 'msg' }), 'time-property');
     assert.equal(reason({ t: 'time', v: ' ', vt: 'env' }), 'time-env-name');
     assert.match(ruleConfigProblem({ t: 'time', v: '25:00-06:00' }).key, /^time\./, "a window's own problem");
-    for (const ok of [{ t: 'enrolled' }, { t: 'kind', v: 'lpr' }, { t: 'tag', v: 'a, b' }, { t: 'time', v: 'NIGHT', vt: 'env' }, { t: 'confidence', v: ' 1 ' }])
+    for (const ok of [
+      { t: 'enrolled' },
+      { t: 'kind', v: 'lpr' },
+      { t: 'tag', v: 'a, b' },
+      { t: 'time', v: 'NIGHT', vt: 'env' },
+      { t: 'confidence', v: ' 1 ' },
+    ])
       assert.equal(ruleConfigProblem(ok), undefined, JSON.stringify(ok));
   });
 
@@ -44,13 +50,37 @@ describe('lib/events/filter-rules', () => {
   });
 
   it('sums rules up in one line, urgent marked, cut at 40', () => {
-    const line = (rules, combine = 'all', plates = none) => summaryLine(rules.map((r) => ruleSummary(r, plates)), combine, translateEnglish);
-    assert.equal(line([{ t: 'tag', v: 'VIP, Banned' }, { t: 'camera', v: 'Gate 2' }]), 'tag VIP, Banned · camera Gate 2');
-    assert.equal(line([{ t: 'kind', v: 'face' }, { t: 'site', v: 'sites', vt: 'flow' }], 'any'), 'face or site flow.sites');
+    const line = (rules, combine = 'all', plates = none) =>
+      summaryLine(
+        rules.map((r) => ruleSummary(r, plates)),
+        combine,
+        translateEnglish,
+      );
+    assert.equal(
+      line([
+        { t: 'tag', v: 'VIP, Banned' },
+        { t: 'camera', v: 'Gate 2' },
+      ]),
+      'tag VIP, Banned · camera Gate 2',
+    );
+    assert.equal(
+      line(
+        [
+          { t: 'kind', v: 'face' },
+          { t: 'site', v: 'sites', vt: 'flow' },
+        ],
+        'any',
+      ),
+      'face or site flow.sites',
+    );
     assert.equal(line([{ t: 'plate', v: '8OB123' }], 'all', { lookalikes: 1, extraMissing: 2 }), 'plate 8OB123 (~1 ±2)');
     assert.equal(line([{ t: 'time', v: 'Mon-Fri 22:00-06:00', k: 'outside', u: true }]), '!outside Mon–Fri 22:00–06:00');
     assert.equal(line([{ t: 'time', v: 'NIGHT', vt: 'env' }]), 'time env.NIGHT');
     assert.equal(line([]), 'every event');
-    assert.equal(line([{ t: 'name', v: 'a very long part of a name that goes on' }, { t: 'enrolled' }]), 'name has a very long part of a name tha…', '39 characters and …');
+    assert.equal(
+      line([{ t: 'name', v: 'a very long part of a name that goes on' }, { t: 'enrolled' }]),
+      'name has a very long part of a name tha…',
+      '39 characters and …',
+    );
   });
 });

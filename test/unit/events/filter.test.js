@@ -312,7 +312,21 @@ describe('lib/events/filter', () => {
       const n = { _: (key) => key };
       for (const type of ['detection-filter', 'events-bridge', 'detection-alert']) {
         const validate = defs[type].defaults.tagPrefix.validate;
-        for (const value of ['partner', ' partner- ', 'acme_eu-2', '', '  ', '-', 'partner--', '-partner', 'part ner', 'partner*', 'pärtner', 'x'.repeat(64), 'x'.repeat(65)]) {
+        for (const value of [
+          'partner',
+          ' partner- ',
+          'acme_eu-2',
+          '',
+          '  ',
+          '-',
+          'partner--',
+          '-partner',
+          'part ner',
+          'partner*',
+          'pärtner',
+          'x'.repeat(64),
+          'x'.repeat(65),
+        ]) {
           assert.equal(validate.call({ ...n }, value, {}) === true, normaliseTagPrefix(value) !== undefined, `${type}: ${JSON.stringify(value)}`);
         }
       }
