@@ -2,8 +2,8 @@
  * detection-alert: the editor dialog (compiled into dist/nodes/detection-alert/detection-alert.html by scripts/build.js).
  */
 (function () {
-  /** lib/alert/template.ts ALERT_FIELDS (test/unit/alert/template.test.js compares the two). */
-  const FIELDS = ['plate', 'person', 'camera', 'site', 'time', 'tags', 'why', 'confidence', 'vehicle', 'kind', 'externalId', 'messageId'];
+  /** The fields a template may name, in the order the dialog offers them (lib/alert/template.ts). */
+  const FIELDS = DetectionBridgeAlert.ALERT_FIELDS;
   const CROPS = DetectionBridgeEditor.CROPS;
   const validCrops = DetectionBridgeEditor.validCrops;
   /** A Telegram chat: a number (groups and channels negative), or @name. */
@@ -22,13 +22,9 @@
   function str(v: unknown): string {
     return v === undefined || v === null ? '' : String(v);
   }
-  /** The `{names}` of a template that are no field, each once, as lib/alert/template.ts finds them. */
+  /** The `{names}` of a template that are no field, each once (lib/alert/template.ts). */
   function unknownFields(v: unknown): string[] {
-    const out: string[] = [];
-    const re = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(str(v))) !== null) if (FIELDS.indexOf(m[1]) < 0 && out.indexOf(m[1]) < 0) out.push(m[1]);
-    return out;
+    return DetectionBridgeAlert.unknownFields(str(v));
   }
   // Two parameters: Node-RED shows the reason a validator returns only from one declared with two.
   function templateCheck(this: AlertNode, v: unknown, _opt?: unknown): EditorVerdict {

@@ -140,6 +140,8 @@ declare global {
   };
   /** lib/http/route-path.ts: a typed path's route key and check, as the runtime mounts it. */
   const DetectionBridgeRoutes: typeof import('../../lib/http/route-path');
+  /** lib/alert/template.ts: the fields an alert's templates may name. */
+  const DetectionBridgeAlert: Pick<typeof import('../../lib/alert/template'), 'ALERT_FIELDS' | 'unknownFields'>;
   /** lib/http/base-url.ts: a configuration node's base URL check. */
   const DetectionBridgeUrls: Pick<typeof import('../../lib/http/base-url'), 'baseUrlProblem'>;
   /** lib/plates/lookalike.ts: look-alike classes, their default and their check (what the dialogs use of it; its types

@@ -16,7 +16,8 @@
  * `DetectionBridgeAuth`
  * (lib/receiver/auth-config.ts: the credentials each authentication needs),
  * `DetectionBridgeRoutes` (lib/http/route-path.ts: a path's route key and
- * check) and `DetectionBridgeUrls` (lib/http/base-url.ts: a base URL's check).
+ * check), `DetectionBridgeUrls` (lib/http/base-url.ts: a base URL's check)
+ * and `DetectionBridgeAlert` (lib/alert/template.ts: the fields an alert's templates name).
  * The crop names (lib/core/crop-sizes.ts) and the tag prefix
  * (lib/events/tag-prefix.ts) reach the dialogs through DetectionBridgeEditor. Each of these lib files is browser-safe, and a
  * dialog restating what one of them says fails test/unit/editor-rules.test.js.
@@ -43,6 +44,7 @@ const LIB_MODULES: Readonly<Record<string, string>> = {
   'auth-config': '../../lib/receiver/auth-config',
   'route-path': '../../lib/http/route-path',
   'base-url': '../../lib/http/base-url',
+  template: '../../lib/alert/template',
   'filter-lists': '../../lib/events/filter-lists',
   'filter-rules': '../../lib/events/filter-rules',
 };
@@ -93,6 +95,7 @@ export function editorScript(): string {
     "  window.DetectionBridgeAuth = modules['auth-config'];",
     "  window.DetectionBridgeRoutes = modules['route-path'];",
     "  window.DetectionBridgeUrls = modules['base-url'];",
+    '  window.DetectionBridgeAlert = modules.template;',
     '})();',
     '',
   );

@@ -29,6 +29,7 @@ const RULE_FILES = [
   'lib/receiver/auth-config',
   'lib/http/route-path',
   'lib/http/base-url',
+  'lib/alert/template',
 ];
 
 /** The text a dialog is made of: each node's editor.ts and .html, and the helpers every dialog uses. */
@@ -121,6 +122,7 @@ describe('the dialogs run lib rules, they do not restate them', () => {
         where,
       );
     for (const where of [
+      'ALERT_FIELDS',
       'RULE_TYPES',
       'LIST_SOURCES',
       'TIME_SOURCES',
@@ -142,6 +144,7 @@ describe('the dialogs run lib rules, they do not restate them', () => {
       "const SOURCES = ['list', 'msg', 'flow', 'global'];",
       "['face', 'lpr'].forEach(function (k) {});",
       "const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];",
+      "const FIELDS = ['plate', 'person', 'camera', 'site', 'time', 'tags', 'why', 'confidence', 'vehicle', 'kind', 'externalId', 'messageId'];",
       'const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;',
       "const NEEDED = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };",
       "const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;",
