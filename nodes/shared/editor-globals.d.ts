@@ -140,6 +140,18 @@ declare global {
   };
   /** lib/http/route-path.ts: a typed path's route key and check, as the runtime mounts it. */
   const DetectionBridgeRoutes: typeof import('../../lib/http/route-path');
+  /** lib/bridge/enroll-api.ts: the enrollment API's defaults and its check (its problems are lib Messages with the option they name). */
+  const DetectionBridgeEnrollment: {
+    readonly DEFAULT_ENROLLMENT_PATHS: Readonly<Record<'lpr' | 'face', { readonly monitor: string; readonly list: string }>>;
+    readonly DEFAULT_PHOTO_FIELD: string;
+    readonly DEFAULT_PAGE_SIZE: number;
+    resolveEnrollmentApi(options: {
+      paths?: Partial<Record<'lpr' | 'face', { monitor?: string; list?: string }>>;
+      pageQuery?: string;
+      pageSize?: string;
+      photoField?: string;
+    }): { ok: true } | { ok: false; problems: Array<{ option: string; key: string }> };
+  };
   /** lib/alert/template.ts: the fields an alert's templates may name. */
   const DetectionBridgeAlert: Pick<typeof import('../../lib/alert/template'), 'ALERT_FIELDS' | 'unknownFields'>;
   /** lib/http/base-url.ts: a configuration node's base URL check. */

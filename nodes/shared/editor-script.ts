@@ -17,7 +17,9 @@
  * (lib/receiver/auth-config.ts: the credentials each authentication needs),
  * `DetectionBridgeRoutes` (lib/http/route-path.ts: a path's route key and
  * check), `DetectionBridgeUrls` (lib/http/base-url.ts: a base URL's check)
- * and `DetectionBridgeAlert` (lib/alert/template.ts: the fields an alert's templates name).
+ * `DetectionBridgeAlert` (lib/alert/template.ts: the fields an alert's templates name)
+ * and `DetectionBridgeEnrollment` (lib/bridge/enroll-api.ts: the events
+ * bridge's enrollment paths and paging, checked as the runtime reads them).
  * The crop names (lib/core/crop-sizes.ts) and the tag prefix
  * (lib/events/tag-prefix.ts) reach the dialogs through DetectionBridgeEditor. Each of these lib files is browser-safe, and a
  * dialog restating what one of them says fails test/unit/editor-rules.test.js.
@@ -45,6 +47,7 @@ const LIB_MODULES: Readonly<Record<string, string>> = {
   'route-path': '../../lib/http/route-path',
   'base-url': '../../lib/http/base-url',
   template: '../../lib/alert/template',
+  'enroll-api': '../../lib/bridge/enroll-api',
   'filter-lists': '../../lib/events/filter-lists',
   'filter-rules': '../../lib/events/filter-rules',
 };
@@ -96,6 +99,7 @@ export function editorScript(): string {
     "  window.DetectionBridgeRoutes = modules['route-path'];",
     "  window.DetectionBridgeUrls = modules['base-url'];",
     '  window.DetectionBridgeAlert = modules.template;',
+    "  window.DetectionBridgeEnrollment = modules['enroll-api'];",
     '})();',
     '',
   );

@@ -30,6 +30,7 @@ const RULE_FILES = [
   'lib/http/route-path',
   'lib/http/base-url',
   'lib/alert/template',
+  'lib/bridge/enroll-api',
 ];
 
 /** The text a dialog is made of: each node's editor.ts and .html, and the helpers every dialog uses. */
@@ -149,6 +150,7 @@ describe('the dialogs run lib rules, they do not restate them', () => {
       "const NEEDED = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };",
       "const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;",
       "p = p.replace(/\\/{2,}/g, '/');",
+      "if (/^[a-z][a-z0-9+.-]*:/i.test(p) || p.indexOf('//') === 0) return 'path-absolute';",
       "return /^\\/?[^\\s?#]+$/.test(p) ? null : 'path';",
     ];
     const found = restatements(
@@ -262,6 +264,40 @@ describe("the dialogs' verdicts are lib's", () => {
     for (const url of urls) {
       for (const type of ['events-bridge', 'platform-server'])
         assert.equal(accepts(type, 'url', url), baseUrlProblem(url) === undefined, `${type}: ${JSON.stringify(url)}`);
+    }
+  });
+
+  it("events bridge: the enrollment paths, paging and photo field pass exactly when lib's resolveEnrollmentApi takes them", () => {
+    const { resolveEnrollmentApi } = dist('lib/bridge/enroll-api');
+    const OPTION = { lprMonitorPath: 'lpr.monitor', lprListPath: 'lpr.list', faceMonitorPath: 'face.monitor', faceListPath: 'face.list' };
+    const paths = [
+      '',
+      '/api/v1/lpr/monitor/{externalId}',
+      '/a/{externalId}/{x}',
+      '/a/b',
+      'https://h/a/{externalId}',
+      '//h/{externalId}',
+      '/a?x={externalId}',
+      '/a {externalId}',
+    ];
+    for (const [field, option] of Object.entries(OPTION)) {
+      const [kind, which] = option.split('.');
+      for (const p of paths) {
+        const libOk = !(resolveEnrollmentApi({ paths: { [kind]: { [which]: p } } }).problems || []).some((x) => x.option === option);
+        assert.equal(accepts('events-bridge', field, p), libOk, `${field}: ${JSON.stringify(p)}`);
+      }
+    }
+    for (const q of ['', 'page={page}&pageSize={size}', '?offset={offset}', 'page={page', 'size={size}', 'p={pages}', 'a=b=c', 'p={page}#x']) {
+      const libOk = !(resolveEnrollmentApi({ pageQuery: q }).problems || []).some((x) => x.option === 'pageQuery');
+      assert.equal(accepts('events-bridge', 'pageQuery', q), libOk, `pageQuery: ${JSON.stringify(q)}`);
+    }
+    for (const size of ['', '1', '100000', '100001', '0', '2.5', 'many', 500]) {
+      const libOk = !(resolveEnrollmentApi({ pageSize: size }).problems || []).some((x) => x.option === 'pageSize');
+      assert.equal(accepts('events-bridge', 'pageSize', size), libOk, `pageSize: ${JSON.stringify(size)}`);
+    }
+    for (const field of ['', 'faceImage', 'photo_1', '1photo', 'a b']) {
+      const libOk = !(resolveEnrollmentApi({ photoField: field }).problems || []).some((x) => x.option === 'photoField');
+      assert.equal(accepts('events-bridge', 'photoField', field), libOk, `photoField: ${JSON.stringify(field)}`);
     }
   });
 
