@@ -8,7 +8,6 @@
   }
   /** The Kind TypedInput's own type: a kind fixed in the node (runtime: FIXED_KIND). */
   const FIXED = 'kind';
-  const BASE_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/i;
 
   const validators = DetectionBridgeEditor.validators('detection-sample');
   const check = validators.check;
@@ -73,9 +72,10 @@
         value: '',
         validate: function (v, _opt) {
           if (!ownUrlInUse(this)) return true;
-          const url = String(v || '').trim();
-          if (!/^https?:\/\//i.test(url)) return check(this, false, 'baseUrl-scheme');
-          return check(this, BASE_URL.test(url), 'baseUrl');
+          // as the runtime's bridge client parses it (lib/http/base-url.ts); a user name in it is sent as Basic credentials
+          const problem = DetectionBridgeUrls.baseUrlProblem(v);
+          if (problem === 'empty' || problem === 'not-absolute' || problem === 'protocol') return check(this, false, 'baseUrl-scheme');
+          return check(this, !problem || problem === 'user-info', 'baseUrl');
         },
       },
     },

@@ -264,6 +264,10 @@ describe("the dialogs' verdicts are lib's", () => {
     for (const url of urls) {
       for (const type of ['events-bridge', 'platform-server'])
         assert.equal(accepts(type, 'url', url), baseUrlProblem(url) === undefined, `${type}: ${JSON.stringify(url)}`);
+      // detection sample's own saved URL: its client sends a user name in it as Basic credentials
+      const own = { source: 'bridge', bridge: '', baseUrl: 'https://bridge.example' };
+      const sampleOk = baseUrlProblem(url) === undefined || baseUrlProblem(url) === 'user-info';
+      assert.equal(accepts('detection-sample', 'baseUrl', url, own), sampleOk, `detection-sample: ${JSON.stringify(url)}`);
     }
   });
 
