@@ -7,7 +7,7 @@
  * both kinds: "Person: {person}" disappears from a plate's alert.
  */
 
-/** The fields a template may name, in the order the dialog offers them. nodes/detection-alert/editor.ts restates it. */
+/** The fields a template may name, in the order the dialog offers them (the dialog runs this file: it imports nothing). */
 export const ALERT_FIELDS = [
   'plate',
   'person',

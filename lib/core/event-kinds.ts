@@ -5,6 +5,7 @@
  * platform's push schemas, images, samples and enrollment use them too.
  */
 import { z } from 'zod';
+import { CROP_SIZE_NAMES } from './crop-sizes';
 
 export const PUBLISH_TYPE_FACE = 'WebHookFaceRecPayload';
 export const PUBLISH_TYPE_LPR = 'WebHookLprPayload';
@@ -12,7 +13,7 @@ export const PUBLISH_TYPE_LPR = 'WebHookLprPayload';
 /** A face event or a licence-plate (LPR) event. */
 export type EventKind = 'face' | 'lpr';
 
-/** Values allowed for `cropSizeName` of a plate image. */
-export const CROP_SIZE_NAMES = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'] as const;
+/** Values allowed for `cropSizeName` of a plate image (./crop-sizes.ts, which the editor runs too). */
+export { CROP_SIZE_NAMES };
 export const CropSizeName = z.enum(CROP_SIZE_NAMES);
 export type CropSizeName = z.infer<typeof CropSizeName>;

@@ -10,42 +10,60 @@
  *
  * A rule that cannot work is a configuration problem: a Message naming the
  * rule's position and what to fix (locales/<lang>/shared.json, `filter.*`).
+ * What a rule may be, its check and its summary are ./filter-rules.ts (the
+ * dialog runs that file too); when time rules judge, ./filter-time.ts.
  *
  * A message that passes is explained (./filter-explain.ts): each rule that
  * held gives an entry saying what it held on; a rule marked urgent (`u`) that
  * held makes the message urgent.
  */
 import type { DetectionView } from './detection-view';
-import { message, renderMessage, translateEnglish, type Message, type Translate } from '../core/messages';
-import { parseIsoDate } from '../core/iso-date';
+import { message, translateEnglish, type Message, type Translate } from '../core/messages';
 import { compilePlateList, DEFAULT_LOOKALIKE_CLASSES, parseLookalikeClasses, type Lookalikes, type PlateList } from '../plates';
-import { formatWindows, isInside, knownTimeZone, parseWindows, systemTimeZone, timeZoneProblem, windowsReader, type TimeWindow } from './time-window';
-import { timeEntry, type PlateMatch, type RuleEntry } from './filter-explain';
+import { formatWindows, knownTimeZone, parseWindows, systemTimeZone, timeZoneProblem, windowsReader, type TimeWindow } from './time-window';
+import type { PlateMatch, RuleEntry } from './filter-explain';
+import { inside, judgedTime, type DetectionTime } from './filter-time';
 import { cachedList, entriesByKey, folded, heldValue, keyFor, listEntry, listItems, listProblem, type ListRuleType } from './filter-lists';
+import {
+  isListRule,
+  listSource,
+  ruleConfigProblem,
+  ruleSummary,
+  ruleText as text,
+  summaryLine,
+  type RULE_KINDS,
+  SUMMARY_MAX,
+  timeKind,
+  timeSource,
+  type Combine,
+  type FilterOptions,
+  type ListSource,
+  type RuleConfig,
+  type RuleType,
+} from './filter-rules';
 
-export const RULE_TYPES = ['kind', 'tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'time'] as const;
-export type RuleType = (typeof RULE_TYPES)[number];
+export { detectionTime, type DetectionTime } from './filter-time';
 export { LIST_RULE_TYPES, listItems, listProblem, type ListRuleType } from './filter-lists';
-/** Where a list rule's list comes from: typed in, or a property read for each message. */
-export const LIST_SOURCES = ['list', 'msg', 'flow', 'global'] as const;
-export type ListSource = Exclude<(typeof LIST_SOURCES)[number], 'list'>;
-/** Where a time rule's windows come from: typed in, an environment variable (read at deploy), or a property read for each message. */
-export const TIME_SOURCES = ['windows', 'msg', 'flow', 'global', 'env'] as const;
-/** Whether a time rule holds inside its windows or outside them. */
-export const TIME_KINDS = ['inside', 'outside'] as const;
-export type TimeKind = (typeof TIME_KINDS)[number];
-export const COMBINES = ['all', 'any'] as const;
-export type Combine = (typeof COMBINES)[number];
-
-/** A rule as the editor saves it (any field may be missing or wrong in a hand-written flow). */
-export interface RuleConfig {
-  t?: unknown;
-  v?: unknown;
-  vt?: unknown;
-  k?: unknown;
-  /** Urgent: a message this rule held for is sent as urgent (true; missing or anything else: not). */
-  u?: unknown;
-}
+export {
+  COMBINES,
+  LIST_SOURCES,
+  RULE_KINDS,
+  RULE_TYPES,
+  ruleConfigProblem,
+  ruleSummary,
+  SUMMARY_MAX,
+  summaryLine,
+  TIME_KINDS,
+  TIME_SOURCES,
+  type Combine,
+  type FilterOptions,
+  type ListSource,
+  type PlateOptions,
+  type PlateTolerance,
+  type RuleConfig,
+  type RuleType,
+  type TimeKind,
+} from './filter-rules';
 
 /** A value read for each message (a list, or a time rule's windows): `lists[i]` handed to `matches` is the value of `reads[i]`. */
 export interface RuleRead {
@@ -60,20 +78,6 @@ export type ListRead = RuleRead;
 
 /** Why a value read for a message cannot be used (the rule then holds for no event): missing, not a list, or windows that do not parse. */
 export type ReadProblem = { kind: 'missing' } | { kind: 'not-a-list' } | { kind: 'windows'; problem: Message };
-
-/**
- * When an event is judged by time rules, and in which zone: its detection
- * time (`payload.detectionInfo.dateTimeUtc`), so an event resent hours later
- * is judged by when it happened, else the time the message is handled.
- */
-export interface DetectionTime {
-  /** The instant judged (ms since the epoch). */
-  millis: number;
-  /** True: the event's detection time; false: it has none that reads as a date, so the time it was handled. */
-  fromEvent: boolean;
-  /** The event's `detectionInfo.timeZone` as Intl names it; null when it gives none Intl knows. */
-  zone: string | null;
-}
 
 /** A configuration problem; `position` is the rule's (from 1), 0 for the rule list itself. */
 export interface FilterProblem extends Message {
@@ -97,25 +101,6 @@ export interface FilterOutcome {
   match: PlateMatch | undefined;
   rules: readonly RuleEntry[];
   urgent: boolean;
-}
-
-function objectAt(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-/** When `event` happened and its own zone (see DetectionTime); `now` (ms) when its `dateTimeUtc` does not read as a date. */
-export function detectionTime(event: unknown, now: number): DetectionTime {
-  const info = objectAt(objectAt(objectAt(event).payload).detectionInfo);
-  const sent = typeof info.dateTimeUtc === 'string' ? parseIsoDate(info.dateTimeUtc) : NaN;
-  const zone = knownTimeZone(info.timeZone) ?? null;
-  return Number.isFinite(sent) ? { millis: sent, fromEvent: true, zone } : { millis: now, fromEvent: false, zone };
-}
-
-/** A DetectionTime from a view alone (for callers of `matches` that give none): its `time`, its zone unless `UTC`. */
-function timeOfView(view: DetectionView): DetectionTime {
-  const millis = view.time === null ? NaN : Date.parse(view.time);
-  const zone = view.timeZone === 'UTC' ? null : view.timeZone;
-  return Number.isFinite(millis) ? { millis, fromEvent: true, zone } : { millis: Date.now(), fromEvent: false, zone };
 }
 
 /** `*` any run of characters, `?` one character, everything else literal; whole name, any case. */
@@ -148,23 +133,10 @@ interface PlateMatching {
   similar1Plate: boolean;
 }
 
-/** A plate rule's summary: `plate 8OB123`, with what it forgives (`~1` look-alike, `±1` extra or missing). */
-function plateSummary(list: string, plates: PlateMatching): Message {
-  const { lookalikes, extraMissing } = plates;
-  if (lookalikes > 0 && extraMissing > 0) return message('filter.summary.plate-both', { list, lookalikes, extra: extraMissing });
-  if (lookalikes > 0) return message('filter.summary.plate-lookalikes', { list, lookalikes });
-  if (extraMissing > 0) return message('filter.summary.plate-extra', { list, extra: extraMissing });
-  return message('filter.summary.plate', { list });
-}
-
 function contextText(value: unknown): string | undefined {
   if (typeof value === 'string') return folded(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value).toLowerCase();
   return undefined;
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
 /** A rule's problem: `inner` says what is wrong with it. */
@@ -175,7 +147,6 @@ const problem = (position: number, key: string, params?: Record<string, string |
 interface Compiled {
   test: Test;
   explain: Explain;
-  summary: Message;
 }
 
 /** What compiling a rule needs besides the rule. */
@@ -192,61 +163,32 @@ interface RuleContext {
   plates: PlateMatching;
 }
 
-/** Whether `when` is inside the windows, in the event's own zone or else `zone`. */
-function inside(windows: readonly TimeWindow[], view: DetectionView, when: DetectionTime | undefined, zone: string): boolean {
-  const at = when ?? timeOfView(view);
-  return isInside(windows, at.millis, at.zone ?? zone);
-}
-
-/** What a time rule held on: the local time judged, in the zone it was judged in, and the windows. */
-function judgedTime(
-  position: number,
-  view: DetectionView,
-  when: DetectionTime | undefined,
-  zone: string,
-  windows: string,
-  holds: boolean,
-): RuleEntry {
-  const at = when ?? timeOfView(view);
-  return timeEntry(position, at.millis, at.zone ?? zone, windows, holds);
-}
-
-/** A time rule: inside or outside windows typed in, from env, or read for each message. */
+/** A time rule (checked by ruleConfigProblem): inside or outside windows typed in, from env, or read for each message. */
 function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): Compiled | FilterProblem {
-  const kind = rule.k === undefined || rule.k === null || rule.k === '' ? 'inside' : rule.k;
-  if (typeof kind !== 'string' || !(TIME_KINDS as readonly string[]).includes(kind)) return problem(position, 'time-kind', { kind: text(kind) });
-  const holds = kind === 'inside';
-  const source = rule.vt === undefined || rule.vt === null || rule.vt === '' ? 'windows' : rule.vt;
-  if (typeof source !== 'string' || !(TIME_SOURCES as readonly string[]).includes(source))
-    return problem(position, 'time-source', { source: text(source) });
+  const holds = timeKind(rule) === 'inside';
+  const source = timeSource(rule) as string;
   const zone = ctx.timeZone;
-  const summary = (windows: string) => message(`filter.summary.time-${kind}`, { windows });
   /** A rule on windows known at deploy: typed, or from env. */
-  const fixed = (windows: readonly TimeWindow[], shown: string): Compiled => {
+  const fixed = (windows: readonly TimeWindow[]): Compiled => {
     const text = formatWindows(windows, '–');
     return {
       test: (view, _lists, when) => inside(windows, view, when, zone) === holds,
       explain: (view, _lists, when) => judgedTime(position, view, when, zone, text, holds),
-      summary: summary(shown),
     };
   };
   if (source === 'windows') {
     const parsed = parseWindows(rule.v);
-    if (!parsed.ok) return ruleProblem(position, parsed.problem);
-    return fixed(parsed.windows, formatWindows(parsed.windows, '–'));
-  }
-  if (source === 'env') {
-    // an environment variable does not change while the flow runs: read and parsed once, at deploy
-    const name = text(rule.v).trim();
-    if (name === '') return problem(position, 'time-env-name');
-    const value = ctx.env(name);
-    if (value === undefined || value === null || value === '') return problem(position, 'time-env-missing', { name });
-    const parsed = parseWindows(value);
-    if (!parsed.ok) return ruleProblem(position, message('filter.problem.time-env', { name, problem: parsed.problem }));
-    return fixed(parsed.windows, `env.${name}`);
+    return parsed.ok ? fixed(parsed.windows) : ruleProblem(position, parsed.problem);
   }
   const property = text(rule.v).trim();
-  if (property === '') return problem(position, 'time-property', { source });
+  if (source === 'env') {
+    // an environment variable does not change while the flow runs: read and parsed once, at deploy
+    const value = ctx.env(property);
+    if (value === undefined || value === null || value === '') return problem(position, 'time-env-missing', { name: property });
+    const parsed = parseWindows(value);
+    if (!parsed.ok) return ruleProblem(position, message('filter.problem.time-env', { name: property, problem: parsed.problem }));
+    return fixed(parsed.windows);
+  }
   const index = ctx.reads.push({ position, type: 'time', source: source as ListSource, property }) - 1;
   const read = windowsReader();
   ctx.readChecks.push((value) => {
@@ -267,126 +209,94 @@ function compileTimeRule(rule: RuleConfig, position: number, ctx: RuleContext): 
       const result = read(lists[index]);
       return judgedTime(position, view, when, zone, result.ok ? formatWindows(result.windows, '–') : '', holds);
     },
-    summary: summary(`${source}.${property}`),
+  };
+}
+
+/** A tag, camera, site or plate rule (checked by ruleConfigProblem): its list typed, or read for each message. */
+function compileListRule(listType: ListRuleType, rule: RuleConfig, position: number, ctx: RuleContext): Compiled {
+  const { reads, tagPrefix, plates } = ctx;
+  const value = text(rule.v);
+  const source = listSource(rule) as string;
+  const items = source === 'list' ? listItems(value) : [];
+  const index = source === 'list' ? -1 : reads.push({ position, type: listType, source: source as ListSource, property: value.trim() }) - 1;
+  if (index >= 0)
+    ctx.readChecks.push((list) => {
+      const why = listProblem(list);
+      return why === undefined ? undefined : { kind: why };
+    });
+  if (listType === 'plate') {
+    const compile = (entries: string[]) => compilePlateList(entries, plates);
+    const explain: Explain = (_view, _lists, _when, verdict) => plateEntry(verdict as PlateMatch);
+    if (index < 0) {
+      const list = compile(items);
+      return { test: (view) => plateMatch(list, position, view), explain };
+    }
+    const listOf = cachedList(compile);
+    return { test: (view, lists) => plateMatch(listOf(lists[index]), position, view), explain };
+  }
+  const key = keyFor(listType, tagPrefix);
+  if (index < 0) {
+    const entries = entriesByKey(items, key);
+    return {
+      test: (view) => heldValue(listType, key, entries, view) !== undefined,
+      explain: (view) => listEntry(listType, position, key, entries, view),
+    };
+  }
+  const entriesOf = cachedList((read) => entriesByKey(read, key));
+  return {
+    test: (view, lists) => heldValue(listType, key, entriesOf(lists[index]), view) !== undefined,
+    explain: (view, lists) => listEntry(listType, position, key, entriesOf(lists[index]), view),
   };
 }
 
 /** One rule, or the problem that keeps it from working. */
 function compileRule(rule: RuleConfig, position: number, ctx: RuleContext): Compiled | FilterProblem {
-  const { reads, tagPrefix, plates } = ctx;
-  const type = rule.t;
-  if (type === undefined || type === null || type === '') return problem(position, 'type-missing');
-  if (typeof type !== 'string' || !(RULE_TYPES as readonly string[]).includes(type)) return problem(position, 'type', { type: String(type) });
+  const wrong = ruleConfigProblem(rule);
+  if (wrong) return ruleProblem(position, wrong);
+  const type = rule.t as RuleType;
   const value = text(rule.v);
-  switch (type as RuleType) {
+  if (isListRule(type)) return compileListRule(type, rule, position, ctx);
+  switch (type) {
     case 'kind': {
-      if (value !== 'face' && value !== 'lpr') return problem(position, 'kind');
-      return {
-        test: (view) => view.kind === value,
-        explain: () => ({ rule: position, type: 'kind', kind: value }),
-        summary: message(`filter.summary.kind-${value}`),
-      };
-    }
-    case 'tag':
-    case 'camera':
-    case 'site':
-    case 'plate': {
-      const listType = type as ListRuleType;
-      const source = rule.vt === undefined || rule.vt === null || rule.vt === '' ? 'list' : rule.vt;
-      if (typeof source !== 'string' || !(LIST_SOURCES as readonly string[]).includes(source))
-        return problem(position, 'source', { source: text(source) });
-      const property = value.trim();
-      if (source !== 'list' && property === '') return problem(position, 'property', { source });
-      const items = source === 'list' ? listItems(value) : [];
-      if (source === 'list' && items.length === 0) return problem(position, `${listType}-empty`);
-      const shown = source === 'list' ? items.join(', ') : `${source}.${property}`;
-      const index = source === 'list' ? -1 : reads.push({ position, type: listType, source: source as ListSource, property }) - 1;
-      if (index >= 0)
-        ctx.readChecks.push((list) => {
-          const why = listProblem(list);
-          return why === undefined ? undefined : { kind: why };
-        });
-      if (listType === 'plate') {
-        const compile = (entries: string[]) => compilePlateList(entries, plates);
-        const summary = plateSummary(shown, plates);
-        const explain: Explain = (_view, _lists, _when, verdict) => plateEntry(verdict as PlateMatch);
-        if (index < 0) {
-          const list = compile(items);
-          return { test: (view) => plateMatch(list, position, view), explain, summary };
-        }
-        const listOf = cachedList(compile);
-        return { test: (view, lists) => plateMatch(listOf(lists[index]), position, view), explain, summary };
-      }
-      const key = keyFor(listType, tagPrefix);
-      const summary = message(`filter.summary.${listType}`, { list: shown });
-      if (index < 0) {
-        const entries = entriesByKey(items, key);
-        return {
-          test: (view) => heldValue(listType, key, entries, view) !== undefined,
-          explain: (view) => listEntry(listType, position, key, entries, view),
-          summary,
-        };
-      }
-      const entriesOf = cachedList((read) => entriesByKey(read, key));
-      return {
-        test: (view, lists) => heldValue(listType, key, entriesOf(lists[index]), view) !== undefined,
-        explain: (view, lists) => listEntry(listType, position, key, entriesOf(lists[index]), view),
-        summary,
-      };
+      const kind = value as (typeof RULE_KINDS)[number];
+      return { test: (view) => view.kind === kind, explain: () => ({ rule: position, type: 'kind', kind }) };
     }
     case 'camera-match': {
-      if (value.trim() === '') return problem(position, 'pattern');
       const pattern = wildcardRegExp(value);
       return {
         test: (view) => view.camera !== null && pattern.test(view.camera.trim()),
         explain: (view) => ({ rule: position, type: 'camera-match', camera: view.camera ?? '', pattern: value.trim() }),
-        summary: message('filter.summary.camera', { list: value.trim() }),
       };
     }
     case 'enrolled':
-      return {
-        test: (view) => view.enrolled,
-        explain: (view) => ({ rule: position, type: 'enrolled', externalId: view.externalId ?? '' }),
-        summary: message('filter.summary.enrolled'),
-      };
+      return { test: (view) => view.enrolled, explain: (view) => ({ rule: position, type: 'enrolled', externalId: view.externalId ?? '' }) };
     case 'name': {
       const part = folded(value);
-      if (part === '') return problem(position, 'name');
       return {
         test: (view) => view.kind === 'face' && view.fullName !== null && view.fullName.toLowerCase().includes(part),
         explain: (view) => ({ rule: position, type: 'name', name: (view.kind === 'face' && view.fullName) || '', contains: value.trim() }),
-        summary: message('filter.summary.name', { text: value.trim() }),
       };
     }
     case 'confidence': {
-      const trimmed = value.trim();
-      if (trimmed === '') return problem(position, 'confidence-empty');
-      const at = Number(trimmed);
-      if (!Number.isFinite(at) || at < 0 || at > 1) return problem(position, 'confidence', { value: trimmed });
+      const at = Number(value.trim());
       return {
         test: (view) => view.confidence !== null && view.confidence >= at,
         explain: (view) => ({ rule: position, type: 'confidence', confidence: view.confidence ?? 0, atLeast: at }),
-        summary: message('filter.summary.confidence', { value: at }),
       };
     }
     case 'context': {
       const key = text(rule.k);
-      if (key.trim() === '') return problem(position, 'context-key');
       const wanted = folded(value);
       return {
         test: (view) => view.serverContext !== null && Object.hasOwn(view.serverContext, key) && contextText(view.serverContext[key]) === wanted,
         // the value as the event sent it (the rule compares it trimmed, in any case)
         explain: (view) => ({ rule: position, type: 'context', key, value: view.serverContext?.[key] }),
-        summary: message('filter.summary.context', { key, value: value.trim() }),
       };
     }
-    case 'time':
+    default:
       return compileTimeRule(rule, position, ctx);
   }
 }
-
-/** The length past which a summary is cut with "…". */
-export const SUMMARY_MAX = 40;
 
 const PASSED: FilterOutcome = Object.freeze({ passed: true, match: undefined, rules: Object.freeze([]), urgent: false });
 const REFUSED: FilterOutcome = Object.freeze({ passed: false, match: undefined, rules: Object.freeze([]), urgent: false });
@@ -464,44 +374,8 @@ export class DetectionFilter {
 
   /** One line for a label or a status: `tag VIP, Banned · camera Gate 2` (any: `… or …`), cut at `max`. */
   summary(translate: Translate = translateEnglish, max = SUMMARY_MAX): string {
-    if (this.summaries.length === 0) return translate('filter.summary.none');
-    const parts = this.summaries.map((m) => renderMessage(m, translate));
-    const line = parts.join(this.combine === 'all' ? ' · ' : ` ${translate('filter.summary.or')} `);
-    return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+    return summaryLine(this.summaries, this.combine, translate, max);
   }
-}
-
-export interface FilterOptions {
-  /**
-   * The account's tag prefix, as normaliseTagPrefix (./tag-prefix) returns it:
-   * tag rules then hold for a tag with or without it (`Banned` passes
-   * `partner-Banned`, and `partner-Banned` passes `Banned`). '' (the default):
-   * tag names are compared as they are.
-   */
-  tagPrefix?: string;
-  /**
-   * The IANA zone time rules judge an event in when it gives none of its
-   * own (`detectionInfo.timeZone`); '' or missing: `systemTimeZone`.
-   */
-  timeZone?: string;
-  /** Node-RED's own zone (default: the process's, from Intl). */
-  systemTimeZone?: string;
-  /** An environment variable's value, for time windows read from env at deploy (default: process.env). */
-  env?: (name: string) => unknown;
-  /** How plate rules match (every plate rule of the filter alike). Not given: exactly, and on similar1Plate too. */
-  plates?: PlateOptions;
-}
-
-/** How plate rules match, as a node's options say it. */
-export interface PlateOptions {
-  /** Look-alike characters a match may have, 0–2 (default 0). */
-  lookalikes?: number;
-  /** Extra or missing characters a match may have, 0–2 (default 0). */
-  extraMissing?: number;
-  /** The look-alike classes as typed (`0ODQ 1I …`; default DEFAULT_LOOKALIKE_CLASSES); read only when look-alikes are allowed. */
-  classes?: string;
-  /** Whether a plate rule also holds on the reader's second guess, similar1Plate (default true). */
-  similar1Plate?: boolean;
 }
 
 /** Compiles the saved rules; every rule that cannot work is reported, not only the first. */
@@ -544,11 +418,10 @@ export function compileFilter(rules: unknown, combine: Combine = 'all', options:
     judgesTime ||= config.t === 'time';
     if ('position' in compiled) problems.push(compiled);
     else {
-      const urgent = config.u === true;
       tests.push(compiled.test);
       explains.push(compiled.explain);
-      summaries.push(urgent ? message('filter.summary.urgent', { rule: compiled.summary }) : compiled.summary);
-      urgentRules.push(urgent);
+      summaries.push(ruleSummary(config, plates));
+      urgentRules.push(config.u === true);
     }
   });
   // the node's zone matters to time rules only; a wrong one is reported first, it is the node's own setting

@@ -5,7 +5,8 @@
  * names with the prefix taken off, so `Banned` and `partner-Banned` are the
  * same tag; without it, names are compared as they are (as before).
  *
- * The editor dialogs restate TAG_PREFIX_SOURCE (events-bridge, detection-filter).
+ * Browser-safe (it imports nothing): the dialogs read a prefix with this very
+ * file (DetectionBridgeEditor.tagPrefixOf, nodes/shared/editor-script.ts).
  */
 
 /** A prefix as saved, once its trailing dash is dropped: letters, digits, `_`, and `-` inside. */

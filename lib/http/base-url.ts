@@ -4,6 +4,10 @@
  * bridge client and the platform client both keep the base's path prefix and
  * drop a pasted suffix; they differ in what user info means (the bridge takes
  * it as Basic credentials, the platform refuses it) and in their texts.
+ *
+ * Browser-safe (it uses only URL): the events-bridge and platform-server
+ * dialogs run baseUrlProblem from this very file, served by
+ * nodes/shared/editor-script.ts.
  */
 
 export type BaseUrlProblem = 'empty' | 'not-absolute' | 'protocol' | 'query';
@@ -31,4 +35,15 @@ export function parseBaseUrl(text: string, pastedSuffix: RegExp): { ok: true; ba
   if (url.search || url.hash) return { ok: false, problem: 'query' };
   const prefix = url.pathname.replace(/\/+$/, '').replace(pastedSuffix, '').replace(/\/+$/, '');
   return { ok: true, base: { url, prefix } };
+}
+
+/**
+ * What keeps `text` from being a configuration node's base URL, or undefined:
+ * a problem of parseBaseUrl, or `user-info` (the events bridge's and the
+ * platform's clients refuse a user name in it: the calls carry a token).
+ */
+export function baseUrlProblem(text: unknown): BaseUrlProblem | 'user-info' | undefined {
+  const parsed = parseBaseUrl(typeof text === 'string' ? text.trim() : '', /$^/);
+  if (!parsed.ok) return parsed.problem;
+  return parsed.base.url.username || parsed.base.url.password ? 'user-info' : undefined;
 }

@@ -11,6 +11,7 @@ export * from './listener-allow';
 export * from './listener';
 export * from './net-errors';
 export * from './problem';
+export * from './route-path';
 export * from './self-signed';
 export * from './send';
 export * from './transport-error';

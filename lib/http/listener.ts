@@ -17,6 +17,7 @@ import { deferContinue } from './continue';
 import { discardRest } from './linger';
 import type { AllowList } from './listener-allow';
 import { problem, sendProblem } from './problem';
+import { pathnameOf, routeKey } from './route-path';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -40,23 +41,8 @@ export interface ListenerOptions {
 
 export type ListenerState = 'idle' | 'starting' | 'listening' | 'failed' | 'closed';
 
-/** `/Hooks//a/` and `/hooks/a` name one route (case-insensitive, no trailing slash), as Express does. */
-export function listenerRouteKey(path: string): string {
-  const squeezed = path.replace(/\/{2,}/g, '/');
-  const trimmed = squeezed.length > 1 ? squeezed.replace(/\/$/, '') : squeezed;
-  return trimmed.toLowerCase();
-}
-
-function pathnameOf(url: string | undefined): string {
-  const raw = url ?? '/';
-  const q = raw.indexOf('?');
-  const pathname = q < 0 ? raw : raw.slice(0, q);
-  try {
-    return decodeURIComponent(pathname);
-  } catch {
-    return pathname;
-  }
-}
+/** `/Hooks//a/` and `/hooks/a` name one route (case-insensitive, no trailing slash), as Express does (./route-path.ts). */
+export const listenerRouteKey = routeKey;
 
 export interface ListenerRoute {
   /** The path as mounted. */

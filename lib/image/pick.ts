@@ -117,19 +117,5 @@ function pickFace(payload: Record<string, unknown>, options: PickOptions): Found
   return [];
 }
 
-/**
- * A crop preference list from the node's configuration: an array or a comma
- * list of known crop names, each at most once, at least one. Null when invalid.
- */
-export function parseCropList(value: unknown): CropSizeName[] | null {
-  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
-  if (!items) return null;
-  const out: CropSizeName[] = [];
-  for (const item of items) {
-    const name = typeof item === 'string' ? item.trim() : item;
-    if (name === '' && !Array.isArray(value)) continue;
-    if (!(CROP_SIZE_NAMES as readonly unknown[]).includes(name) || out.includes(name as CropSizeName)) return null;
-    out.push(name as CropSizeName);
-  }
-  return out.length > 0 ? out : null;
-}
+/** A crop preference list from the node's configuration (lib/core/crop-sizes.ts, which the editor runs too). */
+export { parseCropList } from '../core/crop-sizes';

@@ -1,28 +1,13 @@
 /**
  * Credentials check for incoming deliveries. Runs on the request headers only,
- * before a byte of the body is read. Comparisons are constant-time.
+ * before a byte of the body is read. Comparisons are constant-time. What a
+ * configuration needs is ./auth-config.ts (the receiver's dialog runs it).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Message } from '../core/messages';
+import type { AuthConfig } from './auth-config';
 
-export type AuthMode = 'none' | 'basic' | 'bearer' | 'header';
-export const AUTH_MODES: readonly AuthMode[] = ['none', 'basic', 'bearer', 'header'];
-
-export interface AuthConfig {
-  mode: AuthMode;
-  /** basic */
-  user?: string;
-  password?: string;
-  /** bearer */
-  token?: string;
-  /** header: any key/value the bridge is configured to send */
-  headerName?: string;
-  headerValue?: string;
-}
-
-/** An HTTP header name (RFC 9110 token). */
-export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export { AUTH_CREDENTIALS, AUTH_MODES, authConfigProblem, HEADER_NAME, type AuthConfig, type AuthMode } from './auth-config';
 
 export type AuthResult = { ok: true } | { ok: false; reason: 'missing' | 'mismatch'; wwwAuthenticate?: string };
 
@@ -32,27 +17,6 @@ export function safeEqual(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given, 'utf8').digest();
   const b = createHash('sha256').update(expected, 'utf8').digest();
   return timingSafeEqual(a, b);
-}
-
-/** What is wrong with a configuration (a catalog message), or null when it can run. */
-export function authConfigProblem(config: AuthConfig): Message | null {
-  const problem = (reason: string, params?: Message['params']): Message => ({ key: `auth.${reason}`, ...(params ? { params } : {}) });
-  switch (config.mode) {
-    case 'none':
-      return null;
-    case 'basic':
-      if (!config.user) return problem('basic-user');
-      if (!config.password) return problem('basic-password');
-      if (config.user.includes(':')) return problem('basic-colon');
-      return null;
-    case 'bearer':
-      return config.token ? null : problem('bearer-token');
-    case 'header':
-      if (!config.headerName || !HEADER_NAME.test(config.headerName)) return problem('header-name');
-      return config.headerValue ? null : problem('header-value');
-    default:
-      return problem('unknown-mode', { mode: String((config as AuthConfig).mode) });
-  }
 }
 
 function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -2,12 +2,10 @@
  * detection-alert: the editor dialog (compiled into dist/nodes/detection-alert/detection-alert.html by scripts/build.js).
  */
 (function () {
-  /** lib/alert/template.ts ALERT_FIELDS (test/unit/alert/template.test.js compares the two). */
-  const FIELDS = ['plate', 'person', 'camera', 'site', 'time', 'tags', 'why', 'confidence', 'vehicle', 'kind', 'externalId', 'messageId'];
+  /** The fields a template may name, in the order the dialog offers them (lib/alert/template.ts). */
+  const FIELDS = DetectionBridgeAlert.ALERT_FIELDS;
   const CROPS = DetectionBridgeEditor.CROPS;
   const validCrops = DetectionBridgeEditor.validCrops;
-  /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
-  const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
   /** A Telegram chat: a number (groups and channels negative), or @name. */
   const CHAT_ID = /^(?:-?\d{1,16}|@[A-Za-z0-9_]{4,})$/;
 
@@ -24,13 +22,9 @@
   function str(v: unknown): string {
     return v === undefined || v === null ? '' : String(v);
   }
-  /** The `{names}` of a template that are no field, each once, as lib/alert/template.ts finds them. */
+  /** The `{names}` of a template that are no field, each once (lib/alert/template.ts). */
   function unknownFields(v: unknown): string[] {
-    const out: string[] = [];
-    const re = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(str(v))) !== null) if (FIELDS.indexOf(m[1]) < 0 && out.indexOf(m[1]) < 0) out.push(m[1]);
-    return out;
+    return DetectionBridgeAlert.unknownFields(str(v));
   }
   // Two parameters: Node-RED shows the reason a validator returns only from one declared with two.
   function templateCheck(this: AlertNode, v: unknown, _opt?: unknown): EditorVerdict {
@@ -43,17 +37,11 @@
         .join(', '),
     });
   }
-  function prefixOf(v: unknown): string | null {
-    let text = str(v).trim();
-    if (text === '') return '';
-    text = text.replace(/-$/, '');
-    return TAG_PREFIX.test(text) ? text : null;
-  }
+  /** A typed prefix as the runtime uses it: '' for none; null when not valid. */
+  const prefixOf = DetectionBridgeEditor.tagPrefixOf;
   /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: AlertNode): boolean {
-    if (!$('#node-input-sender').length) return false;
-    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
-    return !stack || stack.indexOf(node) !== -1;
+    return DetectionBridgeEditor.inDialog(node, '#node-input-sender');
   }
   /** The sender as the open dialog shows it, else as saved: the chat id and the Pushover keys are marked as soon as their sender is chosen. */
   function senderOf(node: AlertNode): string {
@@ -69,11 +57,9 @@
   }
   const senderOption = option<AlertNode>(TYPE, 'sender');
 
-  RED.nodes.registerType<AlertNode>('detection-alert', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<AlertNode>('detection-alert', {
+    icon: 'detection-alert.svg',
     defaults: {
-      name: { value: '' },
       property: { value: 'payload', validate: validators.typed('propertyType', 'property', true) },
       propertyType: { value: 'msg' },
       // Node-RED 4 counts a credential's own validator in the open dialog only: the node is invalid without its Pushover keys from here
@@ -123,7 +109,6 @@
           return check(this, prefixOf(chosen.tagPrefix) !== null, 'bridge-tag-prefix');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-alert') },
     },
     credentials: {
       pushoverToken: {
@@ -143,23 +128,9 @@
     },
     inputs: 1,
     outputs: 1,
-    icon: 'detection-alert.svg',
-    label: function () {
-      return this.name || this._('detection-alert.paletteLabel');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-alert.paletteLabel');
-    },
+    property: ['msg', 'flow', 'global', 'jsonata', 'env'],
     oneditprepare: function () {
       const node = this;
-      $('#node-input-property').typedInput({
-        default: 'msg',
-        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
-        typeField: '#node-input-propertyType',
-      });
 
       // One row per sender's own options, and the tip saying what to wire it to.
       function syncSender() {

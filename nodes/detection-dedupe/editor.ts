@@ -13,7 +13,6 @@
     outputs?: number;
   }
   type Mode = 'id' | 'cooldown';
-  const option = DetectionBridgeEditor.option;
   const ruleOf = DetectionBridgeEditor.ruleOf;
   /** The Key TypedInput's own type: a key picked by name, read from the event (runtime: lib/dedupe/key.ts). */
   const BY_NAME = 'event';
@@ -48,11 +47,9 @@
     const type = String(($('#node-input-propertyType').length ? $('#node-input-propertyType').val() : this.propertyType) || 'msg');
     return validators.property(this, v, type, 'property');
   }
-  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: EditorNode): boolean {
-    if (!$('#node-input-scope').length) return false;
-    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
-    return !stack || stack.indexOf(node) !== -1;
+    return DetectionBridgeEditor.inDialog(node, '#node-input-scope');
   }
   /** A saved flag: true, or "true" in a hand-written flow. */
   function on(v: unknown): boolean {
@@ -89,27 +86,14 @@
     return String(scope || 'local');
   }
 
-  RED.nodes.registerType<DetectionDedupeNode>('detection-dedupe', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionDedupeNode>('detection-dedupe', {
+    icon: 'detection-dedupe.svg',
     defaults: {
-      name: { value: '' },
-      mode: option('detection-dedupe', 'mode'),
       key: { value: 'messageId', validate: keyCheck },
       keyType: { value: BY_NAME },
       property: { value: 'payload', validate: eventPropertyCheck },
       propertyType: { value: 'msg' },
-      missingKey: option('detection-dedupe', 'missingKey'),
-      ttl: option('detection-dedupe', 'ttl'),
-      ttlUnits: option('detection-dedupe', 'ttlUnits'),
-      // the cooldown's origin (shown as a choice: from the last message let through, or from the last sighting)
-      refresh: option('detection-dedupe', 'refresh'),
-      // checked in both scopes: the runtime needs a valid number even where it does not apply
-      maxKeys: option('detection-dedupe', 'maxKeys'),
-      duplicatesOutput: option('detection-dedupe', 'duplicatesOutput'),
-      persist: option('detection-dedupe', 'persist'),
       store: { value: '' },
-      scope: option('detection-dedupe', 'scope'),
       redis: {
         value: '',
         type: 'detection-redis',
@@ -119,14 +103,6 @@
           return redisCheck.call(this, v, _opt);
         },
       },
-      whenUnreachable: option('detection-dedupe', 'whenUnreachable'),
-      cap: option('detection-dedupe', 'cap'),
-      // checked with the cap off too, as keys held is in both scopes: the values stay ready to use
-      capCount: option('detection-dedupe', 'capCount'),
-      capPeriod: option('detection-dedupe', 'capPeriod'),
-      capUnits: option('detection-dedupe', 'capUnits'),
-      capPer: option('detection-dedupe', 'capPer'),
-      capUrgent: option('detection-dedupe', 'capUrgent'),
       sharedName: {
         value: '',
         validate: function (v, _opt) {
@@ -135,24 +111,15 @@
         },
       },
       outputs: { value: 1 },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-dedupe') },
     },
     inputs: 1,
     outputs: 1,
-    icon: 'detection-dedupe.svg',
     label: function () {
-      if (this.name) return this.name;
       const short = this.mode === 'cooldown' ? this._('detection-dedupe.label.cooldownShort') : this._('detection-dedupe.label.dedupeShort');
       // a hand-written node without a window (flagged invalid) shows no number rather than " s"
       if (this.ttl === undefined || this.ttl === '') return short;
       const units = this.ttlUnits === 'm' || this.ttlUnits === 'h' ? this.ttlUnits : 's';
       return short + ' ' + this._('detection-dedupe.unitsShort.' + units, { n: this.ttl });
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-dedupe.paletteLabel');
     },
     inputLabels: function () {
       return this._('detection-dedupe.inputs.events');
@@ -162,6 +129,7 @@
       if (index === 1 && this.duplicatesOutput) return this._('detection-dedupe.outputs.duplicates');
       return this._('detection-dedupe.outputs.digest');
     },
+    property: ['msg', 'flow', 'global'],
     oneditprepare: function () {
       const node = this;
       $('#node-input-key').typedInput({
@@ -182,7 +150,6 @@
         ],
         typeField: '#node-input-keyType',
       });
-      $('#node-input-property').typedInput({ default: 'msg', types: ['msg', 'flow', 'global'], typeField: '#node-input-propertyType' });
       function showKeyType() {
         $('.detection-dedupe-event').toggle($('#node-input-key').typedInput('type') === BY_NAME);
       }

@@ -86,38 +86,27 @@
   // Action and Kind were selects with a "set by msg" option before release: no saved flow
   // has that shape, so they need no migration step.
   const defaults: Record<string, EditorPropertyDef> = {
-    name: { value: '' },
     bridge: { value: '', type: 'events-bridge', validate: bridgeCheck },
     action: { value: ruleOf('detection-enroll', 'action').default, validate: choiceCheck('action', FIXED_ACTION, ACTIONS) },
     actionType: { value: FIXED_ACTION },
     kind: { value: ruleOf('detection-enroll', 'kind').default, validate: choiceCheck('kind', FIXED_KIND, KINDS) },
     kindType: { value: FIXED_KIND },
-    configVersion: { value: DetectionBridgeConfig.currentVersion('detection-enroll') },
   };
   Object.keys(VALUES).forEach(function (name) {
     defaults[name] = { value: VALUES[name].value, validate: typedCheck(name, VALUES[name].required) };
     defaults[name + 'Type'] = { value: 'msg' };
   });
 
-  RED.nodes.registerType<DetectionEnrollNode>('detection-enroll', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionEnrollNode>('detection-enroll', {
+    icon: 'detection-enroll.svg',
     defaults: defaults,
     inputs: 1,
     outputs: 1,
-    icon: 'detection-enroll.svg',
     label: function () {
-      if (this.name) return this.name;
       const c = chosen(this, true);
       if (c.action === null || c.kind === null || ACTIONS.indexOf(c.action) === -1 || KINDS.indexOf(c.kind) === -1)
         return this._('detection-enroll.paletteLabel');
       return this._('detection-enroll.name.' + c.action + '-' + c.kind);
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-enroll.paletteLabel');
     },
     inputLabels: function () {
       return this._('detection-enroll.inputs.request');

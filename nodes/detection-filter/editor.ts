@@ -27,6 +27,22 @@ declare const DetectionBridgeTimeWindows: {
   readonly DAY_MINUTES: number;
 };
 
+/** lib/events/filter-rules.ts, served by detection-bridge/editor.js: what a rule may be, its check and its summary, as the runtime has them. */
+declare const DetectionBridgeFilter: {
+  readonly RULE_TYPES: readonly string[];
+  readonly LIST_SOURCES: readonly string[];
+  readonly TIME_SOURCES: readonly string[];
+  readonly TIME_KINDS: readonly string[];
+  readonly RULE_KINDS: readonly string[];
+  isListRule(type: unknown): boolean;
+  ruleConfigProblem(rule: object): LibMessage | undefined;
+  ruleSummary(rule: object, plates: { lookalikes: number; extraMissing: number }): LibMessage;
+  summaryLine(summaries: readonly LibMessage[], combine: string, translate: (key: string, vars?: Record<string, unknown>) => string): string;
+  messageText(message: LibMessage, translate: (key: string, vars?: Record<string, unknown>) => string): string;
+  /** The items of a typed list (lib/events/filter-lists.ts). */
+  listItems(value: unknown): string[];
+};
+
 (function () {
   /** A rule as the node saves it (lib/events/filter.ts reads it): type, value, where a list or the windows come from, a context key or inside/outside, urgent. */
   interface FilterRule {
@@ -66,20 +82,36 @@ declare const DetectionBridgeTimeWindows: {
     accepted?: PreviewExample[];
     refused?: PreviewExample[];
   }
-  const option = DetectionBridgeEditor.option;
   const windowsLib = DetectionBridgeTimeWindows;
-  const TYPES = ['tag', 'camera', 'camera-match', 'site', 'plate', 'enrolled', 'name', 'confidence', 'context', 'kind', 'time'];
-  const LIST_TYPES = ['tag', 'camera', 'site', 'plate'];
-  const SOURCES = ['list', 'msg', 'flow', 'global'];
-  /** Where a time rule's windows come from (lib/events/filter.ts TIME_SOURCES). */
-  const TIME_SOURCES = ['windows', 'msg', 'flow', 'global', 'env'];
-  const TIME_KINDS = ['inside', 'outside'];
+  const rulesLib = DetectionBridgeFilter;
+  const { RULE_TYPES: TYPES, LIST_SOURCES: SOURCES, TIME_SOURCES, TIME_KINDS } = rulesLib;
+  /**
+   * The dialog's own sentence ("Rule 2: enter at least one tag") for each of
+   * lib's problems (filter.problem.<key>); any other problem (a time window's)
+   * is lib's words after "Rule 2: ".
+   */
+  const WORDS: Record<string, string> = {
+    'type-missing': 'type',
+    type: 'type',
+    kind: 'kind',
+    'tag-empty': 'tag',
+    'camera-empty': 'camera',
+    'site-empty': 'site',
+    'plate-empty': 'plate',
+    source: 'property',
+    property: 'property',
+    pattern: 'pattern',
+    name: 'name',
+    confidence: 'confidence',
+    'confidence-empty': 'confidence',
+    'context-key': 'context',
+    'time-kind': 'time-kind',
+    'time-source': 'windows-property',
+    'time-property': 'windows-property',
+    'time-env-name': 'windows-property',
+  };
   /** A new time rule's window, and a window added to a rule: every night. */
   const NEW_WINDOWS = '22:00-06:00';
-  /** Past this length the rule summary is cut with "…" (as lib/events/filter.ts does for the status). */
-  const SUMMARY_MAX = 40;
-  /** A tag prefix without its trailing dash, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it. */
-  const TAG_PREFIX = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/;
   const check = DetectionBridgeEditor.validators('detection-filter').check;
   /** The rule list's least height (px), as Node-RED's own lists. */
   const RULES_MIN_HEIGHT = 150;
@@ -108,13 +140,8 @@ declare const DetectionBridgeTimeWindows: {
     );
   }
 
-  /** A typed prefix as the runtime uses it: trimmed, its trailing dash dropped; '' for none; null when not valid. */
-  function prefixOf(v: unknown): string | null {
-    let text = str(v).trim();
-    if (text === '') return '';
-    text = text.replace(/-$/, '');
-    return TAG_PREFIX.test(text) ? text : null;
-  }
+  /** A typed prefix as the runtime uses it: '' for none; null when not valid. */
+  const prefixOf = DetectionBridgeEditor.tagPrefixOf;
   /** The events bridge chosen for the prefix, or null ('' and _ADD_ are none). */
   function bridgeOf(id: unknown): EditorNode | null {
     return id && id !== '_ADD_' ? RED.nodes.node(String(id)) || null : null;
@@ -124,43 +151,14 @@ declare const DetectionBridgeTimeWindows: {
     return v === undefined || v === null ? '' : String(v);
   }
 
-  /** The items of a typed list: separated by commas or new lines. */
-  function items(v: unknown): string[] {
-    return str(v)
-      .split(/[,\r\n]+/)
-      .map(function (s) {
-        return s.trim();
-      })
-      .filter(function (s) {
-        return s !== '';
-      });
-  }
-
-  function isList(t: unknown): boolean {
-    return typeof t === 'string' && LIST_TYPES.indexOf(t) >= 0;
-  }
+  /** The items of a typed list, as the runtime reads them. */
+  const items = rulesLib.listItems;
+  const isList = rulesLib.isListRule;
 
   type Translate = (key: string, vars?: Record<string, unknown>) => string;
-  /** A lib message in the user's language: nested messages first (as lib/core/messages.ts renderMessage does). */
+  /** A lib message in the user's language (lib's messageText). */
   function render(message: LibMessage, _: Translate): string {
-    const vars: Record<string, unknown> = {};
-    const params = message.params || {};
-    Object.keys(params).forEach(function (name) {
-      const value = params[name];
-      vars[name] = value !== null && typeof value === 'object' ? render(value, _) : value;
-    });
-    return _(message.key, vars);
-  }
-
-  /** What is wrong with a time rule, in the user's words ("Rule 2: "25:00" is not a time: …"), or null. Checked as lib/events/filter.ts does. */
-  function timeRuleProblem(rule: FilterRule, position: number, _: Translate): string | null {
-    if (rule.k !== undefined && rule.k !== '' && TIME_KINDS.indexOf(rule.k) < 0)
-      return _('detection-filter.validators.time-kind', { rule: position });
-    const vt = rule.vt || 'windows';
-    if (TIME_SOURCES.indexOf(vt) < 0) return _('detection-filter.validators.windows-property', { rule: position });
-    if (vt !== 'windows') return str(rule.v).trim() !== '' ? null : _('detection-filter.validators.windows-property', { rule: position });
-    const parsed = windowsLib.parseWindows(rule.v === undefined ? '' : rule.v);
-    return parsed.ok ? null : _('detection-filter.validators.windows', { rule: position, problem: render(parsed.problem, _) });
+    return rulesLib.messageText(message, _);
   }
 
   /** The node's catalog, or Node-RED's when there is no node to ask. */
@@ -170,27 +168,9 @@ declare const DetectionBridgeTimeWindows: {
       : (key: string, vars?: Record<string, unknown>) => RED._(key, vars as Record<string, string | number> | undefined);
   }
 
-  /** The first problem of a rule (a key of validators), or null. Mirrors lib/events/filter.ts. */
-  function ruleProblem(rule: FilterRule | undefined): string | null {
-    const t = rule && rule.t;
-    if (!rule || !t || TYPES.indexOf(t) < 0) return 'type';
-    const v = str(rule.v);
-    if (t === 'kind') return v === 'face' || v === 'lpr' ? null : 'kind';
-    if (isList(t)) {
-      const vt = rule.vt || 'list';
-      if (SOURCES.indexOf(vt) < 0) return 'property';
-      if (vt === 'list') return items(v).length ? null : t;
-      return v.trim() !== '' ? null : 'property';
-    }
-    if (t === 'camera-match') return v.trim() !== '' ? null : 'pattern';
-    if (t === 'name') return v.trim() !== '' ? null : 'name';
-    if (t === 'confidence') {
-      const n = v.trim() === '' ? NaN : Number(v);
-      return isFinite(n) && n >= 0 && n <= 1 ? null : 'confidence';
-    }
-    if (t === 'context') return str(rule.k).trim() !== '' ? null : 'context';
-    if (t === 'time') return timeRuleProblem(rule, 0, (key) => key) === null ? null : 'windows';
-    return null;
+  /** Whether a rule can work, as the runtime judges it (lib's ruleConfigProblem). */
+  function ruleProblem(rule: FilterRule | undefined): LibMessage | undefined {
+    return rulesLib.ruleConfigProblem(rule && typeof rule === 'object' ? rule : {});
   }
 
   /** The first problem of the rules, in the user's words ("Rule 2: enter at least one tag"), or null. */
@@ -198,13 +178,12 @@ declare const DetectionBridgeTimeWindows: {
     const _ = translatorOf(node);
     if (!Array.isArray(rules)) return _('detection-filter.validators.rules');
     for (let i = 0; i < rules.length; i++) {
-      if (rules[i] && rules[i].t === 'time') {
-        const problem = timeRuleProblem(rules[i], i + 1, _);
-        if (problem) return problem;
-        continue;
-      }
-      const key = ruleProblem(rules[i]);
-      if (key) return _('detection-filter.validators.' + key, { rule: i + 1 });
+      const problem = ruleProblem(rules[i]);
+      if (!problem) continue;
+      const reason = problem.key.indexOf('filter.problem.') === 0 ? WORDS[problem.key.slice('filter.problem.'.length)] : undefined;
+      return reason
+        ? _('detection-filter.validators.' + reason, { rule: i + 1 })
+        : _('detection-filter.validators.windows', { rule: i + 1, problem: render(problem, _) });
     }
     return null;
   }
@@ -240,47 +219,15 @@ declare const DetectionBridgeTimeWindows: {
     return rule;
   }
 
-  /** One line for the label: `tag VIP, Banned · camera Gate 2`. Mirrors DetectionFilter.summary (the
-   *  runtime's words are lib's, in shared.json; the editor's are this node's). */
+  /** One line for the label: `tag VIP, Banned · camera Gate 2`, as the runtime's status says it (lib's words, in shared.json). */
   function summary(node: DetectionFilterNode): string {
-    const _ = (key: string, vars?: Record<string, unknown>) => node._(key, vars);
     const rules = Array.isArray(node.rules) ? node.rules : [];
     if (!rules.length || rulesProblem(node, rules)) return '';
-    /** One rule's part of the line. */
-    function ruleSummary(r: FilterRule): string {
-      const v = str(r.v).trim();
-      if (r.t === 'kind') return _('detection-filter.summary.' + v);
-      if (isList(r.t)) {
-        const list = !r.vt || r.vt === 'list' ? items(v).join(', ') : r.vt + '.' + v;
-        if (r.t === 'plate') {
-          // what plate rules forgive, as the runtime says it (lib/events/filter.ts, plateSummary)
-          const lookalikes = Number(node.plateLookalikes) || 0;
-          const extra = Number(node.plateExtraMissing) || 0;
-          const key = lookalikes && extra ? 'plate-both' : lookalikes ? 'plate-lookalikes' : extra ? 'plate-extra' : 'plate';
-          return _('detection-filter.summary.' + key, { list: list, lookalikes: lookalikes, extra: extra });
-        }
-        return _('detection-filter.summary.' + r.t, { list: list });
-      }
-      if (r.t === 'camera-match') return _('detection-filter.summary.camera', { list: v });
-      if (r.t === 'enrolled') return _('detection-filter.summary.enrolled');
-      if (r.t === 'name') return _('detection-filter.summary.name', { text: v });
-      if (r.t === 'confidence') return _('detection-filter.summary.confidence', { value: Number(v) });
-      if (r.t === 'time') {
-        const parsed = !r.vt || r.vt === 'windows' ? windowsLib.parseWindows(str(r.v)) : null;
-        const windows = parsed && parsed.ok ? windowsLib.formatWindows(parsed.windows, '–') : r.vt + '.' + v;
-        // each key written whole: the package test finds every key the dialog uses in its text
-        return r.k === 'outside'
-          ? _('detection-filter.summary.time-outside', { windows: windows })
-          : _('detection-filter.summary.time-inside', { windows: windows });
-      }
-      return _('detection-filter.summary.context', { key: str(r.k), value: v });
-    }
+    const plates = { lookalikes: Number(node.plateLookalikes) || 0, extraMissing: Number(node.plateExtraMissing) || 0 };
     const parts = rules.map(function (r) {
-      const part = ruleSummary(r);
-      return r.u === true ? _('detection-filter.summary.urgent', { rule: part }) : part;
+      return rulesLib.ruleSummary(r, plates);
     });
-    const line = parts.join(node.combine === 'any' ? ' ' + _('detection-filter.summary.or') + ' ' : ' · ');
-    return line.length > SUMMARY_MAX ? line.slice(0, SUMMARY_MAX - 1).replace(/\s+$/, '') + '…' : line;
+    return rulesLib.summaryLine(parts, node.combine === 'any' ? 'any' : 'all', (key, vars) => node._(key, vars));
   }
 
   /**
@@ -307,14 +254,11 @@ declare const DetectionBridgeTimeWindows: {
     container.editableList('height', Math.max(RULES_MIN_HEIGHT, Math.round(wanted)));
   }
 
-  RED.nodes.registerType<DetectionFilterNode>('detection-filter', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionFilterNode>('detection-filter', {
+    icon: 'detection-filter.svg',
     defaults: {
-      name: { value: '' },
       property: { value: 'payload', required: true, validate: RED.validators.typedInput('propertyType') },
       propertyType: { value: 'msg' },
-      combine: option('detection-filter', 'combine'),
       rules: {
         value: [],
         // two arguments: Node-RED (3.1+) then shows the string returned as the reason
@@ -323,10 +267,7 @@ declare const DetectionBridgeTimeWindows: {
           return problem === null ? true : problem;
         },
       },
-      noMatchOutput: option('detection-filter', 'noMatchOutput'),
       // How plate rules match: lib/plates through lib/events/filter.ts.
-      plateLookalikes: option('detection-filter', 'plateLookalikes'),
-      plateExtraMissing: option('detection-filter', 'plateExtraMissing'),
       plateClasses: {
         value: DEFAULT_CLASSES,
         // checked only where it is used, as at run time: a plate rule that allows look-alikes
@@ -339,7 +280,6 @@ declare const DetectionBridgeTimeWindows: {
             : false;
         },
       },
-      plateSimilar: option('detection-filter', 'plateSimilar'),
       // The account's tag prefix: typed here, else the chosen events bridge's (optional, only for tag rules).
       tagPrefix: {
         value: '',
@@ -371,23 +311,18 @@ declare const DetectionBridgeTimeWindows: {
         },
       },
       outputs: { value: 1 },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-filter') },
     },
     inputs: 1,
     outputs: 1,
-    icon: 'detection-filter.svg',
     label: function () {
-      return this.name || summary(this) || this._('detection-filter.paletteLabel');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-filter.paletteLabel');
+      return summary(this);
     },
     outputLabels: function (index: number) {
       return this._(index === 0 ? 'detection-filter.outputs.match' : 'detection-filter.outputs.other');
     },
+    property: ['msg', 'flow', 'global', 'jsonata', 'env'],
+    // a second output for what matches no rule, when asked for
+    outputsBy: { field: 'noMatchOutput', count: (other: boolean) => (other ? 2 : 1) },
     oneditprepare: function () {
       const node = this;
       // the form's height is known once oneditresize is called: until then the rule list fits its rules
@@ -396,11 +331,6 @@ declare const DetectionBridgeTimeWindows: {
       const preview = $('#detection-filter-preview');
       let previewTimer: ReturnType<typeof setTimeout> | undefined;
       let previewAsked = 0;
-      $('#node-input-property').typedInput({
-        default: 'msg',
-        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
-        typeField: '#node-input-propertyType',
-      });
       const typedList = { value: 'list', label: node._('detection-filter.typedList'), icon: 'fa fa-list', hasValue: true };
       const typedWindows = { value: 'windows', label: node._('detection-filter.typedWindows'), icon: 'fa fa-clock-o', hasValue: true };
 
@@ -626,13 +556,13 @@ declare const DetectionBridgeTimeWindows: {
             const kind = $(
               '<select class="node-input-rule-kind detection-filter-field detection-filter-value-field" data-for="kind" style="width:120px;"></select>',
             ).appendTo(fields);
-            ['face', 'lpr'].forEach(function (k) {
+            rulesLib.RULE_KINDS.forEach(function (k) {
               $('<option></option>')
                 .val(k)
                 .text(node._('detection-filter.kind.' + k))
                 .appendTo(kind);
             });
-            kind.val(rule.t === 'kind' && (rule.v === 'face' || rule.v === 'lpr') ? rule.v : 'face');
+            kind.val(rule.t === 'kind' && rulesLib.RULE_KINDS.indexOf(str(rule.v)) >= 0 ? str(rule.v) : rulesLib.RULE_KINDS[0]);
             $(
               '<input type="text" class="node-input-rule-key detection-filter-field detection-filter-value-field" data-for="context" style="width:35%;">',
             )
@@ -814,12 +744,6 @@ declare const DetectionBridgeTimeWindows: {
       });
       showClassesProblem();
       previewSoon();
-
-      function syncOutputs() {
-        $('#node-input-outputs').val($('#node-input-noMatchOutput').prop('checked') ? '2' : '1');
-      }
-      $('#node-input-noMatchOutput').on('change', syncOutputs);
-      syncOutputs();
 
       /** Says which prefix applies: the one typed here, else the chosen bridge's, else none. */
       function showPrefix() {

@@ -15,13 +15,10 @@
   const validators = DetectionBridgeEditor.validators('detection-image');
   const check = validators.check;
   const typedCheck = validators.typed;
-  const option = DetectionBridgeEditor.option;
 
-  RED.nodes.registerType('detection-image', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define('detection-image', {
+    icon: 'detection-image.svg',
     defaults: {
-      name: { value: '' },
       property: { value: 'payload', validate: typedCheck('propertyType', 'property', true) },
       propertyType: { value: 'msg' },
       crops: {
@@ -30,10 +27,6 @@
           return check(this, validCrops(v), 'crops');
         },
       },
-      plateMode: option('detection-image', 'plateMode'),
-      faceImage: option('detection-image', 'faceImage'),
-      faceFallback: option('detection-image', 'faceFallback'),
-      format: option('detection-image', 'format'),
       outputProperty: {
         value: 'image',
         validate: function (v, _opt) {
@@ -41,32 +34,18 @@
           return check(this, RED.utils.validatePropertyExpression(v) === true, 'outputProperty');
         },
       },
-      noImage: option('detection-image', 'noImage'),
       outputs: { value: 2 },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-image') },
     },
     inputs: 1,
     outputs: 2,
-    icon: 'detection-image.svg',
-    label: function () {
-      return this.name || this._('detection-image.paletteLabel');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-image.paletteLabel');
-    },
     outputLabels: function (index: number) {
       return this._(index === 0 ? 'detection-image.outputs.image' : 'detection-image.outputs.none');
     },
+    property: ['msg', 'flow', 'global', 'jsonata', 'env'],
+    // no image as an error: no second output
+    outputsBy: { field: 'noImage', count: (noImage: string) => (noImage === 'error' ? 1 : 2) },
     oneditprepare: function () {
       const node = this;
-      $('#node-input-property').typedInput({
-        default: 'msg',
-        types: ['msg', 'flow', 'global', 'jsonata', 'env'],
-        typeField: '#node-input-propertyType',
-      });
       $('#node-input-outputProperty').typedInput({ default: 'msg', types: ['msg'] });
 
       // Crop order: every known crop, ticked ones first in the saved order.
@@ -109,12 +88,6 @@
         if (saved.indexOf(name) < 0) list.editableList('addItem', { name: name, on: false });
       });
       syncCrops();
-
-      function syncOutputs() {
-        $('#node-input-outputs').val($('#node-input-noImage').val() === 'error' ? '1' : '2');
-      }
-      $('#node-input-noImage').on('change', syncOutputs);
-      syncOutputs();
     },
   });
 })();

@@ -12,7 +12,6 @@
     loopbackOnly?: boolean;
     localOnly?: boolean;
   }
-  const option = DetectionBridgeEditor.option;
   const authRule = DetectionBridgeEditor.ruleOf('detection-in', 'auth');
   /** A new receiver's acknowledgement mode and authentication (lib's defaults), what the dialog falls back to. */
   const ACK_MODE_DEFAULT = String(DetectionBridgeEditor.ruleOf('detection-in', 'ackMode').default);
@@ -20,11 +19,9 @@
   const validators = DetectionBridgeEditor.validators('detection-in');
   const check = validators.check;
   const redisCheck = validators.config('redis', 'redis-gone');
-  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: EditorNode): boolean {
-    if (!$('#node-input-ackMode').length) return false;
-    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
-    return !stack || stack.indexOf(node) !== -1;
+    return DetectionBridgeEditor.inDialog(node, '#node-input-ackMode');
   }
   /** A property as the open dialog shows it, else as saved. */
   function current(node: EditorNode, name: string, fallback: string): string {
@@ -37,21 +34,9 @@
       return modes.indexOf(current(node, 'ackMode', ACK_MODE_DEFAULT)) !== -1;
     };
   }
-  /** What is wrong with a path, or null: the key of its message. */
-  function pathProblem(v: unknown): string | null {
-    const p = typeof v === 'string' ? v.trim() : '';
-    if (p === '' || p === '/') return 'path-empty';
-    if (/\s/.test(p)) return 'path-spaces';
-    return /^\/?[^\s?#]+$/.test(p) ? null : 'path';
-  }
-  /** A path as a route: `//Hooks/A/` and `/hooks/a` are one route (runtime: routeKey in nodes/shared/routes.ts). */
-  function routeOf(path: unknown): string {
-    let p = String(path || '').trim();
-    if (p.charAt(0) !== '/') p = '/' + p;
-    p = p.replace(/\/{2,}/g, '/');
-    if (p.length > 1) p = p.replace(/\/$/, '');
-    return p.toLowerCase();
-  }
+  /** What is wrong with a path (the key of its message), or undefined; `//Hooks/A/` and `/hooks/a` are one route (both lib/http/route-path.ts). */
+  const pathProblem = DetectionBridgeRoutes.routePathProblem;
+  const routeOf = DetectionBridgeRoutes.typedRouteKey;
   /** Whether `n` runs when deployed: not disabled, nor on a disabled flow. */
   function runs(n: EditorNode): boolean {
     const flow = n.z ? RED.nodes.workspace(n.z) : null;
@@ -102,17 +87,11 @@
     };
     return typeof node._ === 'function' ? node._('detection-in.validators.path-in-use', vars) : false;
   }
-  /** The credentials each mode needs. */
-  const NEEDED: Record<string, string[]> = { basic: ['user', 'password'], bearer: ['token'], header: ['headerValue'] };
-  /** Whether credential `name` is set: in the open dialog its field (a stored password shows as
-   *  __PWRD__), else what the editor knows. After a deploy or a reload the editor knows nothing
-   *  of a deployed node's credentials (they stay in the runtime): taken as set; a new, imported
-   *  or pasted node has none until they are entered. */
+  /** The credentials each mode needs (lib/receiver/auth-config.ts). */
+  const NEEDED = DetectionBridgeAuth.AUTH_CREDENTIALS;
+  /** Whether credential `name` is set (a deployed node's stay in the runtime: see DetectionBridgeEditor.hasCredential). */
   function hasCredential(node: EditorNode, name: string): boolean {
-    if (inDialog(node) && $('#node-input-' + name).length) return $('#node-input-' + name).val() !== '';
-    const c = node.credentials;
-    if (!c) return !node.changed;
-    return !!(c[name] || c['has_' + name]);
+    return DetectionBridgeEditor.hasCredential(node, name, '#node-input-ackMode');
   }
   /** The message for credentials the chosen mode needs and the node does not have, else true. */
   function credentialsCheck(node: EditorNode, mode: string): EditorVerdict {
@@ -127,7 +106,7 @@
       return check(this, current(this, 'auth', AUTH_DEFAULT) !== mode || (v !== undefined && v !== ''), 'credentials-' + mode);
     };
   }
-  const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+  const HEADER_NAME = DetectionBridgeAuth.HEADER_NAME;
   const AUTH_ROWS: Record<string, string[]> = {
     none: [],
     basic: ['.detection-in-row-user', '.detection-in-row-password'],
@@ -225,11 +204,16 @@
     load();
   }
 
-  RED.nodes.registerType<DetectionInNode>('detection-in', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionInNode>('detection-in', {
+    icon: 'detection-in.svg',
+    appliesTo: {
+      journalMaxMiB: inModes('disk'),
+      redeliverAfterSeconds: inModes('memory', 'disk'),
+      streamMaxEvents: inModes('redis'),
+      streamMaxMiB: inModes('redis'),
+      claimAfterSeconds: inModes('redis'),
+    },
     defaults: {
-      name: { value: '' },
       path: {
         value: '/detections',
         // and no other receiver of the workspace on the same listener takes it (only one of them could listen)
@@ -258,16 +242,6 @@
           return check(this, HEADER_NAME.test(name), name === '' ? 'headerName-empty' : 'headerName');
         },
       },
-      maxBodyMiB: option('detection-in', 'maxBodyMiB'),
-      validation: option('detection-in', 'validation'),
-      stallSeconds: option('detection-in', 'stallSeconds'),
-      ackMode: option('detection-in', 'ackMode'),
-      maxInFlight: option('detection-in', 'maxInFlight'),
-      maxInFlightMiB: option('detection-in', 'maxInFlightMiB'),
-      journalMaxMiB: option('detection-in', 'journalMaxMiB', inModes('disk')),
-      redeliverAfterSeconds: option('detection-in', 'redeliverAfterSeconds', inModes('memory', 'disk')),
-      // when an event is finished: auto (a detection done downstream marks it, else once handed to the flow)
-      finishedWhen: option('detection-in', 'finishedWhen'),
       redis: {
         value: '',
         type: 'detection-redis',
@@ -277,14 +251,6 @@
           return redisCheck.call(this, v, _opt);
         },
       },
-      streamMaxEvents: option('detection-in', 'streamMaxEvents', inModes('redis')),
-      streamMaxMiB: option('detection-in', 'streamMaxMiB', inModes('redis')),
-      claimAfterSeconds: option('detection-in', 'claimAfterSeconds', inModes('redis')),
-      maxAttempts: option('detection-in', 'maxAttempts'),
-      firstPauseSeconds: option('detection-in', 'firstPauseSeconds'),
-      maxPauseSeconds: option('detection-in', 'maxPauseSeconds'),
-      maxDeadLetters: option('detection-in', 'maxDeadLetters'),
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-in') },
     },
     credentials: {
       user: { type: 'text', validate: credentialField('basic') },
@@ -292,22 +258,14 @@
       token: { type: 'password', validate: credentialField('bearer') },
       headerValue: { type: 'password', validate: credentialField('header') },
     },
-    inputs: 0,
     outputs: 3,
-    icon: 'detection-in.svg',
     label: function () {
-      return this.name || this._('detection-in.label.node', { path: this.path || '/detections' });
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
+      return this._('detection-in.label.node', { path: this.path || '/detections' });
     },
     outputLabels: function (index) {
       return this._(
         ['detection-in.outputs.events', 'detection-in.outputs.invalid', 'detection-in.outputs.failures'][index] || 'detection-in.outputs.events',
       );
-    },
-    paletteLabel: function () {
-      return this._('detection-in.paletteLabel');
     },
     onadd: function () {
       // A new receiver from the palette (not yet in the workspace; an imported or pasted

@@ -11,11 +11,9 @@
   const validators = DetectionBridgeEditor.validators('detection-listener');
   const check = validators.check;
 
-  /** Whether `node`'s dialog is open (its fields then hold the values being edited). */
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: EditorNode): boolean {
-    if (!$('#node-config-input-tls').length) return false;
-    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
-    return !stack || stack.indexOf(node) !== -1;
+    return DetectionBridgeEditor.inDialog(node, '#node-config-input-tls');
   }
   function current(node: EditorNode, name: string, fallback: string | boolean): unknown {
     const field = $('#node-config-input-' + name);
@@ -86,10 +84,9 @@
     };
   }
 
-  RED.nodes.registerType<DetectionListenerNode>('detection-listener', {
+  DetectionBridgeEditor.define<DetectionListenerNode>('detection-listener', {
     category: 'config',
     defaults: {
-      name: { value: '' },
       host: {
         value: '',
         validate: function (v, _opt) {
@@ -99,7 +96,6 @@
       },
       // no default at run time: a listener without a port does not start
       port: { ...option('detection-listener', 'port'), required: true },
-      tls: option('detection-listener', 'tls'),
       certFile: {
         value: '',
         validate: inTls(
@@ -137,7 +133,6 @@
           return problem ? check(this, false, 'allow-' + problem[1], { entry: problem[0] }) : true;
         },
       },
-      clientCerts: option('detection-listener', 'clientCerts'),
       clientCa: {
         value: '',
         validate: function (v, _opt) {
@@ -146,17 +141,13 @@
           return check(this, !(on === true || on === 'true') || tls === 'none' || PEM_CERT.test(String(v || '')), 'client-ca');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-listener') },
     },
     credentials: {
       key: { type: 'password' },
     },
     label: function () {
       const scheme = this.tls === 'none' ? 'http' : 'https';
-      return this.name || scheme + '://' + (this.host || '*') + ':' + this.port;
-    },
-    paletteLabel: function () {
-      return this._('detection-listener.paletteLabel');
+      return scheme + '://' + (this.host || '*') + ':' + this.port;
     },
     oneditprepare: function () {
       const node = this;

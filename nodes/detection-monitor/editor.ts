@@ -6,16 +6,13 @@
     metricsPath?: string;
     healthPath?: string;
   }
-  const option = DetectionBridgeEditor.option;
   const check = DetectionBridgeEditor.validators('detection-monitor').check;
   const METRICS_PATH = '/detection-bridge/metrics';
   const HEALTH_PATH = '/detection-bridge/health';
 
-  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: EditorNode): boolean {
-    if (!$('#node-input-metricsOpen').length) return false;
-    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
-    return !stack || stack.indexOf(node) !== -1;
+    return DetectionBridgeEditor.inDialog(node, '#node-input-metricsOpen');
   }
   /** A flag as the open dialog shows it, else as saved (unset: `fallback`). */
   function flag(node: EditorNode, name: string, fallback: boolean): boolean {
@@ -23,24 +20,15 @@
     const v = node[name];
     return v === undefined ? fallback : v === true || v === 'true';
   }
-  /** Whether credential `name` is set (see detection-in's dialog: a deployed node's stay in the runtime). */
+  /** Whether credential `name` is set (a deployed node's stay in the runtime: see DetectionBridgeEditor.hasCredential). */
   function hasCredential(node: EditorNode, name: string): boolean {
-    if (inDialog(node) && $('#node-input-' + name).length) return $('#node-input-' + name).val() !== '';
-    const c = node.credentials;
-    if (!c) return !node.changed;
-    return !!(c[name] || c['has_' + name]);
+    return DetectionBridgeEditor.hasCredential(node, name, '#node-input-metricsOpen');
   }
   function protectedBy(node: EditorNode): boolean {
     return hasCredential(node, 'token') || (hasCredential(node, 'user') && hasCredential(node, 'password'));
   }
-  /** A path as a route (runtime: routeKey in nodes/shared/routes.ts). */
-  function routeOf(path: unknown): string {
-    let p = String(path || '').trim();
-    if (p.charAt(0) !== '/') p = '/' + p;
-    p = p.replace(/\/{2,}/g, '/');
-    if (p.length > 1) p = p.replace(/\/$/, '');
-    return p.toLowerCase();
-  }
+  /** A path as a route (lib/http/route-path.ts, as the runtime mounts it). */
+  const routeOf = DetectionBridgeRoutes.typedRouteKey;
   /** Another monitor of the workspace that serves `path` (only one of them could). */
   function pathTaken(node: EditorNode, path: unknown): boolean {
     const route = routeOf(path);
@@ -56,18 +44,14 @@
   function pathField(which: 'metrics' | 'health') {
     return function (this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
       if (!flag(this, which, true)) return true;
-      const p = typeof v === 'string' ? v.trim() : '';
-      if (p === '' || p === '/' || !/^\/?[^\s?#]+$/.test(p)) return check(this, false, 'path');
+      if (DetectionBridgeRoutes.routePathProblem(v)) return check(this, false, 'path');
       return check(this, !pathTaken(this, v), 'path-in-use');
     };
   }
 
-  RED.nodes.registerType<DetectionMonitorNode>('detection-monitor', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionMonitorNode>('detection-monitor', {
+    icon: 'detection-monitor.svg',
     defaults: {
-      name: { value: '' },
-      metrics: option('detection-monitor', 'metrics'),
       metricsPath: { value: METRICS_PATH, validate: pathField('metrics') },
       // metrics without a credential only when the user says so
       metricsOpen: {
@@ -78,27 +62,12 @@
           return check(this, !flag(this, 'metrics', true) || open || protectedBy(this), 'credential-needed');
         },
       },
-      health: option('detection-monitor', 'health'),
       healthPath: { value: HEALTH_PATH, validate: pathField('health') },
-      healthAuth: option('detection-monitor', 'healthAuth'),
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-monitor') },
     },
     credentials: {
       token: { type: 'password' },
       user: { type: 'text' },
       password: { type: 'password' },
-    },
-    inputs: 0,
-    outputs: 0,
-    icon: 'detection-monitor.svg',
-    label: function () {
-      return this.name || this._('detection-monitor.paletteLabel');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-monitor.paletteLabel');
     },
     oneditprepare: function () {
       function sync(): void {

@@ -16,11 +16,9 @@
   /** The default look-alike classes (lib/plates/lookalike.ts, served by detection-bridge/editor.js): the runtime reads a missing value as these. */
   const DEFAULT_CLASSES = DetectionBridgePlates.DEFAULT_LOOKALIKE_CLASSES;
 
-  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited). */
+  /** Whether `node`'s edit dialog is open (its fields then hold the values being edited, not yet saved on the node). */
   function inDialog(node: EditorNode): boolean {
-    if (!$('#node-input-scope').length) return false;
-    const stack = RED.editor && typeof RED.editor.getEditStack === 'function' ? RED.editor.getEditStack() : null;
-    return !stack || stack.indexOf(node) !== -1;
+    return DetectionBridgeEditor.inDialog(node, '#node-input-scope');
   }
   /** A field as the open dialog shows it, else as saved. */
   function fieldOf(node: EditorNode, name: string, fallback: string): string {
@@ -42,11 +40,9 @@
     return { key: parsed.problem.key === 'plates.class-short' ? 'classes-short' : 'classes-twice', vars };
   }
 
-  RED.nodes.registerType<DetectionPresenceNode>('detection-presence', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionPresenceNode>('detection-presence', {
+    icon: 'detection-presence.svg',
     defaults: {
-      name: { value: '' },
       property: {
         value: 'payload',
         validate: function (v, _opt) {
@@ -88,28 +84,17 @@
           return check(this, fieldOf(this, 'scope', 'local') !== 'redis' || (name.length <= 200 && !/[:\s{}]/.test(name)), 'sharedName');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-presence') },
     },
     inputs: 1,
     outputs: 4,
-    icon: 'detection-presence.svg',
-    label: function () {
-      return this.name || this._('detection-presence.paletteLabel');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('detection-presence.paletteLabel');
-    },
     inputLabels: function () {
       return this._('detection-presence.inputs.events');
     },
     outputLabels: function (index: number) {
       return this._('detection-presence.outputs.' + ['arrived', 'left', 'stillHere', 'list'][index]);
     },
+    property: ['msg', 'flow', 'global'],
     oneditprepare: function () {
-      $('#node-input-property').typedInput({ default: 'msg', types: ['msg', 'flow', 'global'], typeField: '#node-input-propertyType' });
       $('#node-input-away').spinner({ min: 0.001 });
       $('#node-input-stillHere').spinner({ min: 0 });
       const maxKeys = ruleOf(TYPE, 'maxKeys');

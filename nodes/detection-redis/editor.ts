@@ -37,10 +37,9 @@
     };
   }
 
-  RED.nodes.registerType<DetectionRedisNode>('detection-redis', {
+  DetectionBridgeEditor.define<DetectionRedisNode>('detection-redis', {
     category: 'config',
     defaults: {
-      name: { value: '' },
       url: {
         value: 'redis://127.0.0.1:6379',
         validate: function (v, _opt) {
@@ -86,7 +85,6 @@
       },
       confirmAof: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmAof').default, validate: ruleCheck('confirmAof') },
       confirmFewer: { value: DetectionBridgeEditor.ruleOf('detection-redis', 'confirmFewer').default, validate: ruleCheck('confirmFewer') },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-redis') },
     },
     credentials: {
       user: { type: 'text' },
@@ -95,11 +93,8 @@
       sentinelPassword: { type: 'password' },
     },
     label: function () {
-      if (this.mode === 'sentinel') return this.name || (this.primaryName ? 'sentinel: ' + this.primaryName : this._('detection-redis.paletteLabel'));
-      return this.name || this.url || this._('detection-redis.paletteLabel');
-    },
-    paletteLabel: function () {
-      return this._('detection-redis.paletteLabel');
+      if (this.mode === 'sentinel') return this.primaryName ? 'sentinel: ' + this.primaryName : '';
+      return this.url;
     },
     oneditprepare: function () {
       const showTls = function () {

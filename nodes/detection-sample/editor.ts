@@ -8,12 +8,10 @@
   }
   /** The Kind TypedInput's own type: a kind fixed in the node (runtime: FIXED_KIND). */
   const FIXED = 'kind';
-  const BASE_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/i;
 
   const validators = DetectionBridgeEditor.validators('detection-sample');
   const check = validators.check;
   const chosenBridgeCheck = validators.config('bridge');
-  const option = DetectionBridgeEditor.option;
   const KINDS = DetectionBridgeEditor.choicesOf('detection-sample', 'kind');
   /** A field's value in the open dialog, else as saved. */
   function current(node: EditorNode, name: string): string {
@@ -58,15 +56,15 @@
     return m[1] + m[2] + prefix + '/api/v1/webhook-models/' + kind;
   }
 
-  RED.nodes.registerType<DetectionSampleNode>('detection-sample', {
-    category: 'detection bridge',
-    color: '#87C4E6',
+  DetectionBridgeEditor.define<DetectionSampleNode>('detection-sample', {
+    icon: 'detection-sample.svg',
+    appliesTo: {
+      // only the node's own saved URL uses it (a chosen bridge has its own)
+      timeout: ownUrlInUse,
+    },
     defaults: {
-      name: { value: '' },
       kind: { value: DetectionBridgeEditor.ruleOf('detection-sample', 'kind').default, validate: kindCheck },
       kindType: { value: FIXED },
-      source: option('detection-sample', 'source'),
-      images: option('detection-sample', 'images'),
       bridge: { value: '', type: 'events-bridge', validate: bridgeCheck },
       // Saved before the events bridge existed: the node's own bridge, used while no bridge is chosen.
       // Shown read-only; cleared when a bridge is chosen.
@@ -74,33 +72,22 @@
         value: '',
         validate: function (v, _opt) {
           if (!ownUrlInUse(this)) return true;
-          const url = String(v || '').trim();
-          if (!/^https?:\/\//i.test(url)) return check(this, false, 'baseUrl-scheme');
-          return check(this, BASE_URL.test(url), 'baseUrl');
+          // as the runtime's bridge client parses it (lib/http/base-url.ts); a user name in it is sent as Basic credentials
+          const problem = DetectionBridgeUrls.baseUrlProblem(v);
+          if (problem === 'empty' || problem === 'not-absolute' || problem === 'protocol') return check(this, false, 'baseUrl-scheme');
+          return check(this, !problem || problem === 'user-info', 'baseUrl');
         },
       },
-      insecure: option('detection-sample', 'insecure'),
-      // only the node's own saved URL uses it (a chosen bridge has its own)
-      timeout: option('detection-sample', 'timeout', ownUrlInUse),
-      configVersion: { value: DetectionBridgeConfig.currentVersion('detection-sample') },
     },
     inputs: 1,
     outputs: 1,
-    icon: 'detection-sample.svg',
     label: function () {
-      if (this.name) return this.name;
       return (this.kindType || FIXED) === FIXED
         ? this._('detection-sample.label.sample', { kind: this.kind || 'face' })
         : this._('detection-sample.label.sampleMsg');
     },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
     outputLabels: function () {
       return this._('detection-sample.outputs.sample');
-    },
-    paletteLabel: function () {
-      return this._('detection-sample.paletteLabel');
     },
     oneditprepare: function () {
       const node = this;

@@ -5,101 +5,103 @@
   interface EventsBridgeNode extends EditorNode {
     url?: string;
   }
-  const option = DetectionBridgeEditor.option;
   const validators = DetectionBridgeEditor.validators('events-bridge');
   const check = validators.check;
-  /** What is wrong with a path (as lib/bridge/enroll-api.ts checks it), or null; `monitor`: it takes {externalId}. */
-  function pathProblem(v: unknown, monitor: boolean): string | null {
-    const p = String(v || '').trim();
-    if (p === '') return 'path-empty';
-    if (/^[a-z][a-z0-9+.-]*:/i.test(p) || p.indexOf('//') === 0) return 'path-absolute';
-    if (/[?#\s]/.test(p)) return 'path-query';
-    const placeholders = p.match(/\{[^}]*\}/g) || [];
-    if (monitor) return placeholders.length === 1 && placeholders[0] === '{externalId}' ? null : 'path-external-id';
-    return placeholders.length ? 'path-placeholder' : null;
-  }
-  function pathCheck(monitor: boolean) {
-    return function (this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
-      const problem = pathProblem(v, monitor);
-      return check(this, !problem, problem || '');
+  /** The dialog's words (validators.<key>) for each of lib's base URL problems. */
+  const URL_WORDS: Record<string, string> = {
+    empty: 'url-empty',
+    'not-absolute': 'url-scheme',
+    protocol: 'url-scheme',
+    query: 'url',
+    'user-info': 'url',
+  };
+  const api = DetectionBridgeEnrollment;
+  /** The dialog's words (validators.<key>) for each of lib's enrollment API problems (lib/bridge/enroll-api.ts). */
+  const API_WORDS: Record<string, string> = {
+    'enroll.path.empty': 'path-empty',
+    'enroll.path.absolute': 'path-absolute',
+    'enroll.path.query': 'path-query',
+    'enroll.path.external-id': 'path-external-id',
+    'enroll.path.placeholder': 'path-placeholder',
+    'enroll.paging.syntax': 'pageQuery-syntax',
+    'enroll.paging.placeholder': 'pageQuery-placeholder',
+    'enroll.paging.no-page': 'pageQuery-page',
+    'enroll.paging.size': 'pageSize',
+    'enroll.photo-field': 'photoField',
+  };
+  /** Where lib's problems name each field (their `option`). */
+  const API_OPTIONS: Record<string, string> = {
+    lprMonitorPath: 'lpr.monitor',
+    lprListPath: 'lpr.list',
+    faceMonitorPath: 'face.monitor',
+    faceListPath: 'face.list',
+    pageQuery: 'pageQuery',
+    pageSize: 'pageSize',
+    photoField: 'photoField',
+  };
+  /**
+   * A field of the enrollment API checked as the runtime reads the node
+   * (lib's resolveEnrollmentApi), with `v` as the field's value: only the
+   * problems lib names this field by count.
+   */
+  function apiCheck(field: string) {
+    return function (this: EventsBridgeNode, v: unknown, _opt?: unknown): EditorVerdict {
+      const node: Record<string, unknown> = { ...this, [field]: v };
+      const text = (name: string) => (node[name] === undefined || node[name] === null ? undefined : String(node[name]));
+      const resolved = api.resolveEnrollmentApi({
+        paths: {
+          lpr: { monitor: text('lprMonitorPath'), list: text('lprListPath') },
+          face: { monitor: text('faceMonitorPath'), list: text('faceListPath') },
+        },
+        pageQuery: text('pageQuery'),
+        pageSize: text('pageSize'),
+        photoField: text('photoField'),
+      });
+      const problem = resolved.ok
+        ? undefined
+        : resolved.problems.filter(function (p) {
+            return p.option === API_OPTIONS[field];
+          })[0];
+      if (!problem) return true;
+      // a problem the dialog has no words for is still one: marked without a reason
+      return API_WORDS[problem.key] ? check(this, false, API_WORDS[problem.key]) : false;
     };
   }
-  /** What is wrong with a paging query, or null; empty: no paging. */
-  function pagingProblem(v: unknown): string | null {
-    const q = String(v || '')
-      .trim()
-      .replace(/^\?/, '');
-    if (q === '') return null;
-    const parts = q.split('&');
-    for (let i = 0; i < parts.length; i++) {
-      const kv = parts[i].split('=');
-      if (kv.length !== 2 || kv[0] === '' || /[\s#]/.test(parts[i])) return 'pageQuery-syntax';
-      const found = parts[i].match(/\{[^}]*\}/g) || [];
-      for (let j = 0; j < found.length; j++) if (['{page}', '{page0}', '{offset}', '{size}'].indexOf(found[j]) < 0) return 'pageQuery-placeholder';
-    }
-    return /\{(?:page|page0|offset)\}/.test(q) ? null : 'pageQuery-page';
-  }
+  const DEFAULTS = api.DEFAULT_ENROLLMENT_PATHS;
 
-  RED.nodes.registerType<EventsBridgeNode>('events-bridge', {
+  DetectionBridgeEditor.define<EventsBridgeNode>('events-bridge', {
     category: 'config',
     defaults: {
-      name: { value: '' },
       url: {
         value: '',
+        // as the runtime parses it (lib/http/base-url.ts), in the dialog's words
         validate: function (v, _opt) {
-          const url = String(v || '').trim();
-          if (url === '') return check(this, false, 'url-empty');
-          if (!/^https?:\/\//i.test(url)) return check(this, false, 'url-scheme');
-          return check(this, /^https?:\/\/[^\s/?#@]+[^\s?#]*$/i.test(url), 'url');
+          const problem = DetectionBridgeUrls.baseUrlProblem(v);
+          return check(this, !problem, problem ? URL_WORDS[problem] : '');
         },
       },
-      insecure: option('events-bridge', 'insecure'),
       ca: { value: '' },
-      timeout: option('events-bridge', 'timeout'),
       // The documented paths (the face enroll method is inferred); see the help.
-      lprMonitorPath: { value: '/api/v1/lpr/monitor/{externalId}', validate: pathCheck(true) },
-      lprListPath: { value: '/api/v1/lpr/monitored', validate: pathCheck(false) },
-      faceMonitorPath: { value: '/api/v1/faces/monitor/{externalId}', validate: pathCheck(true) },
-      faceListPath: { value: '/api/v1/faces/monitored', validate: pathCheck(false) },
-      photoField: {
-        value: 'faceImage',
-        validate: function (v, _opt) {
-          return check(this, /^[A-Za-z_$][\w$]*$/.test(String(v || '').trim()), 'photoField');
-        },
-      },
-      pageQuery: {
-        value: '',
-        validate: function (v, _opt) {
-          const problem = pagingProblem(v);
-          return check(this, !problem, problem || '');
-        },
-      },
-      pageSize: {
-        value: 500,
-        validate: function (v, _opt) {
-          const n = Number(v);
-          return check(this, v !== '' && Number.isInteger(n) && n >= 1 && n <= 100000, 'pageSize');
-        },
-      },
-      // Optional: trimmed, its trailing dash dropped, as lib/events/tag-prefix.ts (TAG_PREFIX_SOURCE) accepts it.
+      lprMonitorPath: { value: DEFAULTS.lpr.monitor, validate: apiCheck('lprMonitorPath') },
+      lprListPath: { value: DEFAULTS.lpr.list, validate: apiCheck('lprListPath') },
+      faceMonitorPath: { value: DEFAULTS.face.monitor, validate: apiCheck('faceMonitorPath') },
+      faceListPath: { value: DEFAULTS.face.list, validate: apiCheck('faceListPath') },
+      photoField: { value: api.DEFAULT_PHOTO_FIELD, validate: apiCheck('photoField') },
+      pageQuery: { value: '', validate: apiCheck('pageQuery') },
+      pageSize: { value: api.DEFAULT_PAGE_SIZE, validate: apiCheck('pageSize') },
+      // Optional: read as the runtime reads it (lib/events/tag-prefix.ts).
       tagPrefix: {
         value: '',
         validate: function (v, _opt) {
-          const p = String(v || '').trim();
-          if (p === '') return true;
-          return check(this, /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?$/.test(p.replace(/-$/, '')), 'tagPrefix');
+          return check(this, DetectionBridgeEditor.tagPrefixOf(v) !== null, 'tagPrefix');
         },
       },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('events-bridge') },
     },
     credentials: {
       token: { type: 'password' },
     },
     label: function () {
-      return this.name || this.url || this._('events-bridge.paletteLabel');
-    },
-    paletteLabel: function () {
-      return this._('events-bridge.paletteLabel');
+      return this.url;
     },
     oneditprepare: function () {
       $('#node-config-input-insecure')

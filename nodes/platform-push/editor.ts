@@ -10,7 +10,6 @@
     id: string;
     name?: string;
   }
-  const option = DetectionBridgeEditor.option;
   const ruleOf = DetectionBridgeEditor.ruleOf;
   const POS = 'pos';
   const PROPERTY_TYPES = DetectionBridgeEditor.PROPERTY_TYPES;
@@ -25,13 +24,11 @@
     return String(($('#node-input-' + field).length ? $('#node-input-' + field).val() : node[field]) || fallback);
   }
 
-  RED.nodes.registerType<PlatformPushNode>('platform-push', {
-    category: 'detection bridge',
+  DetectionBridgeEditor.define<PlatformPushNode>('platform-push', {
+    icon: 'platform-push.svg',
     color: '#A6BBCF',
     defaults: {
-      name: { value: '' },
       server: { value: '', type: 'platform-server', validate: serverCheck },
-      operation: option('platform-push', 'operation'),
       posId: {
         value: '',
         validate: function (v, _opt) {
@@ -53,23 +50,11 @@
         },
       },
       pathType: { value: 'str' },
-      batchSize: option('platform-push', 'batchSize'),
-      batchMs: option('platform-push', 'batchMs'),
-      maxRetries: option('platform-push', 'maxRetries'),
-      configVersion: { value: DetectionBridgeConfig.currentVersion('platform-push') },
     },
     inputs: 1,
     outputs: 1,
-    icon: 'platform-push.svg',
     label: function () {
-      if (this.name) return this.name;
       return this._('platform-push.label.short') + ' ' + this._('platform-push.operation.' + (this.operation || POS));
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('platform-push.paletteLabel');
     },
     inputLabels: function () {
       return this._('platform-push.inputs.items');

@@ -38,7 +38,6 @@
     pathType?: string;
     params?: ParamRow[];
   }
-  const option = DetectionBridgeEditor.option;
   /** The Method TypedInput's own type: a method fixed in the node (runtime: FIXED_METHOD). */
   const FIXED = 'method';
   const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -91,11 +90,10 @@
     });
   }
 
-  RED.nodes.registerType<PlatformRequestNode>('platform-request', {
-    category: 'detection bridge',
+  DetectionBridgeEditor.define<PlatformRequestNode>('platform-request', {
+    icon: 'platform-request.svg',
     color: '#A6BBCF',
     defaults: {
-      name: { value: '' },
       server: { value: '', type: 'platform-server', validate: serverCheck },
       method: {
         value: 'GET',
@@ -115,25 +113,14 @@
         },
       },
       pathType: { value: 'str' },
-      errors: option('platform-request', 'errors'),
-      check: option('platform-request', 'check'),
       // The operation picked from the server's OpenAPI file: informative, the runtime reads method and path.
       operationId: { value: '' },
       params: { value: [] },
-      configVersion: { value: DetectionBridgeConfig.currentVersion('platform-request') },
     },
     inputs: 1,
     outputs: 1,
-    icon: 'platform-request.svg',
     label: function () {
-      if (this.name) return this.name;
       return shown(this.methodType || FIXED, this.method, FIXED) + ' ' + shown(this.pathType || 'str', this.path, 'str');
-    },
-    labelStyle: function () {
-      return this.name ? 'node_label_italic' : '';
-    },
-    paletteLabel: function () {
-      return this._('platform-request.paletteLabel');
     },
     inputLabels: function () {
       return this._('platform-request.inputs.request');

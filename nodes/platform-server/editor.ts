@@ -7,36 +7,35 @@
     openapi?: string;
   }
   const check = DetectionBridgeEditor.validators('platform-server').check;
-  const option = DetectionBridgeEditor.option;
+  /** The dialog's words (validators.<key>) for each of lib's base URL problems. */
+  const URL_WORDS: Record<string, string> = {
+    empty: 'url-empty',
+    'not-absolute': 'url-scheme',
+    protocol: 'url-scheme',
+    query: 'url',
+    'user-info': 'url',
+  };
 
-  RED.nodes.registerType<PlatformServerNode>('platform-server', {
+  DetectionBridgeEditor.define<PlatformServerNode>('platform-server', {
     category: 'config',
     defaults: {
-      name: { value: '' },
       url: {
         value: '',
+        // as the runtime parses it (lib/http/base-url.ts), in the dialog's words
         validate: function (v, _opt) {
-          const url = String(v || '').trim();
-          if (url === '') return check(this, false, 'url-empty');
-          if (!/^https?:\/\//i.test(url)) return check(this, false, 'url-scheme');
-          return check(this, /^https?:\/\/[^\s/?#]+[^\s?#]*$/i.test(url), 'url');
+          const problem = DetectionBridgeUrls.baseUrlProblem(v);
+          return check(this, !problem, problem ? URL_WORDS[problem] : '');
         },
       },
-      insecure: option('platform-server', 'insecure'),
       ca: { value: '' },
       openapi: { value: '' },
-      timeout: option('platform-server', 'timeout'),
-      configVersion: { value: DetectionBridgeConfig.currentVersion('platform-server') },
     },
     credentials: {
       userName: { type: 'text' },
       password: { type: 'password' },
     },
     label: function () {
-      return this.name || this.url || this._('platform-server.paletteLabel');
-    },
-    paletteLabel: function () {
-      return this._('platform-server.paletteLabel');
+      return this.url;
     },
     oneditprepare: function () {
       $('#node-config-input-insecure')

@@ -112,12 +112,50 @@ declare global {
   const RED: EditorRED;
   /** lib/config/migrate.ts: the configuration versions. */
   const DetectionBridgeConfig: typeof import('../../lib/config/migrate');
-  /** nodes/shared/editor-helpers.ts: what the dialogs share. */
-  const DetectionBridgeEditor: ReturnType<typeof import('./editor-helpers').editorHelpers>;
+  /**
+   * What a dialog states of itself for DetectionBridgeEditor.define (nodes/shared/editor-helpers.ts
+   * DialogSpec): Node-RED's definition without what define fills, with `this` the type's node.
+   */
+  type EditorDialogSpec<N extends EditorNode = EditorNode> = Omit<EditorNodeDef<N>, 'category' | 'defaults' | 'label' | 'paletteLabel'> & {
+    category?: 'config';
+    defaults?: Record<string, EditorPropertyDef<N>>;
+    appliesTo?: Record<string, (node: N) => boolean>;
+    label?: (this: N) => string | undefined;
+    property?: string[];
+    outputsBy?: { field: string; count: (value: any) => number }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+
+  /** nodes/shared/editor-helpers.ts: what the dialogs share; `define` typed for the dialogs' nodes. */
+  const DetectionBridgeEditor: Omit<ReturnType<typeof import('./editor-helpers').editorHelpers>, 'define'> & {
+    define<N extends EditorNode = EditorNode>(type: string, spec: EditorDialogSpec<N>): void;
+  };
   /** lib/config/node-options.ts: each node type's option rules, and their check. */
   const DetectionBridgeOptions: import('./editor-helpers').EditorOptionRules;
   /** lib/delivery/downstream.ts: whether a detection-done is wired downstream of a receiver. */
   const DetectionBridgeDownstream: typeof import('../../lib/delivery/downstream');
+  /** lib/receiver/auth-config.ts: the authentication modes and the credentials each needs. */
+  const DetectionBridgeAuth: {
+    readonly AUTH_CREDENTIALS: Readonly<Record<string, readonly string[]>>;
+    readonly HEADER_NAME: RegExp;
+  };
+  /** lib/http/route-path.ts: a typed path's route key and check, as the runtime mounts it. */
+  const DetectionBridgeRoutes: typeof import('../../lib/http/route-path');
+  /** lib/bridge/enroll-api.ts: the enrollment API's defaults and its check (its problems are lib Messages with the option they name). */
+  const DetectionBridgeEnrollment: {
+    readonly DEFAULT_ENROLLMENT_PATHS: Readonly<Record<'lpr' | 'face', { readonly monitor: string; readonly list: string }>>;
+    readonly DEFAULT_PHOTO_FIELD: string;
+    readonly DEFAULT_PAGE_SIZE: number;
+    resolveEnrollmentApi(options: {
+      paths?: Partial<Record<'lpr' | 'face', { monitor?: string; list?: string }>>;
+      pageQuery?: string;
+      pageSize?: string;
+      photoField?: string;
+    }): { ok: true } | { ok: false; problems: Array<{ option: string; key: string }> };
+  };
+  /** lib/alert/template.ts: the fields an alert's templates may name. */
+  const DetectionBridgeAlert: Pick<typeof import('../../lib/alert/template'), 'ALERT_FIELDS' | 'unknownFields'>;
+  /** lib/http/base-url.ts: a configuration node's base URL check. */
+  const DetectionBridgeUrls: Pick<typeof import('../../lib/http/base-url'), 'baseUrlProblem'>;
   /** lib/plates/lookalike.ts: look-alike classes, their default and their check (what the dialogs use of it; its types
    *  are not imported: they would bring lib's message catalog into the editor's build). */
   const DetectionBridgePlates: {

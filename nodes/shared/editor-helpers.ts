@@ -16,10 +16,58 @@ export interface EditorOptionRules {
   checkOption(rule: OptionRule, value: unknown): RuleResult<unknown>;
 }
 
+/** The lib files the helpers run (served by the editor script; browser-safe). */
+export interface EditorLib {
+  crops: Pick<typeof import('../../lib/core/crop-sizes'), 'CROP_SIZE_NAMES' | 'parseCropList'>;
+  tagPrefix: Pick<typeof import('../../lib/events/tag-prefix'), 'normaliseTagPrefix'>;
+  /** lib/config/migrate.ts: a type's current configuration version. */
+  config: { currentVersion(type: string): number };
+}
+
 /** The parts of the editor's RED the helpers use. */
 export interface HelpersRED {
   validators: { typedInput(options: { type?: string; typeField?: string }): (this: unknown, v: unknown, opt: unknown) => unknown };
-  nodes: { node(id: string): { valid?: boolean } | null | undefined };
+  nodes: { node(id: string): { valid?: boolean } | null | undefined; registerType?(type: string, definition: object): void };
+}
+
+/** jQuery, as far as define's dialog steps use it (the editor's global `$`). */
+interface JQueryLike {
+  (selector: string): {
+    typedInput(options: object): unknown;
+    on(events: string, handler: () => void): unknown;
+    is(selector: string): boolean;
+    prop(name: string): unknown;
+    val(): unknown;
+    val(value: string): unknown;
+  };
+}
+/** A node as the dialog's own functions see it (the editor's node: its properties, `_`). */
+type DialogNode = EditorNode & { name?: unknown; [property: string]: unknown };
+
+/**
+ * What a dialog states of itself; define (below) fills what every dialog
+ * shares. Any other member (credentials, inputs, outputs, outputLabels,
+ * oneditsave, button …) goes to Node-RED as it is.
+ */
+export interface DialogSpec {
+  /** `config` for a configuration node (no color, ports or label style); else the package's palette category. */
+  category?: 'config';
+  /** Palette color (default the package's blue). */
+  color?: string;
+  /** The icon (stated by each dialog: scripts/build.js ships the icon a node file names). */
+  icon?: string;
+  /** The dialog's own properties, and table options it checks its own way; every other option of lib's table is added. */
+  defaults?: Record<string, unknown>;
+  /** For options of the table that matter only as the node is set: whether one applies (else any value passes). */
+  appliesTo?: Record<string, (node: never) => boolean>;
+  /** The label of a node without a name (empty or undefined: the palette label). */
+  label?: (this: never) => string | undefined;
+  /** The types of the event property's TypedInput (#node-input-property, its type in propertyType). */
+  property?: string[];
+  /** The output count as a field of the dialog sets it (`count` of a checkbox's state or a field's value). */
+  outputsBy?: { field: string; count: (value: never) => number };
+  oneditprepare?: (this: never) => void;
+  [member: string]: unknown;
 }
 /** A node as validators see it: `_` translates a key of the node's catalog. */
 interface EditorNode {
@@ -33,7 +81,7 @@ interface TypedInputLike {
 /** A validator's answer: true, or what is wrong in the user's language (false when it cannot say). */
 type Verdict = true | string | false;
 
-export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
+export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules, lib: EditorLib) {
   const empty = (v: unknown): boolean => v === undefined || v === null || String(v).trim() === '';
 
   /**
@@ -115,22 +163,17 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
     };
   }
 
-  /** The crop sizes a plate's picture is chosen by, in the default order (lib/core/event-kinds.ts CROP_SIZE_NAMES). */
-  const CROPS = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'];
-  /** A comma list of known crop names, each at most once, at least one (as lib/image's parseCropList reads it). */
+  /** The crop sizes a plate's picture is chosen by, in the default order (lib/core/crop-sizes.ts). */
+  const CROPS: string[] = lib.crops.CROP_SIZE_NAMES.slice();
+  /** A crop list the runtime reads (lib/core/crop-sizes.ts parseCropList). */
   function validCrops(v: unknown): boolean {
-    const names = String(v == null ? '' : v)
-      .split(',')
-      .map(function (s) {
-        return s.trim();
-      });
-    if (names.length === 0 || names[0] === '') return false;
-    const seen: Record<string, boolean> = {};
-    for (let i = 0; i < names.length; i++) {
-      if (CROPS.indexOf(names[i]) < 0 || seen[names[i]]) return false;
-      seen[names[i]] = true;
-    }
-    return true;
+    return lib.crops.parseCropList(v) !== null;
+  }
+
+  /** A typed tag prefix as the runtime uses it (lib/events/tag-prefix.ts): '' for none, null when it is none. */
+  function tagPrefixOf(v: unknown): string | null {
+    const prefix = lib.tagPrefix.normaliseTagPrefix(v === undefined || v === null ? '' : String(v));
+    return prefix === undefined ? null : prefix;
   }
 
   /** What is wrong with a platform API path (`/api/v2/…`), or null: the key of its reason. */
@@ -139,6 +182,90 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
     if (p === '') return 'path-empty';
     if (/\s/.test(p)) return 'path-spaces';
     return /^\/?[^\s?#]*$/.test(p) ? null : 'path';
+  }
+
+  /**
+   * Registers a dialog: `spec` holds only what is its own (see DialogSpec);
+   * this fills the rest as every dialog of the package has it: the category
+   * and color, `name`, every option of lib's table (option above) and the
+   * configuration version in the defaults, no ports unless stated, a label (the name, else
+   * the spec's, else the palette label) in italics when named, the palette
+   * label from the catalog, and before the spec's own oneditprepare: the
+   * event property's TypedInput and the output count kept in step.
+   */
+  function define(type: string, spec: DialogSpec): void {
+    const { category, color, defaults, appliesTo, label, property, outputsBy, oneditprepare, ...rest } = spec;
+    const config = category === 'config';
+    const table = (rules.NODE_OPTIONS as unknown as Record<string, Record<string, OptionRule>>)[type] || {};
+    const own = defaults || {};
+    const applies = (appliesTo || {}) as Record<string, (node: EditorNode) => boolean>;
+    const all: Record<string, unknown> = { name: { value: '' } };
+    for (const name of Object.keys(table)) if (!(name in own)) all[name] = option(type, name, applies[name]);
+    for (const name of Object.keys(own)) all[name] = own[name];
+    all.configVersion = { value: lib.config.currentVersion(type) };
+    const ownLabel = label as ((this: DialogNode) => string | undefined) | undefined;
+    function paletteLabel(this: DialogNode): string {
+      return typeof this._ === 'function' ? this._(`${type}.paletteLabel`) : type;
+    }
+    const definition: Record<string, unknown> = {
+      category: config ? 'config' : 'detection bridge',
+      defaults: all,
+      label: function (this: DialogNode): string {
+        return (this.name ? String(this.name) : '') || (ownLabel && ownLabel.call(this)) || paletteLabel.call(this);
+      },
+      paletteLabel,
+    };
+    if (!config) {
+      definition.color = color || '#87C4E6';
+      definition.inputs = 0;
+      definition.outputs = 0;
+      definition.labelStyle = function (this: DialogNode): string {
+        return this.name ? 'node_label_italic' : '';
+      };
+    }
+    Object.assign(definition, rest);
+    const prepare = oneditprepare as ((this: DialogNode) => void) | undefined;
+    const outputs = outputsBy as { field: string; count: (value: string | boolean) => number } | undefined;
+    definition.oneditprepare = function (this: DialogNode): void {
+      const $ = (globalThis as unknown as { $: JQueryLike }).$;
+      if (property) $('#node-input-property').typedInput({ default: 'msg', types: property, typeField: '#node-input-propertyType' });
+      if (outputs) {
+        const selector = '#node-input-' + outputs.field;
+        const sync = (): void => {
+          const field = $(selector);
+          $('#node-input-outputs').val(String(outputs.count(field.is(':checkbox') ? field.prop('checked') === true : String(field.val()))));
+        };
+        $(selector).on('change', sync);
+        sync();
+      }
+      if (prepare) prepare.call(this);
+    };
+    if (!RED.nodes.registerType) throw new Error('detection-bridge: define needs the editor');
+    RED.nodes.registerType(type, definition);
+  }
+
+  /** Whether `node`'s edit dialog is open: the dialog's `probe` field is shown and the node is being edited. */
+  function inDialog(node: unknown, probe: string): boolean {
+    const $ = (globalThis as unknown as { $: (s: string) => { length?: number } }).$;
+    if (!$(probe).length) return false;
+    const editor = (RED as unknown as { editor?: { getEditStack?: () => unknown[] } }).editor;
+    const stack = editor && typeof editor.getEditStack === 'function' ? editor.getEditStack() : null;
+    return !stack || stack.indexOf(node) !== -1;
+  }
+
+  /**
+   * Whether credential `name` is set: in the open dialog (`probe`, see inDialog)
+   * its field (a stored password shows as __PWRD__), else what the editor knows.
+   * After a deploy or a reload the editor knows nothing of a deployed node's
+   * credentials (they stay in the runtime): taken as set; a new, imported or
+   * pasted node has none until they are entered.
+   */
+  function hasCredential(node: { credentials?: Record<string, unknown>; changed?: boolean }, name: string, probe: string): boolean {
+    const $ = (globalThis as unknown as { $: (s: string) => { length?: number; val(): unknown } }).$;
+    if (inDialog(node, probe) && $('#node-input-' + name).length) return $('#node-input-' + name).val() !== '';
+    const c = node.credentials;
+    if (!c) return !node.changed;
+    return !!(c[name] || c['has_' + name]);
   }
 
   /**
@@ -166,5 +293,9 @@ export function editorHelpers(RED: HelpersRED, rules: EditorOptionRules) {
     msgByDefault,
     CROPS,
     validCrops,
+    tagPrefixOf,
+    define,
+    inDialog,
+    hasCredential,
   };
 }

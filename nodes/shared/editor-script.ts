@@ -11,7 +11,18 @@
  * `DetectionBridgeTimeWindows` (lib/events/time-window.ts: detection
  * filter's time windows and zones, read as the runtime reads them), and
  * `DetectionBridgePlates` (lib/plates/lookalike.ts: look-alike classes,
- * checked as the runtime checks them).
+ * checked as the runtime checks them), `DetectionBridgeFilter`
+ * (lib/events/filter-rules.ts: detection filter's rule checks and summaries),
+ * `DetectionBridgeAuth`
+ * (lib/receiver/auth-config.ts: the credentials each authentication needs),
+ * `DetectionBridgeRoutes` (lib/http/route-path.ts: a path's route key and
+ * check), `DetectionBridgeUrls` (lib/http/base-url.ts: a base URL's check)
+ * `DetectionBridgeAlert` (lib/alert/template.ts: the fields an alert's templates name)
+ * and `DetectionBridgeEnrollment` (lib/bridge/enroll-api.ts: the events
+ * bridge's enrollment paths and paging, checked as the runtime reads them).
+ * The crop names (lib/core/crop-sizes.ts) and the tag prefix
+ * (lib/events/tag-prefix.ts) reach the dialogs through DetectionBridgeEditor. Each of these lib files is browser-safe, and a
+ * dialog restating what one of them says fails test/unit/editor-rules.test.js.
  */
 import fs from 'node:fs';
 import type { NodeAPI } from 'node-red';
@@ -30,6 +41,15 @@ const LIB_MODULES: Readonly<Record<string, string>> = {
   'time-zone': '../../lib/core/time-zone',
   'time-window': '../../lib/events/time-window',
   lookalike: '../../lib/plates/lookalike',
+  'tag-prefix': '../../lib/events/tag-prefix',
+  'crop-sizes': '../../lib/core/crop-sizes',
+  'auth-config': '../../lib/receiver/auth-config',
+  'route-path': '../../lib/http/route-path',
+  'base-url': '../../lib/http/base-url',
+  template: '../../lib/alert/template',
+  'enroll-api': '../../lib/bridge/enroll-api',
+  'filter-lists': '../../lib/events/filter-lists',
+  'filter-rules': '../../lib/events/filter-rules',
 };
 
 let script: string | undefined;
@@ -68,10 +88,18 @@ export function editorScript(): string {
     '  window.DetectionBridgeConfig = modules.migrate;',
     `  (${installInEditor.toString()})(RED, modules.migrate);`,
     "  window.DetectionBridgeOptions = { NODE_OPTIONS: modules['node-options'].NODE_OPTIONS, checkOption: modules['option-rules'].checkOption };",
-    '  window.DetectionBridgeEditor = (' + editorHelpers.toString() + ')(RED, window.DetectionBridgeOptions);',
+    '  window.DetectionBridgeEditor = (' +
+      editorHelpers.toString() +
+      ")(RED, window.DetectionBridgeOptions, { crops: modules['crop-sizes'], tagPrefix: modules['tag-prefix'], config: modules.migrate });",
     '  window.DetectionBridgeDownstream = modules.downstream;',
     "  window.DetectionBridgeTimeWindows = modules['time-window'];",
     '  window.DetectionBridgePlates = modules.lookalike;',
+    "  window.DetectionBridgeFilter = modules['filter-rules'];",
+    "  window.DetectionBridgeAuth = modules['auth-config'];",
+    "  window.DetectionBridgeRoutes = modules['route-path'];",
+    "  window.DetectionBridgeUrls = modules['base-url'];",
+    '  window.DetectionBridgeAlert = modules.template;',
+    "  window.DetectionBridgeEnrollment = modules['enroll-api'];",
     '})();',
     '',
   );

@@ -24,7 +24,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { NodeAPI } from 'node-red';
-import { deferContinue, type Listener, RouteHandover, type RouteHandler } from '../../lib/http';
+import { deferContinue, type Listener, normalizeNodePath, pathnameOf, RouteHandover, routeKey, type RouteHandler } from '../../lib/http';
 
 type Next = (err?: unknown) => void;
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
@@ -59,33 +59,10 @@ function rootOf(app: ExpressApp): ExpressApp {
   return root;
 }
 
-/** `//hooks/a/` and `/Hooks/A` name the same route (Express routing is
- *  case-insensitive and not strict about a trailing slash by default). */
-export function routeKey(path: string): string {
-  const squeezed = path.replace(/\/{2,}/g, '/');
-  const trimmed = squeezed.length > 1 ? squeezed.replace(/\/$/, '') : squeezed;
-  return trimmed.toLowerCase();
-}
-
-/** Normalizes the path a user typed into the dialog: leading slash, no query. */
-export function normalizeNodePath(path: string): string {
-  let p = (path || '').trim();
-  if (!p.startsWith('/')) p = `/${p}`;
-  return p;
-}
+// The route key, a typed path's normal form and a request's path are lib's (the dialogs run the same file).
+export { normalizeNodePath, routeKey };
 
 const guardedPaths = new WeakMap<ExpressApp, Set<string>>();
-
-function pathnameOf(url: string | undefined): string {
-  const raw = url ?? '/';
-  const q = raw.indexOf('?');
-  const pathname = q < 0 ? raw : raw.slice(0, q);
-  try {
-    return decodeURIComponent(pathname);
-  } catch {
-    return pathname;
-  }
-}
 
 function guardFor(root: ExpressApp): Set<string> {
   const existing = guardedPaths.get(root);

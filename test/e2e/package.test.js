@@ -237,12 +237,14 @@ describe(`e2e: packed module in a real Node-RED ${nodeRedVersion()} (node ${proc
       const html = r.text;
       assert.ok(html.includes(`data-template-name="${type}"`), 'the edit dialog template is served');
       assert.ok(html.includes(`data-help-name="${type}"`), 'the help text is served');
-      assert.ok(html.includes(`RED.nodes.registerType('${type}'`), 'the editor registration is served');
+      // registered through the package's DetectionBridgeEditor.define (nodes/shared/editor-helpers.ts)
+      const registration = `DetectionBridgeEditor.define('${type}'`;
+      assert.ok(html.includes(registration), 'the editor registration is served');
       // A flow node's help has Inputs, Outputs and Details; a configuration node's (as core's
       // own configuration nodes) only Details: it has no ports.
       const ownHelp = html.slice(html.indexOf(`data-help-name="${type}"`));
       const helpText = ownHelp.slice(0, ownHelp.indexOf('</script>'));
-      const isConfig = /category:\s*'config'/.test(html.slice(html.indexOf(`RED.nodes.registerType('${type}'`)).slice(0, 400));
+      const isConfig = /category:\s*'config'/.test(html.slice(html.indexOf(registration)).slice(0, 400));
       for (const section of ['Inputs', 'Outputs', 'Details']) {
         if (isConfig && section !== 'Details')
           assert.doesNotMatch(helpText, new RegExp(`<h3>${section}</h3>`), `configuration node help has no ${section}`);

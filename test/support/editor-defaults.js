@@ -64,7 +64,8 @@ function load({ validators, utils = {}, nodes = {}, $ }) {
     settings: {},
     _: (key) => key,
   };
-  const context = vm.createContext({ RED, $ });
+  // URL: what every browser has, which the dialogs' URL check (lib/http/base-url.ts) uses
+  const context = vm.createContext({ RED, $, URL });
   context.window = context;
   vm.runInContext(editorScript(), context);
   for (const type of TYPES) {

@@ -54,12 +54,15 @@ describe('alert templates', function () {
     }
   });
 
-  it("the dialog offers lib's fields (nodes/detection-alert/editor.ts restates them)", () => {
+  it("the dialog offers and accepts lib's fields: it runs lib/alert/template.ts, served by the editor script", () => {
+    const { editorScript } = require('../../../dist/nodes/shared/editor-script');
+    const compiled = fs.readFileSync(path.join(ROOT, 'dist', 'lib', 'alert', 'template.js'), 'utf8');
+    assert.ok(editorScript().includes(compiled), 'served as built');
     const source = fs.readFileSync(path.join(ROOT, 'nodes', 'detection-alert', 'editor.ts'), 'utf8');
-    const listed = /const FIELDS = \[([^\]]*)\]/
-      .exec(source)[1]
-      .match(/'[^']+'/g)
-      .map((s) => s.slice(1, -1));
-    assert.deepEqual(listed, [...ALERT_FIELDS]);
+    assert.match(source, /const FIELDS = DetectionBridgeAlert\.ALERT_FIELDS;/, "the fields offered are lib's");
+    const { defaults } = require('../../support/editor-defaults').definitions()['detection-alert'];
+    const node = { _: (key) => key };
+    for (const field of ALERT_FIELDS) assert.equal(defaults.body.validate.call(node, `{${field}}`, {}), true, field);
+    assert.notEqual(defaults.body.validate.call(node, '{plates}', {}), true);
   });
 });

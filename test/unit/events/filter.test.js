@@ -3,7 +3,7 @@ const assert = require('node:assert/strict');
 const { compileFilter, detectionTime, listItems, listProblem, wildcardRegExp } = require('../../../dist/lib/events/filter');
 const { normalisePlate, parseLookalikeClasses, plateListCompilations, DEFAULT_LOOKALIKE_CLASSES } = require('../../../dist/lib/plates');
 const { viewOfEvent } = require('../../../dist/lib/events/detection-view');
-const { normaliseTagPrefix, tagKey, TAG_PREFIX_SOURCE } = require('../../../dist/lib/events/tag-prefix');
+const { normaliseTagPrefix, tagKey } = require('../../../dist/lib/events/tag-prefix');
 const { buildSampleEvent } = require('../../../dist/lib/bridge/sample');
 const { renderMessage } = require('../../../dist/lib/core/messages');
 
@@ -306,10 +306,29 @@ describe('lib/events/filter', () => {
       assert.equal(normaliseTagPrefix('x'.repeat(64)), 'x'.repeat(64));
     });
 
-    it('the editors restate the same rule', () => {
-      const fs = require('node:fs');
-      for (const file of ['nodes/detection-filter/editor.ts', 'nodes/events-bridge/editor.ts']) {
-        assert.ok(fs.readFileSync(require.resolve(`../../../${file}`), 'utf8').includes(`/${TAG_PREFIX_SOURCE}/`), file);
+    it("the dialogs run the same rule: their validators accept exactly the prefixes lib's normaliseTagPrefix does", () => {
+      const editor = require('../../support/editor-defaults');
+      const defs = editor.definitions();
+      const n = { _: (key) => key };
+      for (const type of ['detection-filter', 'events-bridge', 'detection-alert']) {
+        const validate = defs[type].defaults.tagPrefix.validate;
+        for (const value of [
+          'partner',
+          ' partner- ',
+          'acme_eu-2',
+          '',
+          '  ',
+          '-',
+          'partner--',
+          '-partner',
+          'part ner',
+          'partner*',
+          'pärtner',
+          'x'.repeat(64),
+          'x'.repeat(65),
+        ]) {
+          assert.equal(validate.call({ ...n }, value, {}) === true, normaliseTagPrefix(value) !== undefined, `${type}: ${JSON.stringify(value)}`);
+        }
       }
     });
 
