@@ -204,6 +204,98 @@
     load();
   }
 
+  /** What a removed receiver left (GET detection-bridge/stranded: lib/delivery/stranded.ts StrandedSummary). */
+  interface StrandedItem {
+    receiver: string;
+    path: string;
+    mode: string;
+    events: number;
+    deadLetters: number;
+    file?: string;
+    stream?: string;
+  }
+  /** The type's own message lookup, for what is said outside a dialog (after a delete, after a deploy). */
+  function say(key: string, vars?: Record<string, string | number>): string {
+    const type = RED.nodes.getType('detection-in') as unknown as { _: (k: string, v?: Record<string, string | number>) => string };
+    return type._('detection-in.stranded.' + key, vars);
+  }
+  function whereKept(item: StrandedItem): string {
+    return item.file || item.stream || say('inMemory');
+  }
+  /** The "Left by removed receivers" section: what deleted receivers still hold, handed to this one on a click. */
+  function showStranded(node: EditorNode): void {
+    const box = $('#detection-in-stranded');
+    const list = $('#detection-in-stranded-list');
+    function load(): void {
+      $.ajax({ url: 'detection-bridge/stranded', method: 'GET', dataType: 'json' }).done(function (answer: { items?: StrandedItem[] }) {
+        const items = Array.isArray(answer.items) ? answer.items : [];
+        list.empty();
+        box.toggle(items.length > 0);
+        items.forEach(function (item) {
+          const row = $('<div>').addClass('detection-in-stranded-row').attr('data-receiver', item.receiver).css({ 'margin-top': '4px' });
+          $('<span>')
+            .text(say('item', { path: item.path, events: item.events, deadLetters: item.deadLetters, where: whereKept(item) }))
+            .appendTo(row);
+          $('<button type="button" class="red-ui-button red-ui-button-small detection-in-stranded-take" style="margin-left:6px;">')
+            .text(say('take'))
+            .on('click', function () {
+              $.ajax({
+                url: 'detection-bridge/stranded/' + encodeURIComponent(item.receiver) + '/replay',
+                method: 'POST',
+                contentType: 'application/json',
+                data: JSON.stringify({ to: node.id }),
+                dataType: 'json',
+              })
+                .done(function (out: { events?: number; deadLetters?: number }) {
+                  RED.notify(say('taken', { events: out.events || 0, deadLetters: out.deadLetters || 0 }), { type: 'success' });
+                  load();
+                })
+                .fail(function (xhr: JQuery.jqXHR) {
+                  const body = xhr.responseJSON as { detail?: string } | undefined;
+                  RED.notify(say('notTaken', { message: (body && body.detail) || xhr.statusText || String(xhr.status) }), { type: 'error' });
+                  load();
+                });
+            })
+            .appendTo(row);
+          list.append(row);
+        });
+      });
+    }
+    load();
+  }
+  /** Once per editor: a receiver deleted while it holds answered events is said at once, and what a deploy left is said after it. */
+  function watchRemovals(): void {
+    RED.events.on('nodes:remove', function (removed: EditorNode) {
+      if (!removed || removed.type !== 'detection-in') return;
+      const id = removed.id;
+      const path = String((removed as DetectionInNode).path || '');
+      // A node re-imported over itself is removed and added again at once: only a receiver still gone counts.
+      setTimeout(function () {
+        if (RED.nodes.node(id)) return;
+        $.ajax({ url: 'detection-bridge/held/' + encodeURIComponent(id), method: 'GET', dataType: 'json' }).done(function (held: {
+          events?: number;
+          deadLetters?: number;
+        }) {
+          const events = held.events || 0;
+          const deadLetters = held.deadLetters || 0;
+          if (events + deadLetters > 0)
+            RED.notify(say('deleted', { path: path, events: events, deadLetters: deadLetters }), { type: 'warning', timeout: 15000 });
+        });
+      }, 0);
+    });
+    RED.events.on('deploy', function () {
+      $.ajax({ url: 'detection-bridge/stranded', method: 'GET', dataType: 'json' }).done(function (answer: { items?: StrandedItem[] }) {
+        (Array.isArray(answer.items) ? answer.items : []).forEach(function (item) {
+          RED.notify(say('afterDeploy', { path: item.path, events: item.events, deadLetters: item.deadLetters, where: whereKept(item) }), {
+            type: 'warning',
+            timeout: 15000,
+          });
+        });
+      });
+    });
+  }
+  watchRemovals();
+
   DetectionBridgeEditor.define<DetectionInNode>('detection-in', {
     icon: 'detection-in.svg',
     appliesTo: {
@@ -393,6 +485,7 @@
       showAuthRows();
       showUrl();
       showDeadLetters(node);
+      showStranded(node);
     },
   });
 })();
