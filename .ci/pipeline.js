@@ -193,6 +193,7 @@ const ESTIMATE_S = {
   'durable.test.js': 20,
   'dead-letters-across-kill.test.js': 20,
   'dead-letters-dialog.test.js': 20,
+  'stranded-dialog.test.js': 20,
 };
 /** Estimates of a job that a phase runs in part (its env below): file → phase name → seconds. */
 const ESTIMATE_PART_S = {
