@@ -94,7 +94,29 @@ export interface StagedEnqueue {
   abandon(): void;
 }
 
+/**
+ * What the receiver needs of the store that keeps its events until finished
+ * (lib/delivery/session.ts implements it): room before the body is read, the
+ * body staged while it is checked, the event committed before the 200.
+ */
+export interface ReceiverStore {
+  /** Called before the body is read, with its declared size when known: a throw
+   *  answers 503 with Retry-After at once (a store that is full refuses a burst
+   *  without reading it). */
+  admit?(declaredBytes: number | undefined): void;
+  /** Called once the body is read, before it is parsed: lets a durable store start
+   *  writing it while it is checked. Returns undefined to use `enqueue` instead; a
+   *  throw answers 503 with Retry-After. The receiver then calls exactly one of
+   *  `commit` (the event is accepted; the 200 waits for it) or `abandon`. */
+  stage?(body: Buffer, meta: DeliveryMeta): StagedEnqueue | undefined;
+  /** Called before the acknowledgement when the event was not staged. A throw or
+   *  rejection answers 503 so the bridge retries. */
+  enqueue?(delivery: AcceptedDelivery): void | Promise<void>;
+}
+
 export interface ReceiverHooks {
+  /** The store the receiver keeps events in; without one, the hooks below of the same names. */
+  store?: ReceiverStore;
   /** Called before the body is read, with its declared size when known: a throw
    *  answers 503 with Retry-After at once (a store that is full refuses a burst
    *  without reading it). */
@@ -138,6 +160,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
   const budget = createByteBudget(options.maxPendingBytes ?? Math.max(DEFAULT_PENDING_BYTES, 4 * options.maxBodyBytes));
   const linger = options.linger ?? DEFAULT_LINGER;
   const retryAfter = String(options.retryAfterSeconds ?? 1);
+  const store: ReceiverStore = hooks.store ?? hooks;
 
   const answer = (kind: ProblemKind, detail: Message, extra?: Record<string, unknown>): Problem =>
     problem(kind, renderMessage(detail, options.translate), extra);
@@ -189,7 +212,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     // room for it? (before a byte of the body is read)
     const declared = declaredLength(req);
     try {
-      hooks.admit?.(declared);
+      store.admit?.(declared);
     } catch (err) {
       unavailable(notQueued(err), true);
       return;
@@ -241,7 +264,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
         return;
       }
       try {
-        staged = hooks.stage?.(read.body, meta);
+        staged = store.stage?.(read.body, meta);
       } catch (err) {
         unavailable(notQueued(err), false);
         return;
@@ -276,7 +299,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, warnings: checked.warnings, meta };
     try {
       if (staged) await staged.commit(delivery);
-      else await hooks.enqueue?.(delivery);
+      else await store.enqueue?.(delivery);
     } catch (err) {
       unavailable(notQueued(err), false);
       return;

@@ -9,10 +9,8 @@ import type { Node } from 'node-red';
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { metricSources, type ReadinessProblem } from '../../lib/metrics';
-import type { DeliveryStats, EventDelivery } from '../../lib/delivery/types';
+import type { StoreSession } from '../../lib/delivery/session';
 import { STREAM_GROUP } from '../../lib/delivery/stream';
-import type { RedisConnection } from '../../lib/redis/connection';
-import type { ReceiverStatus } from './status';
 
 export interface ReceiverMetrics {
   /** Its route serves (not only holds what arrives for it). */
@@ -20,42 +18,20 @@ export interface ReceiverMetrics {
   /** Set when the receiver cannot take events at all (its settings, a listener's port); shown as it is. */
   problem: string | undefined;
   /** Where counts, the store and Redis are read from, once the receiver has them. */
-  attach(parts: { status: ReceiverStatus; redis?: RedisConnection; listenerFailed?: () => boolean }): void;
+  attach(parts: { session: StoreSession; listenerFailed?: () => boolean }): void;
   /** A timer for one request: call the result once it is answered. */
   time(res: ServerResponse): () => void;
 }
 
-const ZERO: DeliveryStats = { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0, deadLetters: 0, oldestUnfinishedAt: undefined };
-
-/** The store's stats where it has them (the dead-letter work adds them), counted from `since`. */
-function statsOf(tracker: EventDelivery<unknown> | undefined): DeliveryStats {
-  return (tracker as { stats?: DeliveryStats } | undefined)?.stats ?? ZERO;
-}
-
-/**
- * Registers receiver `node` under `label` (its configured path). `previous` is the store its
- * instance before this deploy left (memory mode keeps it): what it had counted is already in the
- * totals, so only what it counts from now on is added.
- */
-export function receiverMetrics(node: Node, label: string, previous: EventDelivery<unknown> | undefined): ReceiverMetrics {
-  let status: ReceiverStatus | undefined;
-  let redis: RedisConnection | undefined;
+/** Registers receiver `node` under `label` (its configured path); its session counts what is new since this instance began. */
+export function receiverMetrics(node: Node, label: string): ReceiverMetrics {
+  let session: StoreSession | undefined;
   let listenerFailed: (() => boolean) | undefined;
-  const before = { ...statsOf(previous) };
-  const trackerNow = (): EventDelivery<unknown> | undefined => status?.delivery?.tracker as EventDelivery<unknown> | undefined;
-  /** A counter of the store's stats since this instance began. */
-  const since = (name: 'redelivered' | 'failed' | 'deadLettered' | 'deadLettersDropped'): number => {
-    const tracker = trackerNow();
-    const value = statsOf(tracker)[name];
-    return tracker !== undefined && tracker === previous ? Math.max(0, value - before[name]) : value;
-  };
-
   const metrics: ReceiverMetrics = {
     mounted: false,
     problem: undefined,
     attach(parts) {
-      status = parts.status;
-      redis = parts.redis;
+      session = parts.session;
       listenerFailed = parts.listenerFailed;
     },
     time(res) {
@@ -66,49 +42,52 @@ export function receiverMetrics(node: Node, label: string, previous: EventDelive
 
   const registration = metricSources.register('receiver', label, {
     read() {
-      const tracker = trackerNow();
-      const stats = statsOf(tracker);
+      const store = session?.opened;
+      const oldest = store?.stats.oldestUnfinishedAt;
       return {
         counters: {
-          accepted: status?.counts.received ?? 0,
-          redelivered: since('redelivered'),
-          failed: since('failed'),
-          deadLettered: since('deadLettered'),
-          deadLettersDropped: since('deadLettersDropped'),
+          accepted: session?.status.counts.received ?? 0,
+          redelivered: session?.since('redelivered') ?? 0,
+          failed: session?.since('failed') ?? 0,
+          deadLettered: session?.since('deadLettered') ?? 0,
+          deadLettersDropped: session?.since('deadLettersDropped') ?? 0,
         },
-        gauges: tracker
+        gauges: store
           ? {
-              inFlightEvents: tracker.pending.events,
-              inFlightBytes: tracker.pending.bytes,
-              oldestUnfinishedAgeSeconds: stats.oldestUnfinishedAt === undefined ? 0 : Math.max(0, (Date.now() - stats.oldestUnfinishedAt) / 1000),
-              deadLetters: stats.deadLetters,
-              journalBytes: tracker.mode === 'disk' ? tracker.journalBytes : undefined,
+              inFlightEvents: store.pending.events,
+              inFlightBytes: store.pending.bytes,
+              oldestUnfinishedAgeSeconds: oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000),
+              deadLetters: store.stats.deadLetters,
+              journalBytes: session?.status.journalBytes,
             }
           : {},
       };
     },
     async readSlow() {
-      const tracker = trackerNow() as (EventDelivery<unknown> & { key?: string }) | undefined;
-      if (tracker?.mode !== 'redis' || !tracker.key || !redis?.ready) return {};
+      const store = session?.opened as { key?: string } | undefined;
+      const redis = session?.redis;
+      if (!store?.key || !redis?.ready) return {};
       // XPENDING's summary: the count of entries taken by any instance and not acknowledged.
-      const reply = (await redis.client.sendCommand(['XPENDING', tracker.key, STREAM_GROUP])) as unknown[];
+      const reply = (await redis.client.sendCommand(['XPENDING', store.key, STREAM_GROUP])) as unknown[];
       return { streamPending: Number(reply?.[0] ?? 0) };
     },
     ready() {
       const problems: ReadinessProblem[] = [];
+      const redis = session?.redis;
+      const failed = session?.status.failed;
       if (metrics.problem !== undefined) problems.push({ code: 'not-configured', detail: metrics.problem });
       else if (listenerFailed?.()) problems.push({ code: 'listener-failed' });
       else if (!metrics.mounted) problems.push({ code: 'not-mounted' });
-      if (status?.failed !== undefined) problems.push({ code: 'store-failed', detail: status.failed });
+      if (failed !== undefined) problems.push({ code: 'store-failed', detail: failed });
       if (redis && !redis.ready) problems.push({ code: 'redis-unreachable', detail: redis.error?.message });
-      const tracker = trackerNow();
-      if (!tracker && status?.failed === undefined && metrics.problem === undefined) problems.push({ code: 'store-opening' });
+      const store = session?.opened;
+      if (!store && failed === undefined && metrics.problem === undefined) problems.push({ code: 'store-opening' });
       // Disk mode: the journal's disk is full; it refuses events until finished ones free their room.
-      if (tracker?.outOfSpace) problems.push({ code: 'disk-full' });
-      else if (tracker && problems.every((p) => p.code !== 'redis-unreachable')) {
+      if (store?.outOfSpace) problems.push({ code: 'disk-full' });
+      else if (store && problems.every((p) => p.code !== 'redis-unreachable')) {
         // What refuses the next event now: in flight full, the journal full (disk), Redis.
         try {
-          tracker.checkRoom(0);
+          store.checkRoom(0);
         } catch (err) {
           const code = (err as { code?: string }).code;
           problems.push({

@@ -14,9 +14,7 @@ import type { AckMode } from '../../lib/delivery/tracker';
 import type { FinishedWhen } from '../../lib/delivery/downstream';
 import { statusText, translate } from '../shared/i18n';
 import { normalizeNodePath } from '../shared/routes';
-import { redisOf } from '../shared/redis';
 import { listenerOf } from '../detection-listener/listener-node';
-import type { DeliverySettings } from './delivery';
 
 export interface DetectionInDef extends NodeDef {
   ackMode?: AckMode;
@@ -120,58 +118,4 @@ export function listenSettings(
     return { status: s('status.no-listener'), problem: listener ?? t('errors.listener-missing') };
   }
   return { path, auth, maxBodyBytes, listener };
-}
-
-/** The delivery options of the dialog, as read (lib/core/options.ts). */
-interface DeliveryOptions {
-  ackMode: AckMode;
-  maxInFlight: number;
-  maxInFlightMiB: number;
-  journalMaxMiB: number;
-  redeliverAfterSeconds: number;
-  finishedWhen: FinishedWhen;
-  streamMaxEvents: number;
-  streamMaxMiB: number;
-  claimAfterSeconds: number;
-  maxAttempts: number;
-  firstPauseSeconds: number;
-  maxPauseSeconds: number;
-  maxDeadLetters: number;
-}
-
-/** How the receiver on `path` keeps its events until finished, or why it cannot (redis mode without a Redis). */
-export function deliverySettings(
-  RED: NodeAPI,
-  config: DetectionInDef,
-  options: DeliveryOptions,
-  path: string,
-  t: (key: string) => string,
-): DeliverySettings | CannotListen {
-  const settings: DeliverySettings = {
-    mode: options.ackMode,
-    maxEvents: options.maxInFlight,
-    maxBytes: options.maxInFlightMiB * MiB,
-    journalMaxBytes: options.journalMaxMiB * MiB,
-    redeliverAfterMs: options.redeliverAfterSeconds * 1000,
-    finishedWhen: options.finishedWhen,
-    retry: {
-      maxAttempts: options.maxAttempts,
-      firstPauseMs: options.firstPauseSeconds * 1000,
-      // A longest pause below the first one: the first one, every time.
-      maxPauseMs: Math.max(options.maxPauseSeconds, options.firstPauseSeconds) * 1000,
-      maxDeadLetters: options.maxDeadLetters,
-    },
-  };
-  if (options.ackMode !== 'redis') return settings;
-  // The shared connection of the chosen configuration node; the stream is named after the path.
-  const connection = redisOf(RED, config.redis);
-  if (!connection) return { status: statusText(RED, 'detection-in')('status.no-redis'), problem: t('errors.redis-missing') };
-  settings.redis = {
-    connection,
-    name: path,
-    streamMaxEvents: options.streamMaxEvents,
-    streamMaxBytes: options.streamMaxMiB * MiB,
-    claimAfterMs: options.claimAfterSeconds * 1000,
-  };
-  return settings;
 }

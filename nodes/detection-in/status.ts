@@ -8,20 +8,13 @@
  * another receiver already has, in the editor too.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { MiB } from '../../lib/receiver/receiver';
-import type { RedisConnection } from '../../lib/redis/connection';
+import type { StoreSession } from '../../lib/delivery/session';
 import { describeNode, flowLabel, notifyEditors } from '../shared/notify';
 import { withRedisState } from '../shared/redis';
 import { throttledStatus } from '../shared/status';
 import type { Throttled } from '../shared/throttle';
-import type { ReceiverDelivery } from './delivery';
 
 export interface ReceiverStatus {
-  readonly counts: { received: number; warned: number; rejected: number; invalid: number };
-  /** The delivery once open: what it keeps is shown too. */
-  delivery: ReceiverDelivery | undefined;
-  /** Why the delivery could not be opened (its journal, say): red, whatever else happens. */
-  failed: string | undefined;
   /** Redraws the counts (throttled). */
   readonly show: Throttled;
   /** After the delivery is (re)planned: counts replace "listening" once there is something to count, or a warning to show. */
@@ -30,46 +23,42 @@ export interface ReceiverStatus {
   listener(state: string, port?: number | string): void;
 }
 
+/** The status under a receiver, drawn from its session's one status object. */
 export function receiverStatus(
   RED: NodeAPI,
   node: Node,
   t: (key: string, vars?: Record<string, string | number>) => string,
   path: string,
-  redis: RedisConnection | undefined,
+  sessionOf: () => StoreSession,
 ): ReceiverStatus {
-  const counts = { received: 0, warned: 0, rejected: 0, invalid: 0 };
   let countsShown = false;
   const status: ReceiverStatus = {
-    counts,
-    delivery: undefined,
-    failed: undefined,
     show: throttledStatus(node, () => {
-      if (status.failed !== undefined) return { fill: 'red', shape: 'ring', text: t('status.delivery-failed', { message: status.failed }) };
+      const session = sessionOf();
+      const s = session.status;
+      const counts = s.counts;
+      if (s.failed !== undefined) return { fill: 'red', shape: 'ring', text: t('status.delivery-failed', { message: s.failed }) };
       const problems = counts.rejected + counts.invalid;
       const params = { path, received: counts.received, warned: counts.warned, rejected: problems };
-      const delivery = status.delivery;
-      const tracker = delivery?.tracker;
       // Every event answered 503 until the journal has room again (it heals as events finish): red, first.
-      const refusing = tracker?.outOfSpace === true;
-      let text = refusing ? t('status.disk-full', { path }) : t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);
+      let text = s.outOfSpace ? t('status.disk-full', { path }) : t(counts.warned > 0 ? 'status.counts-warned' : 'status.counts', params);
       // Held for a detection-done that none downstream will ever send: say so, in yellow.
-      const noDone = delivery?.completion.noDoneWired === true;
-      if (noDone) text += t('status.no-done');
-      if (tracker && (tracker.awaitCompletion || tracker.mode === 'disk')) text += t('status.pending', { pending: tracker.pending.events });
-      if (tracker?.mode === 'disk') text += t('status.journal', { size: +(tracker.journalBytes / MiB).toFixed(1) });
+      if (s.noDoneWired) text += t('status.no-done');
+      if (s.pending !== undefined) text += t('status.pending', { pending: s.pending });
+      if (s.journalBytes !== undefined) text += t('status.journal', { size: +(s.journalBytes / 1048576).toFixed(1) });
       // Kept aside after their last attempt: shown, not red (the receiver still takes events).
-      const dead = tracker?.stats.deadLetters ?? 0;
-      if (dead > 0) text += t('status.dead', { count: dead });
-      if (refusing) return { fill: 'red', shape: 'dot', text };
-      if (redis) {
-        const state = withRedisState(RED, redis, text, true);
-        return noDone && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
+      if (s.deadLetters > 0) text += t('status.dead', { count: s.deadLetters });
+      if (s.outOfSpace) return { fill: 'red', shape: 'dot', text };
+      if (session.redis) {
+        const state = withRedisState(RED, session.redis, text, true);
+        return s.noDoneWired && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
       }
-      return { fill: noDone || (problems > 0 && counts.received === 0) ? 'yellow' : 'green', shape: 'dot', text };
+      return { fill: s.noDoneWired || (problems > 0 && counts.received === 0) ? 'yellow' : 'green', shape: 'dot', text };
     }),
     replanned() {
-      const noDone = status.delivery?.completion.noDoneWired === true;
-      if (noDone || countsShown || counts.received + counts.rejected + counts.invalid > 0) {
+      const s = sessionOf().status;
+      const counts = s.counts;
+      if (s.noDoneWired || countsShown || counts.received + counts.rejected + counts.invalid > 0) {
         countsShown = true;
         status.show();
       }
