@@ -68,3 +68,23 @@ export class DeployWatch {
     for (const resolve of waiting) resolve();
   }
 }
+
+/** What the watch listens on: a runtime's event bus, which says `flows:stopping` and `flows:started`. */
+interface FlowEvents {
+  on(name: string, fn: (event: FlowsEvent) => void): unknown;
+}
+
+const watches = new WeakMap<object, DeployWatch>();
+
+/** The one watch of a runtime's event bus: made, and its two listeners added, on the first call only. */
+export function watchDeploys(events: FlowEvents, deployed: () => FlowNodeConfig[]): DeployWatch {
+  let watch = watches.get(events);
+  if (!watch) {
+    const created = new DeployWatch(deployed);
+    events.on('flows:stopping', (event) => created.stopping(event));
+    events.on('flows:started', () => created.started());
+    watches.set(events, created);
+    watch = created;
+  }
+  return watch;
+}

@@ -155,7 +155,8 @@ export class StoreSession implements ReceiverStore {
     };
     this.receiverHooks = {
       store: this,
-      emit: (accepted) => this.emit(accepted.event, { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings }, accepted.deliveryId, false, 1),
+      emit: (accepted) =>
+        this.emit(accepted.event, { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings }, accepted.deliveryId, false, 1),
       onInvalid: (d) => this.invalid(d),
       onRejected: (answer) => this.rejected(answer),
     };
@@ -307,7 +308,9 @@ export class StoreSession implements ReceiverStore {
       msg.warnings = warnings;
       // Once per place per minute in the debug sidebar, not once per event.
       for (const warning of this.gate.pass(warnings)) {
-        this.hooks.warn(this.hooks.t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }));
+        this.hooks.warn(
+          this.hooks.t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }),
+        );
       }
     }
     this.hooks.send(0, msg);

@@ -88,7 +88,6 @@ export function redisConnectionOf(options: SessionOptions, place: StorePlace): R
   return options.ackMode === 'redis' ? place.redis?.() : undefined;
 }
 
-
 /**
  * Opens the store of `options` at `place`, taking over `previous` (the store of this receiver's
  * previous instance, left open by a deploy, or undefined). Throws when it cannot be opened.

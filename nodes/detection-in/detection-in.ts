@@ -8,7 +8,8 @@
 import type { NodeAPI, NodeMessage } from 'node-red';
 import { createReceiver } from '../../lib/receiver/receiver';
 import { sessionProblem, StoreSession } from '../../lib/delivery/session';
-import { DeployWatch, type FlowsEvent } from '../../lib/delivery/deploy-watch';
+import { receiverMetrics } from '../../lib/delivery/session-metrics';
+import { watchDeploys } from '../../lib/delivery/deploy-watch';
 import type { FlowNodeConfig } from '../../lib/delivery/downstream';
 import { problem, sendProblem } from '../../lib/http/problem';
 import { discardRest } from '../../lib/http/linger';
@@ -23,33 +24,16 @@ import { serveAddresses } from './addresses';
 import { listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
 import { receiverStatus, showPathInUse } from './status';
 import { serveDeadLetters } from './dead-letters';
-import { receiverMetrics } from './metrics';
-
-/** One watch of deploys per runtime, whatever the number of receivers. */
-const watches = new WeakMap<object, DeployWatch>();
-
-function deployWatch(RED: NodeAPI): DeployWatch {
-  const events = RED.events as unknown as { on(name: string, fn: (e: FlowsEvent) => void): void };
-  let watch = watches.get(events);
-  if (!watch) {
-    const deployed = (): FlowNodeConfig[] => {
-      const flows: FlowNodeConfig[] = [];
-      RED.nodes.eachNode((n) => void flows.push(n as unknown as FlowNodeConfig));
-      return flows;
-    };
-    const created = new DeployWatch(deployed);
-    events.on('flows:stopping', (e) => created.stopping(e));
-    events.on('flows:started', () => created.started());
-    watches.set(events, created);
-    watch = created;
-  }
-  return watch;
-}
 
 export = function register(RED: NodeAPI): void {
   serveAddresses(RED);
   serveDeadLetters(RED);
-  const watch = deployWatch(RED);
+  // One listener of deploys for every receiver of this runtime; the sessions hear of them through it.
+  const watch = watchDeploys(RED.events as unknown as Parameters<typeof watchDeploys>[0], () => {
+    const flows: FlowNodeConfig[] = [];
+    RED.nodes.eachNode((n) => void flows.push(n as unknown as FlowNodeConfig));
+    return flows;
+  });
   // Between two deploys the bridge's requests wait for the next receiver on their path (bounded),
   // rather than a 503 that makes it send the same event again later.
   const routes = receiverRoutes(RED, (req, res) => {
@@ -81,7 +65,8 @@ export = function register(RED: NodeAPI): void {
       if (owner) return showPathInUse(RED, node, config, path, owner, t);
 
       // An operator's view (detection-monitor), by the configured path (on a listener: its port too).
-      const metrics = receiverMetrics(node, door ? `:${door.options.port}${path}` : path);
+      const metrics = receiverMetrics(door ? `:${door.options.port}${path}` : path);
+      node.on('close', () => metrics.unregister());
       const place = { journalPath: nodeFile(RED, 'journal', node.id, '.log'), redis: () => redisOf(RED, config.redis), streamName: path };
       const why = sessionProblem(options, place);
       if (why) {

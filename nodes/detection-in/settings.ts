@@ -9,42 +9,22 @@ import type { NodeAPI, NodeDef } from 'node-red';
 import type { Listener } from '../../lib/http/listener';
 import { authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver/auth';
 import { MiB } from '../../lib/receiver/receiver';
-import type { ValidationMode } from '../../lib/receiver/validation';
-import type { AckMode } from '../../lib/delivery/tracker';
-import type { FinishedWhen } from '../../lib/delivery/downstream';
+import type { NodeOptionsTable } from '../../lib/config/node-options';
 import { statusText, translate } from '../shared/i18n';
 import { normalizeNodePath } from '../shared/routes';
 import { listenerOf } from '../detection-listener/listener-node';
 
-export interface DetectionInDef extends NodeDef {
-  ackMode?: AckMode;
-  maxInFlight?: number | string;
-  maxInFlightMiB?: number | string;
-  journalMaxMiB?: number | string;
-  redeliverAfterSeconds?: number | string;
-  /** When an event is finished: auto (a detection-done downstream marks it, else once emitted), handed, done. */
-  finishedWhen?: FinishedWhen;
-  /** redis mode: the detection-redis configuration node, the stream's caps, when to claim. */
-  redis?: string;
-  streamMaxEvents?: number | string;
-  streamMaxMiB?: number | string;
-  claimAfterSeconds?: number | string;
-  /** Attempts and dead letters (every mode). */
-  maxAttempts?: number | string;
-  firstPauseSeconds?: number | string;
-  maxPauseSeconds?: number | string;
-  maxDeadLetters?: number | string;
+/** What the dialog saves: each option of the table (lib/config/node-options.ts) as saved, and the node's own fields. */
+export type DetectionInDef = NodeDef & { [K in keyof NodeOptionsTable['detection-in']]?: unknown } & {
   path: string;
   /** The detection-listener configuration node whose port serves this receiver; none: Node-RED's own server. */
   listener?: string;
-  auth: AuthMode;
   headerName: string;
-  maxBodyMiB: number | string;
-  validation?: ValidationMode;
+  /** redis mode: the detection-redis configuration node. */
+  redis?: string;
   /** Before 0.2: 'reject' (the default then, now lenient) or 'accept'. */
   invalidEvents?: 'reject' | 'accept';
-  stallSeconds?: number | string;
-}
+};
 
 export interface DetectionInCredentials {
   user?: string;
@@ -52,9 +32,6 @@ export interface DetectionInCredentials {
   token?: string;
   headerValue?: string;
 }
-
-/** Largest limit the dialog accepts; well above any detection event. */
-const MAX_LIMIT_MIB = 512;
 
 /** The status of a receiver whose credentials are incomplete, by the problem's key (lib/receiver/auth.ts). */
 const AUTH_STATUS: Record<string, string> = {
@@ -110,7 +87,7 @@ export function listenSettings(
       problem: t('errors.auth-config', { problem: translate(RED, authProblem) }),
     };
   }
-  const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
+  const maxBodyBytes = Math.round(options.maxBodyMiB * MiB);
   if (!config.listener) return { path, auth, maxBodyBytes };
   // On a listener the path is its own (no httpNodeRoot), and unique on that listener only.
   const listener = listenerOf(RED, config.listener);

@@ -1,16 +1,15 @@
 /**
- * What detection-in shows an operator (lib/metrics): the counts its status
- * keeps, its store's stats and in-flight events, read when a monitor is
+ * What a receiver shows an operator (lib/metrics): the counts of its store
+ * session, its store's stats and in-flight events, read when a monitor is
  * asked; whether it takes events now (readiness); and one duration per
  * request, the only work it adds per request. Registered under the
  * receiver's configured path, so the counters go on across deploys.
  */
-import type { Node } from 'node-red';
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { metricSources, type ReadinessProblem } from '../../lib/metrics';
-import type { StoreSession } from '../../lib/delivery/session';
-import { STREAM_GROUP } from '../../lib/delivery/stream';
+import { metricSources, type ReadinessProblem } from '../metrics';
+import type { StoreSession } from './session';
+import { STREAM_GROUP } from './stream';
 
 export interface ReceiverMetrics {
   /** Its route serves (not only holds what arrives for it). */
@@ -21,10 +20,12 @@ export interface ReceiverMetrics {
   attach(parts: { session: StoreSession; listenerFailed?: () => boolean }): void;
   /** A timer for one request: call the result once it is answered. */
   time(res: ServerResponse): () => void;
+  /** The receiver is stopped: its counts are kept for the next one under its label. */
+  unregister(): void;
 }
 
 /** Registers receiver `node` under `label` (its configured path); its session counts what is new since this instance began. */
-export function receiverMetrics(node: Node, label: string): ReceiverMetrics {
+export function receiverMetrics(label: string): ReceiverMetrics {
   let session: StoreSession | undefined;
   let listenerFailed: (() => boolean) | undefined;
   const metrics: ReceiverMetrics = {
@@ -38,6 +39,7 @@ export function receiverMetrics(node: Node, label: string): ReceiverMetrics {
       const started = performance.now();
       return () => registration.meter.observe(res.statusCode, (performance.now() - started) / 1000);
     },
+    unregister: () => registration.unregister(),
   };
 
   const registration = metricSources.register('receiver', label, {
@@ -112,6 +114,5 @@ export function receiverMetrics(node: Node, label: string): ReceiverMetrics {
       return { ok: problems.length === 0, problems, ...primary };
     },
   });
-  node.on('close', () => registration.unregister());
   return metrics;
 }
