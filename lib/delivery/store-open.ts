@@ -7,48 +7,17 @@
  * adopts whatever the previous store held that it does not read back
  * (another mode, another file, another stream). The options are keyed and
  * typed as lib/config/node-options.ts states them; their units are converted
- * here, once.
+ * in options.ts, once.
  */
 import type { Clock } from '../core/clock';
-import type { nodeOptions } from '../config/node-options';
+import { storeLimits, type SessionOptions } from './options';
 import type { RedisConnection } from '../redis/connection';
 import type { JournalProblem } from './journal';
 import { RedisStreamDelivery } from './stream';
 import { DeliveryTracker } from './tracker';
-import type { EventDelivery, RetryPolicy } from './types';
+import type { EventDelivery } from './types';
 
-const MiB = 1024 * 1024;
-
-/** detection-in's options as the table reads them (lib/config/node-options.ts). */
-export type ReceiverNodeOptions = ReturnType<typeof nodeOptions<'detection-in'>>;
-
-/** The options a store session takes: those of the table that say how events are kept. */
-export type SessionOptions = Pick<
-  ReceiverNodeOptions,
-  | 'ackMode'
-  | 'maxInFlight'
-  | 'maxInFlightMiB'
-  | 'journalMaxMiB'
-  | 'redeliverAfterSeconds'
-  | 'finishedWhen'
-  | 'streamMaxEvents'
-  | 'streamMaxMiB'
-  | 'claimAfterSeconds'
-  | 'maxAttempts'
-  | 'firstPauseSeconds'
-  | 'maxPauseSeconds'
-  | 'maxDeadLetters'
->;
-
-/** The retry policy of the options: seconds to ms (a longest pause below the first one: the first one, every time). */
-export function retryPolicyOf(o: SessionOptions): RetryPolicy {
-  return {
-    maxAttempts: o.maxAttempts,
-    firstPauseMs: o.firstPauseSeconds * 1000,
-    maxPauseMs: Math.max(o.maxPauseSeconds, o.firstPauseSeconds) * 1000,
-    maxDeadLetters: o.maxDeadLetters,
-  };
-}
+export type { SessionOptions } from './options';
 
 /** Where a receiver's store lives: its journal file, its Redis and stream, the clock its timers run on. */
 export interface StorePlace {
@@ -99,7 +68,8 @@ export async function openStore<M>(options: SessionOptions, place: StorePlace, p
   // The same backing (this receiver's journal file, the stream) is read back by the new store, never adopted twice.
   const handOver = previous && previous.mode !== mode ? await previous.unfinished() : [];
   if (previous) await previous.close();
-  const common = { maxEvents: options.maxInFlight, maxBytes: options.maxInFlightMiB * MiB, retry: retryPolicyOf(options), clock: place.clock };
+  const limits = storeLimits(options);
+  const common = { maxEvents: limits.maxEvents, maxBytes: limits.maxBytes, retry: limits.retry, clock: place.clock };
   let store: EventDelivery<M>;
   let notes: StoreNote[];
   if (mode === 'redis') {
@@ -110,9 +80,9 @@ export async function openStore<M>(options: SessionOptions, place: StorePlace, p
         ...common,
         connection,
         name: place.streamName,
-        streamMaxEvents: options.streamMaxEvents,
-        streamMaxBytes: options.streamMaxMiB * MiB,
-        claimAfterMs: options.claimAfterSeconds * 1000,
+        streamMaxEvents: limits.streamMaxEvents,
+        streamMaxBytes: limits.streamMaxBytes,
+        claimAfterMs: limits.claimAfterMs,
       },
       // Completions of what the previous instance emitted are forwarded to this one.
       previous instanceof RedisStreamDelivery ? (previous as RedisStreamDelivery<M>) : undefined,
@@ -125,8 +95,8 @@ export async function openStore<M>(options: SessionOptions, place: StorePlace, p
       ...common,
       mode,
       journalPath: place.journalPath,
-      journalMaxBytes: options.journalMaxMiB * MiB,
-      redeliverAfterMs: options.redeliverAfterSeconds * 1000,
+      journalMaxBytes: limits.journalMaxBytes,
+      redeliverAfterMs: limits.redeliverAfterMs,
     });
     store = opened.tracker;
     notes = mode === 'disk' ? journalNotes(opened.recovered.length, opened.problems) : [];

@@ -25,6 +25,7 @@ import { Journal, type JournalProblem } from './journal';
 import { takeEach } from './adopt';
 import { BusyError, InFlightBudget } from './budget';
 import { DEFAULT_RETRY_POLICY, retryPause } from './retry';
+import { DEFAULT_LIMITS } from './options';
 import { eventMessageId, messageIdOf } from './resend';
 import type {
   AckMode,
@@ -180,7 +181,9 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     const tracker = new DeliveryTracker<M>(options);
     if (options.mode !== 'disk') return { tracker, recovered: [], problems: [] };
     if (!options.journalPath) throw new Error('disk mode needs a journal path');
-    const { journal, entries, problems } = await Journal.open(options.journalPath, { maxBytes: options.journalMaxBytes ?? 256 * 1024 * 1024 });
+    const { journal, entries, problems } = await Journal.open(options.journalPath, {
+      maxBytes: options.journalMaxBytes ?? DEFAULT_LIMITS.journalMaxBytes,
+    });
     tracker.journal = journal;
     journal.onOutOfSpace = (full) => tracker.onOutOfSpace?.(full);
     const recovered: DeliveryRecord<M>[] = [];
