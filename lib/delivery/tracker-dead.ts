@@ -1,0 +1,154 @@
+/**
+ * A tracker's dead letters (tracker.ts): events kept aside after their last
+ * attempt, out of the bounds, the oldest dropped past the cap (in memory,
+ * where they hold their events, also past In flight's bytes); listed for the
+ * operator without their bodies, taken back for a replay, or discarded. Their
+ * records stay in the keeper's journal (keeper.ts) until then.
+ */
+import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
+import type { Keeper } from './keeper';
+import type { DeadLetter, InFlight } from './types';
+
+/** A dead letter: an event kept aside, with what replays it. */
+export interface Dead<M> {
+  id: number;
+  bytes: number;
+  meta: M;
+  /** memory mode: the event, by reference (disk: its record stays in the journal). */
+  event?: unknown;
+  attempts: number;
+  lastError: string;
+  receivedAt: number;
+  deadAt: number;
+  /** The event's payload.payload.messageId and kind, for the operator's list. */
+  messageId?: string;
+  kind?: string;
+}
+
+/**
+ * What the operator's list shows of an event: its messageId and kind, from its meta when the receiver
+ * put them there (lib/delivery/session.ts always does), else from the event itself or its body (a
+ * journal written before the meta carried them).
+ */
+export function describe(meta: unknown, event: unknown, body?: Buffer): { messageId?: string; kind?: string } {
+  const known = (meta ?? {}) as { messageId?: unknown; kind?: unknown };
+  const out: { messageId?: string; kind?: string } = {};
+  if (typeof known.messageId === 'string') out.messageId = known.messageId;
+  if (typeof known.kind === 'string') out.kind = known.kind;
+  if (out.messageId !== undefined && out.kind !== undefined) return out;
+  let value = event;
+  if (value === undefined && body) {
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch {
+      return out;
+    }
+  }
+  const parsed = (value ?? {}) as { publishType?: unknown; payload?: { messageId?: unknown } | null };
+  const id = parsed.payload && typeof parsed.payload === 'object' ? parsed.payload.messageId : undefined;
+  if (out.messageId === undefined && typeof id === 'string') out.messageId = id;
+  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_LPR) out.kind = 'lpr';
+  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_FACE) out.kind = 'face';
+  return out;
+}
+
+/** When a message's meta says it was received (an ISO time), else `fallback`. */
+export function receivedAtOf(meta: unknown, fallback: number): number {
+  const at = Date.parse(String((meta as { receivedAt?: unknown } | undefined)?.receivedAt ?? ''));
+  return Number.isFinite(at) ? at : fallback;
+}
+
+/** An in-flight event made a dead letter at `now`, after its last attempt failed with `error`. */
+export function deadLetterOf<M>(id: number, entry: InFlight<M>, error: string, now: number): Dead<M> {
+  return {
+    id,
+    bytes: entry.bytes,
+    meta: entry.meta,
+    ...(entry.event !== undefined ? { event: entry.event } : {}),
+    attempts: entry.attempts ?? 1,
+    lastError: error,
+    receivedAt: receivedAtOf(entry.meta, entry.takenAt ?? now),
+    deadAt: now,
+    ...describe(entry.meta, entry.event),
+  };
+}
+
+/** A dead letter replayed at `now`: in flight again with a fresh count of attempts, due at once. */
+export function replayed<M>(d: Dead<M>, now: number): InFlight<M> {
+  return {
+    bytes: d.bytes,
+    meta: d.meta,
+    ...(d.event !== undefined ? { event: d.event } : {}),
+    attempts: 0,
+    lastError: d.lastError,
+    dueAt: now,
+    takenAt: d.receivedAt,
+  };
+}
+
+export class DeadShelf<M> {
+  private readonly dead = new Map<number, Dead<M>>();
+  deadLettered = 0;
+  dropped = 0;
+
+  /** `limits()`: the cap in letters, and in memory the bytes they may hold together. */
+  constructor(
+    private readonly keeper: () => Keeper,
+    private readonly limits: () => { maxDeadLetters: number; maxBytes: number },
+  ) {}
+
+  get size(): number {
+    return this.dead.size;
+  }
+
+  /** A dead letter read back from a journal. */
+  restore(letter: Dead<M>): void {
+    this.dead.set(letter.id, letter);
+  }
+
+  /** Keeps `letter` aside, dropping the oldest past the cap; false when it was dropped at once. */
+  keep(letter: Dead<M>): boolean {
+    const keeper = this.keeper();
+    const { maxDeadLetters, maxBytes } = this.limits();
+    this.dead.set(letter.id, letter);
+    this.deadLettered++;
+    while (this.dead.size > Math.max(0, maxDeadLetters) || (keeper.holdsEvents && this.dead.size > 0 && this.bytes() > maxBytes)) {
+      const oldest = this.dead.keys().next().value as number;
+      this.dead.delete(oldest);
+      this.dropped++;
+      keeper.done(oldest);
+    }
+    return this.dead.has(letter.id);
+  }
+
+  private bytes(): number {
+    let bytes = 0;
+    for (const d of this.dead.values()) bytes += d.bytes;
+    return bytes;
+  }
+
+  /** Dead letters kept, oldest first, without their bodies. */
+  list(): DeadLetter[] {
+    return [...this.dead.values()].map((d) => {
+      const letter: DeadLetter = {
+        id: String(d.id),
+        attempts: d.attempts,
+        lastError: d.lastError,
+        receivedAt: d.receivedAt,
+        deadAt: d.deadAt,
+        bytes: d.bytes,
+      };
+      if (d.messageId !== undefined) letter.messageId = d.messageId;
+      if (d.kind !== undefined) letter.kind = d.kind;
+      return letter;
+    });
+  }
+
+  /** Takes the dead letters named by `ids` (all when omitted) off the shelf, oldest first. */
+  take(ids: string[] | undefined): Dead<M>[] {
+    const wanted = ids === undefined ? undefined : new Set(ids.map(String));
+    const chosen = [...this.dead.values()].filter((d) => wanted === undefined || wanted.has(String(d.id)));
+    for (const d of chosen) this.dead.delete(d.id);
+    return chosen;
+  }
+}
