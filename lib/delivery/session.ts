@@ -21,6 +21,8 @@ import { dropTracker, keepTracker, trackerOf } from './registry';
 import { keepsJournal, openStore, ownsItsEntries, redisConnectionOf, type SessionOptions, type StorePlace } from './store-open';
 import type { DeliveryId, DeliveryRecord, DeliveryStats, EventDelivery, FailureNotice } from './types';
 import type { DeployWatch, FlowsEvent } from './deploy-watch';
+import { handOver, holdsAnything, strand, strandedOf, strandedOn, streamKeyOf } from './stranded';
+import { rm } from 'node:fs/promises';
 
 export type { SessionOptions } from './store-open';
 
@@ -53,6 +55,8 @@ export interface SessionNode {
   id: string;
   z?: string;
   alias?: string;
+  /** Its route key (its path, on its listener): a removed receiver's events go to the next one on it. */
+  key?: string;
 }
 
 /** Everything shown of a receiver's store, in one object (status, metrics, health). */
@@ -108,6 +112,13 @@ export function sessionProblem(options: SessionOptions, place: StorePlace): { st
   return undefined;
 }
 
+/** Open sessions by receiver id: a stranded store is handed to one on an operator's word. */
+const sessions = new Map<string, StoreSession>();
+
+export function sessionOf(receiver: string): StoreSession | undefined {
+  return sessions.get(receiver);
+}
+
 export class StoreSession implements ReceiverStore {
   private readonly shown: SessionStatus;
   /** redis mode: the shared connection (its state is shown, its first connect awaited). */
@@ -127,6 +138,7 @@ export class StoreSession implements ReceiverStore {
   private diskFullSaid = false;
   private readonly gate = createWarningGate();
   private readonly clock: Clock;
+  private readonly place: StorePlace;
   /** The stats the previous instance's store (kept as it is) had counted: already in the totals. */
   private readonly before: { store: EventDelivery<unknown> | undefined; stats: DeliveryStats };
 
@@ -161,6 +173,8 @@ export class StoreSession implements ReceiverStore {
       onRejected: (answer) => this.rejected(answer),
     };
     watch.add(this);
+    sessions.set(node.id, this);
+    this.place = place;
     this.ready = this.open(place, previous);
   }
 
@@ -194,6 +208,11 @@ export class StoreSession implements ReceiverStore {
       store.onFailure = (notice) => this.failure(notice);
       store.onComplete = () => this.changed();
       store.onOutOfSpace = (full) => this.outOfSpace(full, place.journalPath);
+      // What receivers removed from this path left (a copy on another tab, a flow imported with new ids): due with the rest.
+      for (const left of this.node.key === undefined ? [] : strandedOn(this.node.key, this.node.id)) {
+        const handed = await handOver(left, store as EventDelivery<unknown>);
+        this.hooks.log(t('delivery.handed-over', { events: handed.events, dead: handed.deadLetters, receiver: left.receiver }));
+      }
       this.store = store;
       this.shown.open = true;
       this.changed('plan');
@@ -384,6 +403,17 @@ export class StoreSession implements ReceiverStore {
     return store !== undefined && store === this.before.store ? Math.max(0, value - this.before.stats[name]) : value;
   }
 
+  /** Takes over what removed receiver `receiver` left (an operator's word): emitted here at once. How much. */
+  async takeStranded(receiver: string): Promise<{ events: number; deadLetters: number } | undefined> {
+    const left = strandedOf(receiver);
+    const store = this.store ?? (await this.ready);
+    if (!left || !store) return undefined;
+    const handed = await handOver(left, store as EventDelivery<unknown>, true);
+    this.due = true;
+    this.redeliverDue();
+    return handed;
+  }
+
   /** Wraps a request handler: requests under way are counted, so a closing session waits for them. */
   track<A extends unknown[]>(handle: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
     return async (...args) => {
@@ -413,9 +443,23 @@ export class StoreSession implements ReceiverStore {
     store.onRecovered = undefined;
     store.onFailure = undefined;
     store.onOutOfSpace = undefined;
-    if (removed || ownsItsEntries(store as EventDelivery<unknown>)) {
+    if (sessions.get(this.node.id) === this) sessions.delete(this.node.id);
+    const held = store as EventDelivery<unknown>;
+    const journal = keepsJournal(held) ? this.place.journalPath : undefined;
+    if (removed && holdsAnything(held) && this.node.key !== undefined) {
+      // Removed with answered events in it: kept for the next receiver on its path, and said where.
+      const stream = streamKeyOf(held);
+      const reopen = ownsItsEntries(held) ? async () => (await openStore<unknown>(this.options, this.place, undefined)).store : undefined;
+      if (reopen) await store.close();
+      strand({ receiver: this.node.id, key: this.node.key, path: this.place.streamName, store: held, file: journal, stream, reopen });
+      const where = journal ?? stream ?? this.hooks.t('delivery.in-memory');
+      const params = { events: held.pending.events, dead: held.stats.deadLetters, where, path: this.place.streamName };
+      this.hooks.warn(this.hooks.t('delivery.stranded', params));
+    } else if (removed || ownsItsEntries(held)) {
       if (removed) dropTracker(this.node.id);
       await store.close();
+      // An empty journal of a removed receiver is of no use to anyone.
+      if (removed && journal) await rm(journal, { force: true });
     }
   }
 }

@@ -144,6 +144,33 @@ export class DeadShelf<M> {
     });
   }
 
+  /** Takes every dead letter off the shelf with its body (its record marked done here), to hand them to another store. */
+  async handOver(): Promise<Array<Dead<M> & { body?: Buffer }>> {
+    const keeper = this.keeper();
+    const out: Array<Dead<M> & { body?: Buffer }> = [];
+    for (const d of this.take(undefined)) {
+      out.push({ ...d, body: await keeper.body(d.id) });
+      keeper.done(d.id);
+    }
+    return out;
+  }
+
+  /** Keeps dead letters another store handed over, as dead letters (on disk: written to this journal first). */
+  async adopt(letters: Array<Dead<M> & { body?: Buffer }>): Promise<void> {
+    const keeper = this.keeper();
+    for (const l of letters) {
+      const event = l.event ?? (keeper.holdsEvents && l.body ? JSON.parse(l.body.toString('utf8')) : undefined);
+      const id = await keeper.commit(keeper.begin(l.meta, l.body), l.meta, event);
+      const { body, ...letter } = l;
+      if (
+        this.keep({ ...letter, id, bytes: body?.length ?? l.bytes, ...(keeper.holdsEvents ? { event } : { event: undefined }) }) &&
+        !keeper.holdsEvents
+      )
+        await keeper.dead(id, l.attempts, l.lastError, l.deadAt);
+      this.deadLettered--;
+    }
+  }
+
   /** Takes the dead letters named by `ids` (all when omitted) off the shelf, oldest first. */
   take(ids: string[] | undefined): Dead<M>[] {
     const wanted = ids === undefined ? undefined : new Set(ids.map(String));

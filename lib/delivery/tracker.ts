@@ -398,6 +398,13 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     return chosen.length;
   }
 
+  /** Hands every dead letter over to another tracker (a removed receiver's to the one now on its path). How many. */
+  async handDeadTo(to: DeliveryTracker<M>): Promise<number> {
+    const letters = await this.dead.handOver();
+    await to.dead.adopt(letters);
+    return letters.length;
+  }
+
   /** Drops dead letters for good. */
   discard(ids?: string[]): Promise<number> {
     if (this.closed) return Promise.reject(new DeliveryClosedError());

@@ -81,7 +81,7 @@ export = function register(RED: NodeAPI): void {
         node.send(out);
       });
       const session = new StoreSession(
-        { id: node.id, z: node.z, alias: (node as { _alias?: string })._alias },
+        { id: node.id, z: node.z, alias: (node as { _alias?: string })._alias, key },
         options,
         place,
         {
