@@ -8,13 +8,11 @@
  * every receiver). The node adapter passes a few callbacks and reads `status`.
  */
 import { systemClock, type Clock } from '../core/clock';
-import { eventMessage, invalidEventMessage, type Receipt } from '../events/message';
-import type { EventKind, SchemaError } from '../events/schemas';
-import { parseJsonBody } from '../http/json';
+import { eventMessage, invalidEventMessage } from '../events/message';
+import { receipt, restore, storedMeta, type EmitMeta, type StoredMeta } from './session-records';
 import type { Problem } from '../http/problem';
 import type { RedisConnection } from '../redis/connection';
 import type { AcceptedDelivery, DeliveryMeta, InvalidDelivery, ReceiverHooks, ReceiverStore, StagedEnqueue } from '../receiver/receiver';
-import { validateEvent } from '../receiver/validation';
 import { createWarningGate } from '../receiver/warning-gate';
 import { completionPlan, doneDownstream, type CompletionPlan, type FlowNodeConfig } from './downstream';
 import { dropTracker, keepTracker, trackerOf } from './registry';
@@ -25,25 +23,14 @@ import { handOver, holdsAnything, strand, strandedOf, strandedOn, streamKeyOf } 
 import { rm } from 'node:fs/promises';
 
 export type { SessionOptions } from './store-open';
-
-/** What a message is rebuilt from besides the event; the journal holds only the request's part. */
-export interface StoredMeta extends DeliveryMeta {
-  kind?: EventKind;
-  warnings?: SchemaError[];
-  /** The event's payload.messageId: a resend of an event held unfinished is absorbed (resend.ts). */
-  messageId?: string;
-}
-
-type EmitMeta = StoredMeta & { kind: EventKind; warnings: SchemaError[] };
+export type { StoredMeta } from './session-records';
 
 /** What the node adapter passes: where its messages go, its log, a redraw of its status. */
 export interface SessionHooks {
   /** Sends `msg` on output `output` (0: events, 1: invalid events, 2: failures). */
   send(output: 0 | 1 | 2, msg: object): void;
-  log(text: string): void;
-  warn(text: string): void;
-  error(text: string): void;
-  debug(text: string): void;
+  /** Where to say things: Node-RED's node itself (its log, warn, error and debug). */
+  log: { log(text: string): void; warn(text: string): void; error(text: string): void; debug(text: string): void };
   /** Something shown under the node changed: its counts, or (`plan`) the plan, which shows counts only once there are some. */
   changed(what: 'counts' | 'plan'): void;
   /** detection-in's catalogue (keys under `detection-in.`). */
@@ -82,29 +69,6 @@ const DISK_FULL_WARN_MS = 60_000;
 /** How long a closing session waits for requests under way. */
 const CLOSE_WAIT_MS = 10_000;
 const ZERO: DeliveryStats = { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0, deadLetters: 0, oldestUnfinishedAt: undefined };
-
-/** Event and meta of a stored record: by reference in memory, parsed (and checked for kind and warnings if need be) from stored bytes. */
-function restore(record: DeliveryRecord<StoredMeta>): { event: unknown; meta: EmitMeta } | undefined {
-  let event = record.event;
-  if (event === undefined) {
-    const parsed = parseJsonBody(record.body ?? Buffer.alloc(0));
-    if (!parsed.ok) return undefined;
-    event = parsed.value;
-  }
-  const { kind, warnings } = record.meta;
-  if (kind !== undefined && warnings !== undefined) return { event, meta: { ...record.meta, kind, warnings } };
-  const checked = validateEvent(event, 'lenient');
-  if (!checked.ok) return undefined;
-  return { event, meta: { ...record.meta, kind: checked.kind, warnings: checked.warnings } };
-}
-
-const receipt = (meta: DeliveryMeta): Receipt => ({ receivedAt: meta.receivedAt, req: { ip: meta.ip, headers: meta.headers } });
-
-/** The meta kept with an accepted event: the fact computed once by the receiver, carried (kind, warnings, messageId). */
-function storedMeta(accepted: AcceptedDelivery): StoredMeta {
-  const messageId = accepted.event.payload.messageId;
-  return { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings, ...(messageId ? { messageId } : {}) };
-}
 
 /** Why a session cannot open at all (redis mode without a Redis): a status key and an error key of detection-in's catalogue. */
 export function sessionProblem(options: SessionOptions, place: StorePlace): { status: string; error: string } | undefined {
@@ -187,7 +151,7 @@ export class StoreSession implements ReceiverStore {
     const { t } = this.hooks;
     try {
       const opened = await openStore<StoredMeta>(this.options, place, previous);
-      for (const note of opened.notes) this.hooks[note.level](t(note.key, note.params));
+      for (const note of opened.notes) this.hooks.log[note.level](t(note.key, note.params));
       const store = opened.store;
       store.awaitCompletion = this.plan.awaitCompletion;
       keepTracker(this.node.id, store as EventDelivery<unknown>);
@@ -203,7 +167,7 @@ export class StoreSession implements ReceiverStore {
         store
           .overdue()
           .then((records) => this.emitAgain(store, records))
-          .catch((err: Error) => this.hooks.warn(t('errors.delivery', { message: err.message })));
+          .catch((err: Error) => this.hooks.log.warn(t('errors.delivery', { message: err.message })));
       };
       store.onFailure = (notice) => this.failure(notice);
       store.onComplete = () => this.changed();
@@ -211,7 +175,7 @@ export class StoreSession implements ReceiverStore {
       // What receivers removed from this path left (a copy on another tab, a flow imported with new ids): due with the rest.
       for (const left of this.node.key === undefined ? [] : strandedOn(this.node.key, this.node.id)) {
         const handed = await handOver(left, store as EventDelivery<unknown>);
-        this.hooks.log(t('delivery.handed-over', { events: handed.events, dead: handed.deadLetters, receiver: left.receiver }));
+        this.hooks.log.log(t('delivery.handed-over', { events: handed.events, dead: handed.deadLetters, receiver: left.receiver }));
       }
       this.store = store;
       this.shown.open = true;
@@ -224,7 +188,7 @@ export class StoreSession implements ReceiverStore {
       // No store (an I/O error opening the journal, say): red with the reason; every request answered 503.
       this.shown.failed = (err as Error).message;
       this.changed();
-      this.hooks.error(t('errors.delivery', { message: (err as Error).message }));
+      this.hooks.log.error(t('errors.delivery', { message: (err as Error).message }));
       return undefined;
     }
   }
@@ -239,7 +203,7 @@ export class StoreSession implements ReceiverStore {
   flowsStartedWith(flows: FlowNodeConfig[]): void {
     this.flowsStarted = true;
     this.plan = this.planFor(flows);
-    if (this.plan.noDoneWired) this.hooks.warn(this.hooks.t('warnings.no-done'));
+    if (this.plan.noDoneWired) this.hooks.log.warn(this.hooks.t('warnings.no-done'));
     const store = this.store;
     if (store) {
       const waited = store.awaitCompletion;
@@ -259,7 +223,7 @@ export class StoreSession implements ReceiverStore {
     store
       .unfinished(this.clock.now())
       .then((records) => this.emitAgain(store, records))
-      .catch((err: Error) => this.hooks.warn(this.hooks.t('errors.delivery', { message: err.message })));
+      .catch((err: Error) => this.hooks.log.warn(this.hooks.t('errors.delivery', { message: err.message })));
   }
 
   /** Emits stored events again; one that cannot be read back any more is finished, not retried for ever. */
@@ -327,7 +291,7 @@ export class StoreSession implements ReceiverStore {
       msg.warnings = warnings;
       // Once per place per minute in the debug sidebar, not once per event.
       for (const warning of this.gate.pass(warnings)) {
-        this.hooks.warn(
+        this.hooks.log.warn(
           this.hooks.t('warnings.deviation', { path: warning.path, message: warning.message, messageId: String(msg.messageId ?? '-') }),
         );
       }
@@ -354,7 +318,7 @@ export class StoreSession implements ReceiverStore {
   private rejected(answer: Problem): void {
     if (answer.status !== 422) this.shown.counts.rejected++;
     this.changed();
-    this.hooks.debug(`${answer.status} ${answer.title}: ${answer.detail}`);
+    this.hooks.log.debug(`${answer.status} ${answer.title}: ${answer.detail}`);
   }
 
   /** The journal's disk is full (said when it starts refusing and when it has room again, at most once a minute). */
@@ -363,10 +327,10 @@ export class StoreSession implements ReceiverStore {
     if (full && now - this.diskFullAt > DISK_FULL_WARN_MS) {
       this.diskFullAt = now;
       this.diskFullSaid = true;
-      this.hooks.warn(this.hooks.t('warnings.disk-full', { path: file }));
+      this.hooks.log.warn(this.hooks.t('warnings.disk-full', { path: file }));
     } else if (!full && this.diskFullSaid) {
       this.diskFullSaid = false;
-      this.hooks.log(this.hooks.t('delivery.disk-room'));
+      this.hooks.log.log(this.hooks.t('delivery.disk-room'));
     }
     this.changed();
   }
@@ -454,7 +418,7 @@ export class StoreSession implements ReceiverStore {
       strand({ receiver: this.node.id, key: this.node.key, path: this.place.streamName, store: held, file: journal, stream, reopen });
       const where = journal ?? stream ?? this.hooks.t('delivery.in-memory');
       const params = { events: held.pending.events, dead: held.stats.deadLetters, where, path: this.place.streamName };
-      this.hooks.warn(this.hooks.t('delivery.stranded', params));
+      this.hooks.log.warn(this.hooks.t('delivery.stranded', params));
     } else if (removed || ownsItsEntries(held)) {
       if (removed) dropTracker(this.node.id);
       await store.close();

@@ -17,21 +17,18 @@ const BASE = '/detection-bridge';
 type Answer = { status: number; body: unknown };
 
 export function serveDeadLetters(RED: NodeAPI): void {
+  const reply = (res: Response, status: number, body: unknown): void => {
+    if (status === 503) res.set('Retry-After', '1');
+    res
+      .status(status)
+      .type(status === 200 ? 'application/json' : PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify(body));
+  };
   const answer = (act: (req: Request) => Promise<Answer>) => (req: Request, res: Response) => {
-    act(req)
-      .then((out) => {
-        if (out.status === 503) res.set('Retry-After', '1');
-        res
-          .status(out.status)
-          .type(out.status === 200 ? 'application/json' : PROBLEM_CONTENT_TYPE)
-          .send(JSON.stringify(out.body));
-      })
-      .catch((err: Error) =>
-        res
-          .status(500)
-          .type(PROBLEM_CONTENT_TYPE)
-          .send(JSON.stringify(problem('internal', err.message))),
-      );
+    act(req).then(
+      (out) => reply(res, out.status, out.body),
+      (err: Error) => reply(res, 500, problem('internal', err.message)),
+    );
   };
   const [read, write] = [RED.auth.needsPermission('detection-in.read'), RED.auth.needsPermission('detection-in.write')];
   const letters = (action: 'list' | 'replay' | 'discard') =>

@@ -75,21 +75,13 @@ export = function register(RED: NodeAPI): void {
         return fail(statusText(RED, 'detection-in')(why.status), t(why.error));
       }
       const status = receiverStatus(RED, node, t, path, () => session);
-      const send = [0, 1, 2].map((i) => (msg: object) => {
-        const out: Array<NodeMessage | null> = [null, null, null];
-        out[i] = msg as NodeMessage;
-        node.send(out);
-      });
       const session = new StoreSession(
         { id: node.id, z: node.z, alias: (node as { _alias?: string })._alias, key },
         options,
         place,
         {
-          send: (output, msg) => send[output](msg),
-          log: (text) => node.log(text),
-          warn: (text) => node.warn(text),
-          error: (text) => node.error(text),
-          debug: (text) => node.debug(text),
+          send: (output, msg) => node.send([0, 1, 2].map((i) => (i === output ? (msg as NodeMessage) : null))),
+          log: node,
           changed: (what) => (what === 'plan' ? status.replanned() : status.show()),
           t,
         },

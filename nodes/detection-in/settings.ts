@@ -1,9 +1,8 @@
 /**
  * What detection-in's dialog saves, and what is checked before the receiver
- * can listen: where (Node-RED's own server or a listener, on which path),
- * with which credentials, and how it keeps events (in redis mode, on which
- * Redis). A receiver that cannot start says why in a few words under the
- * node and in full in the log.
+ * can listen: where (Node-RED's own server or a listener, on which path) and
+ * with which credentials. One that cannot start says why in a few words under
+ * the node and in full in the log.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import type { Listener } from '../../lib/http/listener';

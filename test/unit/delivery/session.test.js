@@ -92,10 +92,7 @@ describe('lib/delivery StoreSession', function () {
       { journalPath: path.join(dir, `journal-${id}.log`), redis: () => connection, streamName: `/session/${id}`, clock },
       {
         send: (output, msg) => sent.push({ output, msg }),
-        log: (text) => notes.push(text),
-        warn: (text) => notes.push(text),
-        error: (text) => notes.push(text),
-        debug: () => undefined,
+        log: { log: (text) => notes.push(text), warn: (text) => notes.push(text), error: (text) => notes.push(text), debug: () => undefined },
         changed: () => undefined,
         t: (key, params) => `${key} ${JSON.stringify(params ?? {})}`,
       },
