@@ -12,6 +12,11 @@ export const PUBLISH_TYPE_LPR = 'WebHookLprPayload';
 /** A face event or a licence-plate (LPR) event. */
 export type EventKind = 'face' | 'lpr';
 
+/** The kind of an event by its `publishType`, worked out here only; undefined for neither. */
+export function kindOfPublishType(publishType: unknown): EventKind | undefined {
+  return publishType === PUBLISH_TYPE_FACE ? 'face' : publishType === PUBLISH_TYPE_LPR ? 'lpr' : undefined;
+}
+
 /** Values allowed for `cropSizeName` of a plate image. */
 export const CROP_SIZE_NAMES = ['Close', 'Medium', 'Car', 'FullFrame', 'Other'] as const;
 export const CropSizeName = z.enum(CROP_SIZE_NAMES);

@@ -41,6 +41,6 @@ export const receipt = (meta: DeliveryMeta): Receipt => ({ receivedAt: meta.rece
 
 /** The meta kept with an accepted event: the fact computed once by the receiver, carried (kind, warnings, messageId). */
 export function storedMeta(accepted: AcceptedDelivery): StoredMeta {
-  const messageId = accepted.event.payload.messageId;
+  const messageId = accepted.messageId;
   return { ...accepted.meta, kind: accepted.kind, warnings: accepted.warnings, ...(messageId ? { messageId } : {}) };
 }

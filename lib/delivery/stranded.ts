@@ -101,9 +101,11 @@ export async function handOver(s: StrandedStore, to: EventDelivery<unknown>, rep
     return counts;
   }
   const from = s.reopen ? await s.reopen() : s.store;
-  const deadLetters =
-    !replayDead && from instanceof DeliveryTracker && to instanceof DeliveryTracker ? await from.handDeadTo(to) : await from.replay();
+  const keepDead = !replayDead && from instanceof DeliveryTracker && to instanceof DeliveryTracker;
+  const replayed = keepDead ? 0 : await from.replay();
+  // Listing them counts their next attempt: one past its last is a dead letter, handed over below.
   const records = await from.unfinished();
+  const deadLetters = keepDead ? await (from as DeliveryTracker<unknown>).handDeadTo(to as DeliveryTracker<unknown>) : replayed;
   await to.adopt(records);
   for (const record of records) from.complete(record.id);
   if (!holdsAnything(from)) await forget(s, from);

@@ -5,7 +5,7 @@
  * operator without their bodies, taken back for a replay, or discarded. Their
  * records stay in the keeper's journal (keeper.ts) until then.
  */
-import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
+import { kindOfPublishType } from '../core/event-kinds';
 import type { Keeper } from './keeper';
 import type { DeadLetter, InFlight } from './types';
 
@@ -47,8 +47,8 @@ export function describe(meta: unknown, event: unknown, body?: Buffer): { messag
   const parsed = (value ?? {}) as { publishType?: unknown; payload?: { messageId?: unknown } | null };
   const id = parsed.payload && typeof parsed.payload === 'object' ? parsed.payload.messageId : undefined;
   if (out.messageId === undefined && typeof id === 'string') out.messageId = id;
-  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_LPR) out.kind = 'lpr';
-  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_FACE) out.kind = 'face';
+  out.kind ??= kindOfPublishType(parsed.publishType);
+  if (out.kind === undefined) delete out.kind;
   return out;
 }
 

@@ -74,6 +74,8 @@ export interface AcceptedDelivery {
   /** The request body as received (absent when a middleware parsed it first). */
   body?: Buffer;
   kind: EventKind;
+  /** The event's payload.messageId, read once here and carried (the answer, the store's index of resends). */
+  messageId: string | undefined;
   /** Deviations from the spec that did not stop the event (lenient mode). */
   warnings: SchemaError[];
   meta: DeliveryMeta;
@@ -299,7 +301,8 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     }
 
     // enqueue
-    const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, warnings: checked.warnings, meta };
+    const messageId = checked.event.payload.messageId ?? undefined;
+    const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, messageId, warnings: checked.warnings, meta };
     try {
       if (staged) await staged.commit(delivery);
       else await store.enqueue?.(delivery);
@@ -309,7 +312,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     }
 
     // acknowledge at once, then emit: a slow answer makes the bridge retry
-    const ack: Record<string, unknown> = { status: 'accepted', messageId: delivery.event.payload.messageId ?? null };
+    const ack: Record<string, unknown> = { status: 'accepted', messageId: messageId ?? null };
     if (delivery.warnings.length > 0) ack.warnings = delivery.warnings;
     sendJson(res, 200, ack);
     if (!delivery.absorbed) hooks.emit(delivery);

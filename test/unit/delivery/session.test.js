@@ -107,7 +107,7 @@ describe('lib/delivery StoreSession', function () {
     const body = Buffer.from(JSON.stringify(event));
     const meta = { ip: '127.0.0.1', headers: {}, receivedAt: new Date(0).toISOString() };
     const checked = validateEvent(event, 'lenient');
-    const accepted = { event: checked.event, body, kind: checked.kind, warnings: checked.warnings, meta };
+    const accepted = { event: checked.event, body, kind: checked.kind, messageId: event.payload.messageId, warnings: checked.warnings, meta };
     const staged = session.stage(body, meta);
     if (staged) await staged.commit(accepted);
     else await session.enqueue(accepted);
