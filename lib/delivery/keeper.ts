@@ -8,9 +8,6 @@
 import { isOutOfSpace } from '../core/append-log';
 import { BusyError } from './budget';
 import { Journal, type JournalEntry, type JournalProblem } from './journal';
-import { eventMessageId, messageIdOf } from './resend';
-import { describe, receivedAtOf, type Dead } from './tracker-dead';
-import type { DeliveryRecord, InFlight } from './types';
 
 export interface Keeper {
   /** The tracker holds each event by reference (memory): nothing is read back, dead letters count against its bytes. */
@@ -126,55 +123,4 @@ export class JournalKeeper implements Keeper {
   close(): Promise<void> {
     return this.journal.close();
   }
-}
-
-/** What a journal read back holds, sorted for the tracker: dead letters, events to hold again, resends absorbed. */
-export interface JournalReplay<M> {
-  dead: Dead<M>[];
-  live: Array<{ id: number; entry: InFlight<M>; record: DeliveryRecord<M> }>;
-  /** Records of resends absorbed before a crash whose mark had not reached the disk (the first copy stands for them). */
-  absorbed: number[];
-}
-
-/** Sorts a journal's entries read back at open (`now`: when, for an event without its time of receipt). */
-export function replayJournal<M>(entries: JournalEntry[], now: number): JournalReplay<M> {
-  const out: JournalReplay<M> = { dead: [], live: [], absorbed: [] };
-  const held = new Set<string>();
-  for (const e of entries) {
-    const meta = e.meta as M;
-    if (e.deadAt !== undefined) {
-      const { seq: id, deadAt } = e;
-      const describedBy = describe(e.meta, undefined, e.body);
-      out.dead.push({
-        id,
-        bytes: e.body.length,
-        meta,
-        attempts: e.attempts,
-        lastError: e.lastError ?? '',
-        receivedAt: receivedAtOf(e.meta, deadAt),
-        deadAt,
-        ...describedBy,
-      });
-      continue;
-    }
-    // A journal written before the meta carried it: the messageId is read from the body.
-    const messageId = messageIdOf(e.meta) ?? eventMessageId(e.body);
-    if (messageId !== undefined && held.has(messageId)) {
-      out.absorbed.push(e.seq);
-      continue;
-    }
-    if (messageId !== undefined) held.add(messageId);
-    // Emitted before the crash or stop, as far as anyone can tell: due for redelivery, as its next attempt.
-    const entry: InFlight<M> = {
-      bytes: e.body.length,
-      meta,
-      messageId,
-      emittedAt: 0,
-      attempts: e.attempts,
-      ...(e.lastError ? { lastError: e.lastError, told: true } : {}),
-      takenAt: receivedAtOf(e.meta, now),
-    };
-    out.live.push({ id: e.seq, entry, record: { id: e.seq, meta, body: e.body, attempt: e.attempts + 1 } });
-  }
-  return out;
 }

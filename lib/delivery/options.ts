@@ -5,7 +5,7 @@
  * bytes, seconds to ms). A new delivery option is added to the table, read
  * here or in the session, and offered by the dialog's template.
  */
-import { nodeOptions } from '../config/node-options';
+import { nodeOptions } from '../config';
 import type { RetryPolicy } from './types';
 
 export const MiB = 1024 * 1024;
@@ -13,23 +13,8 @@ export const MiB = 1024 * 1024;
 /** detection-in's options as the table reads them. */
 export type ReceiverNodeOptions = ReturnType<typeof nodeOptions<'detection-in'>>;
 
-/** The options a store session takes: those of the table that say how events are kept. */
-export type SessionOptions = Pick<
-  ReceiverNodeOptions,
-  | 'ackMode'
-  | 'maxInFlight'
-  | 'maxInFlightMiB'
-  | 'journalMaxMiB'
-  | 'redeliverAfterSeconds'
-  | 'finishedWhen'
-  | 'streamMaxEvents'
-  | 'streamMaxMiB'
-  | 'claimAfterSeconds'
-  | 'maxAttempts'
-  | 'firstPauseSeconds'
-  | 'maxPauseSeconds'
-  | 'maxDeadLetters'
->;
+/** The options a store session takes: detection-in's, as the table reads them (it uses those that say how events are kept). */
+export type SessionOptions = ReceiverNodeOptions;
 
 /** Every option of the table as a receiver saved without it runs with. */
 export const RECEIVER_DEFAULTS: ReceiverNodeOptions = nodeOptions('detection-in', {});

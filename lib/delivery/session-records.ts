@@ -5,11 +5,11 @@
  * read back from bytes is parsed, and checked again only when its meta lacks
  * them (a journal written before they were carried).
  */
-import type { EventKind, SchemaError } from '../events/schemas';
-import type { Receipt } from '../events/message';
-import { parseJsonBody } from '../http/json';
-import type { AcceptedDelivery, DeliveryMeta } from '../receiver/receiver';
-import { validateEvent } from '../receiver/validation';
+import type { EventKind, SchemaError } from '../events';
+import type { Receipt } from '../events';
+import { parseJsonBody } from '../http';
+import type { AcceptedDelivery, DeliveryMeta } from '../receiver';
+import { validateEvent } from '../receiver';
 import type { DeliveryRecord } from './types';
 
 /** What a message is rebuilt from besides the event; the journal holds only the request's part. */

@@ -8,12 +8,12 @@
  * every receiver). The node adapter passes a few callbacks and reads `status`.
  */
 import { systemClock, type Clock } from '../core/clock';
-import { eventMessage, invalidEventMessage } from '../events/message';
+import { eventMessage, invalidEventMessage } from '../events';
 import { receipt, restore, storedMeta, type EmitMeta, type StoredMeta } from './session-records';
-import type { Problem } from '../http/problem';
-import type { RedisConnection } from '../redis/connection';
-import type { AcceptedDelivery, DeliveryMeta, InvalidDelivery, ReceiverHooks, ReceiverStore, StagedEnqueue } from '../receiver/receiver';
-import { createWarningGate } from '../receiver/warning-gate';
+import type { Problem } from '../http';
+import type { RedisConnection } from '../redis';
+import type { AcceptedDelivery, DeliveryMeta, InvalidDelivery, ReceiverHooks, ReceiverStore, StagedEnqueue } from '../receiver';
+import { createWarningGate } from '../receiver';
 import { completionPlan, doneDownstream, type CompletionPlan, type FlowNodeConfig } from './downstream';
 import { dropTracker, keepTracker, trackerOf } from './registry';
 import { keepsJournal, openStore, ownsItsEntries, redisConnectionOf, type SessionOptions, type StorePlace } from './store-open';

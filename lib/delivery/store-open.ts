@@ -11,7 +11,7 @@
  */
 import type { Clock } from '../core/clock';
 import { storeLimits, type SessionOptions } from './options';
-import type { RedisConnection } from '../redis/connection';
+import type { RedisConnection } from '../redis';
 import type { JournalProblem } from './journal';
 import { RedisStreamDelivery } from './stream';
 import { DeliveryTracker } from './tracker';

@@ -6,8 +6,10 @@
  * records stay in the keeper's journal (keeper.ts) until then.
  */
 import { kindOfPublishType } from '../core/event-kinds';
+import type { JournalEntry } from './journal';
 import type { Keeper } from './keeper';
-import type { DeadLetter, InFlight } from './types';
+import { eventMessageId, messageIdOf } from './resend';
+import type { DeadLetter, DeliveryRecord, InFlight } from './types';
 
 /** A dead letter: an event kept aside, with what replays it. */
 export interface Dead<M> {
@@ -178,4 +180,55 @@ export class DeadShelf<M> {
     for (const d of chosen) this.dead.delete(d.id);
     return chosen;
   }
+}
+
+/** What a journal read back holds, sorted for the tracker: dead letters, events to hold again, resends absorbed. */
+export interface JournalReplay<M> {
+  dead: Dead<M>[];
+  live: Array<{ id: number; entry: InFlight<M>; record: DeliveryRecord<M> }>;
+  /** Records of resends absorbed before a crash whose mark had not reached the disk (the first copy stands for them). */
+  absorbed: number[];
+}
+
+/** Sorts a journal's entries read back at open (`now`: when, for an event without its time of receipt). */
+export function replayJournal<M>(entries: JournalEntry[], now: number): JournalReplay<M> {
+  const out: JournalReplay<M> = { dead: [], live: [], absorbed: [] };
+  const held = new Set<string>();
+  for (const e of entries) {
+    const meta = e.meta as M;
+    if (e.deadAt !== undefined) {
+      const { seq: id, deadAt } = e;
+      const describedBy = describe(e.meta, undefined, e.body);
+      out.dead.push({
+        id,
+        bytes: e.body.length,
+        meta,
+        attempts: e.attempts,
+        lastError: e.lastError ?? '',
+        receivedAt: receivedAtOf(e.meta, deadAt),
+        deadAt,
+        ...describedBy,
+      });
+      continue;
+    }
+    // A journal written before the meta carried it: the messageId is read from the body.
+    const messageId = messageIdOf(e.meta) ?? eventMessageId(e.body);
+    if (messageId !== undefined && held.has(messageId)) {
+      out.absorbed.push(e.seq);
+      continue;
+    }
+    if (messageId !== undefined) held.add(messageId);
+    // Emitted before the crash or stop, as far as anyone can tell: due for redelivery, as its next attempt.
+    const entry: InFlight<M> = {
+      bytes: e.body.length,
+      meta,
+      messageId,
+      emittedAt: 0,
+      attempts: e.attempts,
+      ...(e.lastError ? { lastError: e.lastError, told: true } : {}),
+      takenAt: receivedAtOf(e.meta, now),
+    };
+    out.live.push({ id: e.seq, entry, record: { id: e.seq, meta, body: e.body, attempt: e.attempts + 1 } });
+  }
+  return out;
 }

@@ -12,8 +12,8 @@
  */
 import { systemClock, type Clock } from '../core/clock';
 import type { JournalProblem } from './journal';
-import { JournalKeeper, MemoryKeeper, replayJournal, type Keeper } from './keeper';
-import { DeadShelf, deadLetterOf, describe, replayed } from './tracker-dead';
+import { JournalKeeper, MemoryKeeper, type Keeper } from './keeper';
+import { DeadShelf, deadLetterOf, describe, replayed, replayJournal } from './tracker-dead';
 import { WakeUps } from './tracker-timers';
 import { takeEach } from './adopt';
 import { InFlightBudget } from './budget';

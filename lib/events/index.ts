@@ -7,3 +7,4 @@ export * from './time-window';
 export * from './tag-prefix';
 export * from './event-hash';
 export * from './publish-route';
+export * from './message';

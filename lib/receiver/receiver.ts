@@ -10,7 +10,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock, type Clock } from '../core/clock';
-import { nodeOptions } from '../config/node-options';
+import { nodeOptions } from '../config';
 import {
   bodyNotInvited,
   DEFAULT_LINGER,
