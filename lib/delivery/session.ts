@@ -19,7 +19,7 @@ import { dropTracker, keepTracker, trackerOf } from './registry';
 import { keepsJournal, openStore, ownsItsEntries, redisConnectionOf, type SessionOptions, type StorePlace } from './store-open';
 import type { DeliveryId, DeliveryRecord, DeliveryStats, EventDelivery, FailureNotice } from './types';
 import type { DeployWatch, FlowsEvent } from './deploy-watch';
-import { handOver, holdsAnything, strand, strandedOf, strandedOn, streamKeyOf } from './stranded';
+import { handOver, holdsAnything, strand, strandedOf, strandedOn, streamKeyOf, unstrand } from './stranded';
 import { rm } from 'node:fs/promises';
 
 export type { SessionOptions } from './store-open';
@@ -115,6 +115,8 @@ export class StoreSession implements ReceiverStore {
   ) {
     this.clock = place.clock ?? systemClock;
     this.redis = redisConnectionOf(options, place);
+    // Its own store, kept from its previous instance (stranded if it was deleted and is back now).
+    unstrand(node.id);
     const previous = trackerOf(node.id) as EventDelivery<StoredMeta> | undefined;
     this.before = { store: previous as EventDelivery<unknown> | undefined, stats: { ...(previous?.stats ?? ZERO) } };
     // The flows being built now are the active configuration already.

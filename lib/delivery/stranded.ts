@@ -70,6 +70,11 @@ export function strandedList(): StrandedSummary[] {
   }));
 }
 
+/** A removed receiver is back (its deletion undone): its store is its own again, not stranded. */
+export function unstrand(receiver: string): void {
+  stranded.delete(receiver);
+}
+
 export function strandedOf(receiver: string): StrandedStore | undefined {
   return stranded.get(receiver);
 }

@@ -17,6 +17,7 @@ const { StoreSession } = require('../../../dist/lib/delivery/session');
 const { DeployWatch } = require('../../../dist/lib/delivery/deploy-watch');
 const { dropTracker, trackerOf } = require('../../../dist/lib/delivery/registry');
 const { completion } = require('../../../dist/lib/delivery/completion');
+const { strandedList } = require('../../../dist/lib/delivery/stranded');
 const { validateEvent } = require('../../../dist/lib/receiver/validation');
 const { RedisConnection } = require('../../../dist/lib/redis/connection');
 const { RedisServer, redisAvailable } = require('../../support/redis-server');
@@ -83,11 +84,11 @@ describe('lib/delivery StoreSession', function () {
   });
 
   /** A session for receiver `id`: the messages it sends, on a watch of its own, on `clock`. */
-  function open(id, mode, { clock, watch, connection, options = {} }) {
+  function open(id, mode, { clock, watch, connection, options = {}, node = { id, z: 'tab' } }) {
     const sent = [];
     const notes = [];
     const session = new StoreSession(
-      { id, z: 'tab' },
+      node,
       { ...OPTIONS, ackMode: mode, ...options },
       { journalPath: path.join(dir, `journal-${id}.log`), redis: () => connection, streamName: `/session/${id}`, clock },
       {
@@ -199,6 +200,30 @@ describe('lib/delivery StoreSession', function () {
           await until(() => trackerOf(id).pending.events === 0, 5000, 'r1 finished');
         }
         await second.session.close(true);
+      });
+
+      it('deleted with events held, then back under its own id (the deletion undone): they are its own again, not stranded', async () => {
+        const id = `back-${mode}-${n}`;
+        const clock = new FakeClock(1000);
+        const watch = new DeployWatch(() => flowsWithDone(id));
+        const node = { id, z: 'tab', key: `/back/${id}` };
+        const first = open(id, mode, { clock, watch, connection, node });
+        watch.started();
+        await take(first.session, lpr('kept'));
+        await first.session.close(true);
+        assert.deepEqual(
+          strandedList().map((s) => [s.receiver, s.events]),
+          [[id, 1]],
+        );
+        const back = open(id, mode, { clock, watch, connection, node });
+        await back.session.ready;
+        watch.started();
+        await until(() => back.sent.length === 1, 5000, 'kept emitted again');
+        assert.deepEqual([back.sent[0].msg.messageId, back.sent[0].msg.redelivered], ['kept', true]);
+        assert.deepEqual(strandedList(), []);
+        completion.finish(back.sent[0].msg);
+        await until(() => trackerOf(id).pending.events === 0, 5000, 'kept finished');
+        await back.session.close(true);
       });
 
       if (mode !== 'redis') {
