@@ -19,7 +19,7 @@ import { dropTracker, keepTracker, trackerOf } from './registry';
 import { keepsJournal, openStore, ownsItsEntries, redisConnectionOf, type SessionOptions, type StorePlace } from './store-open';
 import type { DeliveryId, DeliveryRecord, DeliveryStats, EventDelivery, FailureNotice } from './types';
 import type { DeployWatch, FlowsEvent } from './deploy-watch';
-import { handOver, holdsAnything, strand, strandedOf, strandedOn, streamKeyOf, unstrand } from './stranded';
+import { findStrandedJournals, handOver, holdsAnything, journalDir, strand, strandedOf, strandedOn, streamKeyOf, unstrand } from './stranded';
 import { rm } from 'node:fs/promises';
 
 export type { SessionOptions } from './store-open';
@@ -116,7 +116,7 @@ export class StoreSession implements ReceiverStore {
     this.clock = place.clock ?? systemClock;
     this.redis = redisConnectionOf(options, place);
     // Its own store, kept from its previous instance (stranded if it was deleted and is back now).
-    unstrand(node.id);
+    unstrand(node.id, place.journalPath);
     const previous = trackerOf(node.id) as EventDelivery<StoredMeta> | undefined;
     this.before = { store: previous as EventDelivery<unknown> | undefined, stats: { ...(previous?.stats ?? ZERO) } };
     // The flows being built now are the active configuration already.
@@ -174,7 +174,12 @@ export class StoreSession implements ReceiverStore {
       store.onFailure = (notice) => this.failure(notice);
       store.onComplete = () => this.changed();
       store.onOutOfSpace = (full) => this.outOfSpace(full, place.journalPath);
-      // What receivers removed from this path left (a copy on another tab, a flow imported with new ids): due with the rest.
+      // What receivers removed from this path left (a copy on another tab, a flow imported with new ids), before
+      // this process too (a stranded journal): due with the rest.
+      const known = new Set(this.watch.deployed().map((n) => n.id));
+      const openJournal = (file: string) =>
+        openStore<unknown>({ ...this.options, ackMode: 'disk' }, { ...this.place, journalPath: file }, undefined).then((o) => o.store);
+      await findStrandedJournals(journalDir(place.journalPath), known, openJournal);
       for (const left of this.node.key === undefined ? [] : strandedOn(this.node.key, this.node.id)) {
         const handed = await handOver(left, store as EventDelivery<unknown>);
         this.hooks.log.log(t('delivery.handed-over', { events: handed.events, dead: handed.deadLetters, receiver: left.receiver }));

@@ -7,7 +7,8 @@
  * be handed to any running receiver (the admin API, nodes/detection-in/
  * dead-letters.ts). A store handed everything is closed and its file deleted.
  */
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { DeliveryTracker } from './tracker';
 import { dropTracker } from './registry';
 import type { EventDelivery } from './types';
@@ -53,10 +54,42 @@ export function holdsAnything(store: EventDelivery<unknown>): boolean {
   return store.pending.events > 0 || store.stats.deadLetters > 0;
 }
 
+/** Beside a stranded journal: which path it was on, so it is found again after a restart. */
+const SIDECAR = '.stranded.json';
+
 /** Keeps a removed receiver's store that holds answered events, until they are handed over. */
 export function strand(s: StrandedStore): void {
   stranded.set(s.receiver, s);
+  if (s.file) void writeFile(s.file + SIDECAR, JSON.stringify({ receiver: s.receiver, key: s.key, path: s.path })).catch(() => undefined);
 }
+
+let scanned: Promise<void> | undefined;
+
+/**
+ * Once per process: the journals stranded before a restart (their side files in `dir`), of receivers
+ * not in the deployed flows (`known` ids), opened with `open` and kept again as stranded by their path.
+ */
+export function findStrandedJournals(dir: string, known: Set<string>, open: (file: string) => Promise<EventDelivery<unknown>>): Promise<void> {
+  scanned ??= (async () => {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names.filter((n) => n.endsWith(SIDECAR))) {
+      const side = JSON.parse(await readFile(join(dir, name), 'utf8').catch(() => '{}')) as { receiver?: string; key?: string; path?: string };
+      const file = join(dir, name.slice(0, -SIDECAR.length));
+      if (!side.receiver || !side.key || known.has(side.receiver) || stranded.has(side.receiver)) continue;
+      const store = await open(file).catch(() => undefined);
+      if (store && holdsAnything(store))
+        stranded.set(side.receiver, { receiver: side.receiver, key: side.key, path: side.path ?? side.key, store, file });
+      else {
+        await store?.close();
+        await Promise.all([rm(file, { force: true }), rm(join(dir, name), { force: true })]);
+      }
+    }
+  })();
+  return scanned;
+}
+
+/** The directory a journal file is in. */
+export const journalDir = (file: string): string => dirname(file);
 
 export function strandedList(): StrandedSummary[] {
   return [...stranded.values()].map((s) => ({
@@ -70,9 +103,10 @@ export function strandedList(): StrandedSummary[] {
   }));
 }
 
-/** A removed receiver is back (its deletion undone): its store is its own again, not stranded. */
-export function unstrand(receiver: string): void {
+/** A removed receiver is back (its deletion undone): its store (its `journal`) is its own again, not stranded. */
+export function unstrand(receiver: string, journal?: string): void {
   stranded.delete(receiver);
+  if (journal) void rm(journal + SIDECAR, { force: true }).catch(() => undefined);
 }
 
 export function strandedOf(receiver: string): StrandedStore | undefined {
@@ -90,7 +124,7 @@ async function forget(s: StrandedStore, store: EventDelivery<unknown> | undefine
   dropTracker(s.receiver);
   const empty = !holdsAnything(s.store);
   await store?.close();
-  if (empty && s.file) await rm(s.file, { force: true });
+  if (empty && s.file) await Promise.all([rm(s.file, { force: true }), rm(s.file + SIDECAR, { force: true })]);
 }
 
 /**

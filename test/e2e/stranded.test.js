@@ -146,7 +146,24 @@ describe(`e2e: nothing stranded when a receiver is deleted, Node-RED ${nodeRedVe
           [[old, route, mode, 3, 0]],
         );
         assert.deepEqual(await getJson(`${nr.url}/detection-bridge/held/${old}`), { events: 3, deadLetters: 0, stranded: true });
-        if (mode === 'disk') assert.ok(fs.existsSync(journalOf(old)), 'the journal stays while it holds them');
+        if (mode === 'disk') {
+          assert.ok(fs.existsSync(journalOf(old)), 'the journal stays while it holds them');
+          // A restart forgets nothing: the journal is found again, by the path it was on.
+          await nr.restart();
+          await nr.answers(other, 405);
+          const again = await until(
+            async () => {
+              const found = await getJson(`${nr.url}/detection-bridge/stranded`);
+              return found.items.length > 0 && found;
+            },
+            10000,
+            'the stranded journal found again',
+          );
+          assert.deepEqual(
+            again.items.map((s) => [s.receiver, s.path, s.mode, s.events, s.file]),
+            [[old, route, mode, 3, journalOf(old)]],
+          );
+        }
 
         const handed = await postJson(`${nr.url}/detection-bridge/stranded/${old}/replay`, { to: taker });
         assert.equal(handed.status, 200, handed.text);
