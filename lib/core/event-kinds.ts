@@ -15,5 +15,10 @@ export type EventKind = 'face' | 'lpr';
 
 /** Values allowed for `cropSizeName` of a plate image (./crop-sizes.ts, which the editor runs too). */
 export { CROP_SIZE_NAMES };
+
+/** The kind of an event by its `publishType`, worked out here only; undefined for neither. */
+export function kindOfPublishType(publishType: unknown): EventKind | undefined {
+  return publishType === PUBLISH_TYPE_FACE ? 'face' : publishType === PUBLISH_TYPE_LPR ? 'lpr' : undefined;
+}
 export const CropSizeName = z.enum(CROP_SIZE_NAMES);
 export type CropSizeName = z.infer<typeof CropSizeName>;

@@ -18,8 +18,18 @@ export async function takeEach<M>(
     } catch {
       continue;
     }
-    const id = await staged.commit(record.meta, record.event).catch(() => undefined);
+    // A record read from bytes (a journal, a stream) handed to a store that holds events by reference: parsed here.
+    const event = record.event ?? (record.body ? parsed(record.body) : undefined);
+    const id = await staged.commit(record.meta, event).catch(() => undefined);
     if (id !== undefined && !staged.absorbed) taken.push({ record, id });
   }
   return taken;
+}
+
+function parsed(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }

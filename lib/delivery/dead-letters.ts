@@ -3,10 +3,13 @@
  * them (nodes/detection-in/dead-letters.ts serves them on Node-RED's admin
  * API): list them, send some or all through the flow again, drop some or all.
  * Answers are plain data (a status and a JSON body, or an RFC 9457 problem),
- * so the rules live here and are tested without Node-RED.
+ * so the rules live here and are tested without Node-RED. Also what removed
+ * receivers left (strandedAction): listed, counted, handed to a running one.
  */
 import { problem, type Problem } from '../http/index';
 import { trackerOf } from './registry';
+import { sessionOf } from './session';
+import { strandedList, strandedOf, type StrandedSummary } from './stranded';
 import type { DeadLetter, EventDelivery } from './types';
 
 export type DeadLetterAction = 'list' | 'replay' | 'discard';
@@ -63,4 +66,38 @@ export async function deadLetterAction(
     if ((err as { code?: string }).code === 'ERR_DELIVERY_CLOSED') return { status: 503, body: problem('unavailable', (err as Error).message) };
     throw err;
   }
+}
+
+export type StrandedAnswer =
+  | { status: 200; body: { count: number; items: StrandedSummary[] } }
+  | { status: 200; body: { events: number; deadLetters: number; stranded: boolean } }
+  | { status: 200; body: { events: number; deadLetters: number; to: string } }
+  | { status: 400 | 404; body: Problem };
+
+/**
+ * What removed receivers left (nothing stranded, stranded.ts): `list` them all; `held`: how many answered
+ * events receiver `receiver` holds now (unfinished and dead letters; the editor warns before it is deleted);
+ * `replay` hands what removed receiver `receiver` left to the running receiver `{to}`, which emits it at once.
+ */
+export async function strandedAction(action: 'list' | 'held' | 'replay', receiver?: string, body?: unknown): Promise<StrandedAnswer> {
+  if (action === 'list') {
+    const items = strandedList();
+    return { status: 200, body: { count: items.length, items } };
+  }
+  const id = String(receiver);
+  if (action === 'held') {
+    const store = trackerOf(id);
+    return {
+      status: 200,
+      body: { events: store?.pending.events ?? 0, deadLetters: store?.stats.deadLetters ?? 0, stranded: strandedOf(id) !== undefined },
+    };
+  }
+  const to = (body as { to?: unknown } | undefined)?.to;
+  if (typeof to !== 'string')
+    return { status: 400, body: problem('badRequest', 'to must name the id of a running detection in node that takes the events') };
+  const session = sessionOf(to);
+  if (!session) return { status: 404, body: problem('notFound', `no running detection in node has the id ${to}`) };
+  const handed = await session.takeStranded(id);
+  if (!handed) return { status: 404, body: problem('notFound', `no removed detection in node ${id} left events (see GET …/stranded)`) };
+  return { status: 200, body: { ...handed, to } };
 }

@@ -1,4 +1,4 @@
-/** Keeping events until a flow has finished them: the journal, the tracker and its budget, the Redis stream, completion. */
+/** Keeping events until a flow has finished them: the store session a receiver holds (and what removed receivers left), the journal, the tracker and its budget, the Redis stream, completion. */
 export * from './journal';
 export * from './tracker';
 export * from './budget';
@@ -9,3 +9,8 @@ export * from './types';
 export * from './retry';
 export * from './completion';
 export * from './dead-letters';
+export * from './session';
+export * from './session-view';
+export * from './session-metrics';
+export * from './deploy-watch';
+export * from './stranded';

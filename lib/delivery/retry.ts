@@ -1,8 +1,9 @@
 /** The pauses between an event's attempts, and the policy a receiver uses when its options say nothing. */
+import { DEFAULT_LIMITS } from './options';
 import type { RetryPolicy } from './types';
 
-/** detection-in's defaults: 5 attempts, 10 s then 4 times longer up to an hour, 100 dead letters kept. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, firstPauseMs: 10_000, maxPauseMs: 3_600_000, maxDeadLetters: 100 };
+/** detection-in's defaults, as the option table states them (options.ts). */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = DEFAULT_LIMITS.retry;
 
 /** The pause after failed attempt `attempt` (1 = the first): firstPauseMs, then 4 times longer each time, at most maxPauseMs. */
 export function retryPause(policy: RetryPolicy, attempt: number): number {

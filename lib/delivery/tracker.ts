@@ -1,31 +1,25 @@
 /**
- * Events in flight for one receiver: taken (answered 200) and not yet
- * finished. It decides when an event counts as safe (handed to the flow, or
- * written to the journal), bounds how many may be in flight (past the bound
- * the receiver answers 503 with Retry-After and the bridge keeps the event),
- * and knows which events to emit again, flagged as redelivered: after a
- * restart (from the journal), after a deploy, and after a time limit. A
- * resend of an event it holds (same messageId) is absorbed (resend.ts).
- *
- * Attempts: an event's first emission is attempt 1; each later one (time
- * limit, a flow's failure after its pause, a deploy, a restart) the next.
- * After maxAttempts an event is a dead letter: out of the bounds, kept (in
- * memory here, in the journal on disk) until replayed or discarded. Nothing
- * is counted or written for an event finished at its first emission.
- *
- * Completion: a receiver that waits for a `detection-done` node (one is
- * downstream of it, or it is set to wait: downstream.ts) finishes an event
- * when one marks it; any other, as soon as it is emitted. Nothing here
- * imports Node-RED.
+ * Events in flight for one receiver (memory and disk mode): taken (answered
+ * 200) and not yet finished. It bounds how many may be in flight (past the
+ * bound the receiver answers 503 with Retry-After), counts attempts (after
+ * maxAttempts an event is a dead letter: tracker-dead.ts), and knows which
+ * events to emit again, flagged: after a restart, a deploy, a failure's pause
+ * or the time limit (tracker-timers.ts). A resend of an event it holds is
+ * absorbed (resend.ts). What is kept besides its maps (the journal on disk)
+ * is its keeper's (keeper.ts): it never asks which one it has. A receiver
+ * waiting for detection-done finishes an event when one marks it; any other,
+ * once emitted (downstream.ts).
  */
-import { isOutOfSpace } from '../core/append-log';
 import { systemClock, type Clock } from '../core/clock';
-import { PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR } from '../core/event-kinds';
-import { Journal, type JournalProblem } from './journal';
+import type { JournalProblem } from './journal';
+import { JournalKeeper, MemoryKeeper, type Keeper } from './keeper';
+import { DeadShelf, deadLetterOf, describe, replayed, replayJournal } from './tracker-dead';
+import { WakeUps } from './tracker-timers';
 import { takeEach } from './adopt';
-import { BusyError, InFlightBudget } from './budget';
+import { InFlightBudget } from './budget';
 import { DEFAULT_RETRY_POLICY, retryPause } from './retry';
-import { eventMessageId, messageIdOf } from './resend';
+import { DEFAULT_LIMITS } from './options';
+import { messageIdOf } from './resend';
 import type {
   AckMode,
   DeadLetter,
@@ -34,26 +28,11 @@ import type {
   DeliveryStats,
   EventDelivery,
   FailureNotice,
+  InFlight,
   RetryPolicy,
   StagedDelivery,
+  TrackerOptions,
 } from './types';
-
-export interface TrackerOptions {
-  mode: AckMode;
-  /** disk: the journal file. */
-  journalPath?: string;
-  /** disk: the journal's cap. */
-  journalMaxBytes?: number;
-  /** Events in flight at most (taken, not finished). */
-  maxEvents: number;
-  /** Bytes of events in flight at most (request body sizes). */
-  maxBytes: number;
-  /** Emit an event again when not finished this long after it was emitted; 0: never. */
-  redeliverAfterMs?: number;
-  /** Attempts at most, the pauses between them, dead letters kept (DEFAULT_RETRY_POLICY when omitted). */
-  retry?: RetryPolicy;
-  clock?: Clock;
-}
 
 export { BusyError } from './budget';
 
@@ -64,75 +43,8 @@ export class DeliveryClosedError extends Error {
     super('the receiver is being deployed or stopped: try again in a moment');
   }
 }
+export type { TrackerOptions } from './types';
 export { ACK_MODES, type AckMode, type DeliveryId, type DeliveryRecord, type EventDelivery, type StagedDelivery } from './types';
-
-interface InFlight<M> {
-  bytes: number;
-  meta: M;
-  event?: unknown;
-  /** The event's messageId, under which it is indexed (heldIds). */
-  messageId?: string;
-  /** When it was last emitted; undefined until it is (and while a failed one waits for its pause). */
-  emittedAt?: number;
-  /** Emissions so far (counted when one is listed to go out again; the first on `emitted`). */
-  attempts?: number;
-  lastError?: string;
-  /** A failed attempt's: when it may go out again. */
-  dueAt?: number;
-  /** Whether the owner has heard of a failure of it (told once, on the first). */
-  told?: boolean;
-  /** When it was taken (ms since the epoch): received, for the age of the oldest unfinished event. */
-  takenAt?: number;
-}
-
-/** A dead letter: an event kept aside, out of the bounds, with what replays it. */
-interface Dead<M> {
-  id: number;
-  bytes: number;
-  meta: M;
-  /** memory mode: the event, by reference (disk: its record stays in the journal). */
-  event?: unknown;
-  attempts: number;
-  lastError: string;
-  receivedAt: number;
-  deadAt: number;
-  /** The event's payload.payload.messageId and kind, for the operator's list. */
-  messageId?: string;
-  kind?: string;
-}
-
-/**
- * What the operator's list shows of an event: its messageId (payload.payload.messageId) and kind, from its meta
- * when the receiver put them there, else from the event itself (memory) or its body (disk: parsed only for a dead
- * letter, never on the happy path).
- */
-function describe(meta: unknown, event: unknown, body?: Buffer): { messageId?: string; kind?: string } {
-  const known = (meta ?? {}) as { messageId?: unknown; kind?: unknown };
-  const out: { messageId?: string; kind?: string } = {};
-  if (typeof known.messageId === 'string') out.messageId = known.messageId;
-  if (typeof known.kind === 'string') out.kind = known.kind;
-  if (out.messageId !== undefined && out.kind !== undefined) return out;
-  let value = event;
-  if (value === undefined && body) {
-    try {
-      value = JSON.parse(body.toString('utf8'));
-    } catch {
-      return out;
-    }
-  }
-  const parsed = (value ?? {}) as { publishType?: unknown; payload?: { messageId?: unknown } | null };
-  const id = parsed.payload && typeof parsed.payload === 'object' ? parsed.payload.messageId : undefined;
-  if (out.messageId === undefined && typeof id === 'string') out.messageId = id;
-  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_LPR) out.kind = 'lpr';
-  if (out.kind === undefined && parsed.publishType === PUBLISH_TYPE_FACE) out.kind = 'face';
-  return out;
-}
-
-/** When a message's meta says it was received (an ISO time), else `fallback`. */
-function receivedAtOf(meta: unknown, fallback: number): number {
-  const at = Date.parse(String((meta as { receivedAt?: unknown } | undefined)?.receivedAt ?? ''));
-  return Number.isFinite(at) ? at : fallback;
-}
 
 export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   private readonly inFlight = new Map<number, InFlight<M>>();
@@ -141,17 +53,16 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   /** Resends absorbed since this tracker opened. */
   absorbed = 0;
   private readonly budget: InFlightBudget;
-  private nextId = 1;
-  private journal: Journal | undefined;
-  private timer: unknown;
-  /** A failed event's pause: the timer, and when it fires. */
-  private retryTimer: unknown;
-  private retryAt = Infinity;
-  /** The clock reading of the last pass of overdue(): what was due by then was listed. */
-  private overdueAt = -Infinity;
-  /** Dead letters, oldest first (a Map keeps the order they were added in). */
-  private readonly dead = new Map<number, Dead<M>>();
-  private readonly counters = { redelivered: 0, failed: 0, deadLettered: 0, deadLettersDropped: 0 };
+  /** Where bodies and marks are kept besides these maps: nowhere more (memory) or the journal (disk). */
+  private keeper: Keeper = new MemoryKeeper();
+  /** When the owner is woken to look for due events (pauses, the time limit). */
+  private readonly wakeUps: WakeUps;
+  /** Dead letters, oldest first. */
+  private readonly dead = new DeadShelf<M>(
+    () => this.keeper,
+    () => ({ maxDeadLetters: this.retry.maxDeadLetters, maxBytes: this.options.maxBytes }),
+  );
+  private readonly counters = { redelivered: 0, failed: 0 };
   /** Closed: its dead letters are its successor's to list and act on. */
   private closed = false;
   /** Whether completion waits for a detection-done node; false: finished once emitted. */
@@ -167,6 +78,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
 
   private constructor(private readonly options: TrackerOptions) {
     this.budget = new InFlightBudget(options.maxEvents, options.maxBytes, () => this.inFlight.size);
+    this.wakeUps = new WakeUps(this.clock, () => this.onOverdue);
   }
 
   get mode(): AckMode {
@@ -180,50 +92,19 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     const tracker = new DeliveryTracker<M>(options);
     if (options.mode !== 'disk') return { tracker, recovered: [], problems: [] };
     if (!options.journalPath) throw new Error('disk mode needs a journal path');
-    const { journal, entries, problems } = await Journal.open(options.journalPath, { maxBytes: options.journalMaxBytes ?? 256 * 1024 * 1024 });
-    tracker.journal = journal;
-    journal.onOutOfSpace = (full) => tracker.onOutOfSpace?.(full);
-    const recovered: DeliveryRecord<M>[] = [];
-    const now = tracker.clock.now();
-    for (const entry of entries) {
-      tracker.nextId = Math.max(tracker.nextId, entry.seq + 1);
-      if (entry.deadAt !== undefined) {
-        tracker.dead.set(entry.seq, {
-          id: entry.seq,
-          bytes: entry.body.length,
-          meta: entry.meta as M,
-          attempts: entry.attempts,
-          lastError: entry.lastError ?? '',
-          receivedAt: receivedAtOf(entry.meta, entry.deadAt),
-          deadAt: entry.deadAt,
-          ...describe(entry.meta, undefined, entry.body),
-        });
-        continue;
-      }
-      // The journal's meta is the request's (written before the body was parsed): the messageId is read from the body.
-      const messageId = messageIdOf(entry.meta) ?? eventMessageId(entry.body);
-      if (messageId !== undefined) {
-        // A resend absorbed before the crash whose mark had not reached the disk: the first copy stands for it.
-        if (tracker.heldIds.has(messageId)) {
-          journal.complete(entry.seq);
-          tracker.absorbed++;
-          continue;
-        }
-        tracker.heldIds.set(messageId, entry.seq);
-      }
-      // Emitted before the crash or stop, as far as anyone can tell: due for redelivery, as its next attempt.
-      tracker.inFlight.set(entry.seq, {
-        bytes: entry.body.length,
-        meta: entry.meta as M,
-        messageId,
-        emittedAt: 0,
-        attempts: entry.attempts,
-        ...(entry.lastError ? { lastError: entry.lastError, told: true } : {}),
-        takenAt: receivedAtOf(entry.meta, now),
-      });
-      tracker.budget.add(entry.body.length);
-      recovered.push({ id: entry.seq, meta: entry.meta as M, body: entry.body, attempt: entry.attempts + 1 });
+    const { keeper, entries, problems } = await JournalKeeper.open(options.journalPath, options.journalMaxBytes ?? DEFAULT_LIMITS.journalMaxBytes);
+    tracker.keeper = keeper;
+    keeper.onOutOfSpace = (full) => tracker.onOutOfSpace?.(full);
+    const replay = replayJournal<M>(entries, tracker.clock.now());
+    for (const letter of replay.dead) tracker.dead.restore(letter);
+    for (const id of replay.absorbed) keeper.done(id);
+    tracker.absorbed += replay.absorbed.length;
+    for (const { id, entry } of replay.live) {
+      if (entry.messageId !== undefined) tracker.heldIds.set(entry.messageId, id);
+      tracker.inFlight.set(id, entry);
+      tracker.budget.add(entry.bytes);
     }
+    const recovered = replay.live.map((l) => l.record);
     return { tracker, recovered, problems };
   }
 
@@ -243,12 +124,12 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
 
   /** Size of the journal file (disk mode), else 0. */
   get journalBytes(): number {
-    return this.journal?.bytes ?? 0;
+    return this.keeper.bytes;
   }
 
   /** Disk mode: the journal's disk is full and the receiver refuses events (until room is freed or an event written). */
   get outOfSpace(): boolean {
-    return this.journal?.outOfSpace ?? false;
+    return this.keeper.outOfSpace;
   }
 
   /** Called when the journal's disk is found full (true) and when it has room again (false); set by the owner. */
@@ -269,38 +150,28 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
    */
   stage(journalMeta: unknown, body: Buffer | undefined): StagedDelivery<M> {
     const bytes = body?.length ?? 0;
-    const journal = this.journal;
+    const keeper = this.keeper;
     this.budget.check(bytes);
-    const appended = journal && body ? journal.append(journalMeta, body) : undefined;
-    appended?.catch(() => undefined); // seen by commit or abandon
+    const begun = keeper.begin(journalMeta, body);
     return this.budget.stage<M>(
       bytes,
       async (meta, event) => {
-        let id: number;
-        try {
-          if (appended) id = await appended;
-          else if (journal) id = await journal.append(journalMeta, Buffer.from(JSON.stringify(event)));
-          else id = this.nextId++;
-        } catch (err) {
-          if ((err as { code?: string }).code === 'ERR_JOURNAL_FULL') throw new BusyError('journal', (err as Error).message);
-          if (isOutOfSpace(err)) throw new BusyError('journal', `no room left on the disk of the journal: ${(err as Error).message}`);
-          throw err;
-        }
+        const id = await keeper.commit(begun, journalMeta, event);
         const messageId = messageIdOf(meta);
         const held = messageId === undefined ? undefined : this.heldIds.get(messageId);
         if (held !== undefined && this.inFlight.has(held)) {
           // A resend of an event held unfinished: the held copy is emitted (again) and finished in its place.
-          journal?.complete(id);
+          keeper.done(id);
           this.absorbed++;
           return { absorbed: held };
         }
-        this.inFlight.set(id, { bytes, meta, messageId, event: journal ? undefined : event, takenAt: this.clock.now() });
+        this.inFlight.set(id, { bytes, meta, messageId, event: keeper.holdsEvents ? event : undefined, takenAt: this.clock.now() });
         if (messageId !== undefined) this.index(messageId, id);
         return id;
       },
       () =>
-        appended?.then(
-          (seq) => journal?.complete(seq),
+        begun?.then(
+          (id) => keeper.done(id),
           () => undefined,
         ),
     );
@@ -344,7 +215,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     entry.emittedAt = this.clock.now();
     // A first emission: attempt 1 (later ones were counted when listed).
     if (entry.attempts === undefined || entry.attempts === 0) entry.attempts = 1;
-    this.armRedelivery();
+    this.wakeUps.timeLimit(this.options.redeliverAfterMs ?? 0, () => this.inFlight.size > 0);
   }
 
   /** The flow finished the event. True if it was in flight. */
@@ -355,7 +226,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     this.inFlight.delete(id);
     if (entry.messageId !== undefined && this.heldIds.get(entry.messageId) === id) this.heldIds.delete(entry.messageId);
     this.budget.remove(entry.bytes);
-    this.journal?.complete(id);
+    this.keeper.done(id);
     this.onComplete?.();
     return true;
   }
@@ -392,7 +263,7 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   async overdue(): Promise<DeliveryRecord<M>[]> {
     const limit = this.options.redeliverAfterMs ?? 0;
     const now = this.clock.now();
-    this.overdueAt = now;
+    this.wakeUps.lookedAt = now;
     const due: number[] = [];
     for (const [id, entry] of [...this.inFlight]) {
       if (entry.dueAt !== undefined) {
@@ -421,12 +292,14 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       // Not due again by time until it is emitted.
       entry.emittedAt = undefined;
       if (done > 0) this.counters.redelivered++;
-      if (this.journal) {
-        // Nothing to write for a first attempt, unless a mark (a replayed dead letter's 0) says otherwise.
-        if (done > 0 || entry.lastError !== undefined) await this.journal.attempt(id, entry.attempts, entry.lastError ?? '');
-        const stored = await this.journal.read(id);
-        if (stored && this.inFlight.has(id)) out.push({ id, meta: entry.meta, body: stored.body, attempt: entry.attempts });
-      } else out.push({ id, meta: entry.meta, event: entry.event, attempt: entry.attempts });
+      if (this.keeper.holdsEvents) {
+        out.push({ id, meta: entry.meta, event: entry.event, attempt: entry.attempts });
+        continue;
+      }
+      // Nothing to write for a first attempt, unless a mark (a replayed dead letter's 0) says otherwise.
+      if (done > 0 || entry.lastError !== undefined) await this.keeper.attempt(id, entry.attempts, entry.lastError ?? '');
+      const body = await this.keeper.body(id);
+      if (body && this.inFlight.has(id)) out.push({ id, meta: entry.meta, body, attempt: entry.attempts });
     }
     return out;
   }
@@ -442,8 +315,12 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       const pause = retryPause(this.retry, entry.attempts);
       entry.dueAt = this.clock.now() + pause;
       entry.emittedAt = undefined;
-      void this.journal?.attempt(id, entry.attempts, entry.lastError ?? '');
-      this.armRetry(entry.dueAt);
+      void this.keeper.attempt(id, entry.attempts, entry.lastError ?? '');
+      this.wakeUps.pauseEnds(entry.dueAt, (looked) => {
+        let next = Infinity;
+        for (const e of this.inFlight.values()) if (e.dueAt !== undefined && e.dueAt > looked) next = Math.min(next, e.dueAt);
+        return next;
+      });
     }
     return true;
   }
@@ -474,13 +351,13 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     if (!this.onFailure) return;
     const attempts = entry.attempts ?? 1;
     const record: DeliveryRecord<M> = { id, meta: entry.meta, attempt: attempts };
-    if (!this.journal) {
+    if (this.keeper.holdsEvents) {
       record.event = entry.event;
       this.onFailure({ stage, record, attempts, error });
       return;
     }
-    void this.journal.read(id).then((stored) => {
-      if (stored) record.body = stored.body;
+    void this.keeper.body(id).then((body) => {
+      if (body) record.body = body;
       this.onFailure?.({ stage, record, attempts, error });
     });
   }
@@ -490,104 +367,49 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     if (!this.inFlight.delete(id)) return;
     this.budget.remove(entry.bytes);
     const now = this.clock.now();
-    const dead: Dead<M> = {
-      id,
-      bytes: entry.bytes,
-      meta: entry.meta,
-      ...(entry.event !== undefined ? { event: entry.event } : {}),
-      attempts: entry.attempts ?? 1,
-      lastError: error,
-      receivedAt: receivedAtOf(entry.meta, entry.takenAt ?? now),
-      deadAt: now,
-      ...describe(entry.meta, entry.event),
-    };
-    this.dead.set(id, dead);
-    this.counters.deadLettered++;
-    // In memory the dead letters hold their events: together no more than In flight's MiB, like the events in flight.
-    while (
-      this.dead.size > Math.max(0, this.retry.maxDeadLetters) ||
-      (!this.journal && this.dead.size > 0 && this.deadBytes() > this.options.maxBytes)
-    ) {
-      const oldest = this.dead.keys().next().value as number;
-      this.dead.delete(oldest);
-      this.counters.deadLettersDropped++;
-      this.journal?.complete(oldest);
-    }
+    const dead = deadLetterOf(id, entry, error, now);
+    const kept = this.dead.keep(dead);
     this.notify('dead-letter', id, dead, error);
     // A slot is free: a status to redraw, like a finished event.
     this.onComplete?.();
-    if (!this.dead.has(id) || !this.journal) return;
-    await this.journal.dead(id, dead.attempts, error, now);
-    if (dead.messageId === undefined || dead.kind === undefined)
-      Object.assign(dead, describe(dead.meta, undefined, (await this.journal.read(id))?.body));
-  }
-
-  /** Bytes of the dead letters kept. */
-  private deadBytes(): number {
-    let bytes = 0;
-    for (const d of this.dead.values()) bytes += d.bytes;
-    return bytes;
+    if (!kept || this.keeper.holdsEvents) return;
+    await this.keeper.dead(id, dead.attempts, error, now);
+    if (dead.messageId === undefined || dead.kind === undefined) Object.assign(dead, describe(dead.meta, undefined, await this.keeper.body(id)));
   }
 
   /** Dead letters kept, oldest first, without their bodies. */
   deadLetters(): Promise<DeadLetter[]> {
     if (this.closed) return Promise.reject(new DeliveryClosedError());
-    return Promise.resolve(
-      [...this.dead.values()].map((d) => {
-        const letter: DeadLetter = {
-          id: String(d.id),
-          attempts: d.attempts,
-          lastError: d.lastError,
-          receivedAt: d.receivedAt,
-          deadAt: d.deadAt,
-          bytes: d.bytes,
-        };
-        if (d.messageId !== undefined) letter.messageId = d.messageId;
-        if (d.kind !== undefined) letter.kind = d.kind;
-        return letter;
-      }),
-    );
-  }
-
-  /** The dead letters named by `ids` (all when omitted), oldest first. */
-  private chosen(ids: string[] | undefined): Dead<M>[] {
-    if (ids === undefined) return [...this.dead.values()];
-    const wanted = new Set(ids.map(String));
-    return [...this.dead.values()].filter((d) => wanted.has(String(d.id)));
+    return Promise.resolve(this.dead.list());
   }
 
   /** Sends dead letters through the flow again: in flight with a fresh count of attempts, due at once. */
   async replay(ids?: string[]): Promise<number> {
     if (this.closed) throw new DeliveryClosedError();
-    const chosen = this.chosen(ids);
+    const chosen = this.dead.take(ids);
     const now = this.clock.now();
     for (const d of chosen) {
-      this.dead.delete(d.id);
       // Past the bounds if need be: an operator asked for it, and it held a slot before.
       this.budget.add(d.bytes);
-      this.inFlight.set(d.id, {
-        bytes: d.bytes,
-        meta: d.meta,
-        ...(d.event !== undefined ? { event: d.event } : {}),
-        attempts: 0,
-        lastError: d.lastError,
-        dueAt: now,
-        takenAt: d.receivedAt,
-      });
-      await this.journal?.attempt(d.id, 0, d.lastError);
+      this.inFlight.set(d.id, replayed(d, now));
+      await this.keeper.attempt(d.id, 0, d.lastError);
     }
     if (chosen.length > 0) this.onOverdue?.();
     return chosen.length;
   }
 
+  /** Hands every dead letter over to another tracker (a removed receiver's to the one now on its path). How many. */
+  async handDeadTo(to: DeliveryTracker<M>): Promise<number> {
+    const letters = await this.dead.handOver();
+    await to.dead.adopt(letters);
+    return letters.length;
+  }
+
   /** Drops dead letters for good. */
   discard(ids?: string[]): Promise<number> {
     if (this.closed) return Promise.reject(new DeliveryClosedError());
-    const chosen = this.chosen(ids);
-    for (const d of chosen) {
-      this.dead.delete(d.id);
-      this.journal?.complete(d.id);
-    }
+    const chosen = this.dead.take(ids);
+    for (const d of chosen) this.keeper.done(d.id);
     if (chosen.length > 0) this.onComplete?.();
     return Promise.resolve(chosen.length);
   }
@@ -597,7 +419,13 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     for (const entry of this.inFlight.values()) {
       if (entry.takenAt !== undefined && (oldest === undefined || entry.takenAt < oldest)) oldest = entry.takenAt;
     }
-    return { ...this.counters, deadLetters: this.dead.size, oldestUnfinishedAt: oldest };
+    return {
+      ...this.counters,
+      deadLettered: this.dead.deadLettered,
+      deadLettersDropped: this.dead.dropped,
+      deadLetters: this.dead.size,
+      oldestUnfinishedAt: oldest,
+    };
   }
 
   /** Called on an event's first failure and when it is dead-lettered; set by the owner. */
@@ -609,49 +437,9 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   /** Called when overdue events may exist; set by the owner. */
   onOverdue: (() => void) | undefined;
 
-  /** Wakes the owner when the earliest failed event's pause is over (`at`), and then for the next. */
-  private armRetry(at: number): void {
-    if (at >= this.retryAt) return;
-    const clock = this.clock;
-    if (this.retryTimer !== undefined) clock.clearTimeout(this.retryTimer);
-    this.retryAt = at;
-    this.retryTimer = clock.setTimeout(
-      () => {
-        this.retryTimer = undefined;
-        this.retryAt = Infinity;
-        const before = clock.now();
-        this.onOverdue?.();
-        // The next pause to wait for: every one not over when that pass looked (listed ones have none any
-        // more by now or soon). Its own clock reading, not a later one: Node runs a timer on the event loop's
-        // cached time, in whole ms, so it can fire a moment early by the clock, and a pause that ended between
-        // the pass and a later reading would be neither listed nor waited for, its event never tried again.
-        const looked = this.overdueAt >= before ? this.overdueAt : before;
-        let next = Infinity;
-        for (const entry of this.inFlight.values()) if (entry.dueAt !== undefined && entry.dueAt > looked) next = Math.min(next, entry.dueAt);
-        if (next < Infinity) this.armRetry(next);
-      },
-      Math.max(0, at - clock.now()),
-    );
-  }
-
-  private armRedelivery(): void {
-    const limit = this.options.redeliverAfterMs ?? 0;
-    if (limit <= 0 || this.timer !== undefined || !this.onOverdue) return;
-    const clock = this.clock;
-    this.timer = clock.setTimeout(() => {
-      this.timer = undefined;
-      this.onOverdue?.();
-      if (this.inFlight.size > 0) this.armRedelivery();
-    }, limit);
-  }
-
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    this.retryAt = Infinity;
-    await this.journal?.close();
+    this.wakeUps.clear();
+    await this.keeper.close();
   }
 }

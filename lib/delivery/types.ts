@@ -5,6 +5,8 @@
  * which it is.
  */
 
+import type { Clock } from '../core/clock';
+
 export type AckMode = 'memory' | 'disk' | 'redis';
 export const ACK_MODES: readonly AckMode[] = ['memory', 'disk', 'redis'];
 
@@ -133,4 +135,42 @@ export interface EventDelivery<M> {
   onFailure: ((notice: FailureNotice<M>) => void) | undefined;
   readonly stats: DeliveryStats;
   close(): Promise<void>;
+}
+
+/** How a tracker (memory or disk: tracker.ts) is opened. */
+export interface TrackerOptions {
+  mode: AckMode;
+  /** disk: the journal file. */
+  journalPath?: string;
+  /** disk: the journal's cap. */
+  journalMaxBytes?: number;
+  /** Events in flight at most (taken, not finished). */
+  maxEvents: number;
+  /** Bytes of events in flight at most (request body sizes). */
+  maxBytes: number;
+  /** Emit an event again when not finished this long after it was emitted; 0: never. */
+  redeliverAfterMs?: number;
+  /** Attempts at most, the pauses between them, dead letters kept (DEFAULT_RETRY_POLICY when omitted). */
+  retry?: RetryPolicy;
+  clock?: Clock;
+}
+
+/** An event a tracker holds in flight. */
+export interface InFlight<M> {
+  bytes: number;
+  meta: M;
+  event?: unknown;
+  /** The event's messageId, under which it is indexed (heldIds). */
+  messageId?: string;
+  /** When it was last emitted; undefined until it is (and while a failed one waits for its pause). */
+  emittedAt?: number;
+  /** Emissions so far (counted when one is listed to go out again; the first on `emitted`). */
+  attempts?: number;
+  lastError?: string;
+  /** A failed attempt's: when it may go out again. */
+  dueAt?: number;
+  /** Whether the owner has heard of a failure of it (told once, on the first). */
+  told?: boolean;
+  /** When it was taken (ms since the epoch): received, for the age of the oldest unfinished event. */
+  takenAt?: number;
 }

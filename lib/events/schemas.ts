@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { isIsoDate } from '../core/iso-date';
-import { CropSizeName, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
+import { CropSizeName, kindOfPublishType, PUBLISH_TYPE_FACE, PUBLISH_TYPE_LPR, type EventKind } from '../core/event-kinds';
 import { formatPath, type SchemaError } from '../core/schema-error';
 
 // The shared names the schemas are built on (lib/core), named here too: they are part of the event's shape.
@@ -189,7 +189,7 @@ export const DetectionEvent = z.discriminatedUnion('publishType', [WebHookFaceRe
 export type DetectionEvent = z.infer<typeof DetectionEvent>;
 
 export function kindOf(event: Pick<DetectionEvent, 'publishType'>): EventKind {
-  return event.publishType === PUBLISH_TYPE_FACE ? 'face' : 'lpr';
+  return kindOfPublishType(event.publishType) ?? 'lpr';
 }
 
 export type EventCheck = { ok: true; event: DetectionEvent } | { ok: false; errors: SchemaError[] };

@@ -10,6 +10,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock, type Clock } from '../core/clock';
+import { nodeOptions } from '../config';
 import {
   bodyNotInvited,
   DEFAULT_LINGER,
@@ -34,8 +35,10 @@ import type { DetectionEvent } from '../events';
 import { validateEvent, type ValidationMode } from './validation';
 
 export const MiB = 1024 * 1024;
-export const DEFAULT_MAX_BODY_BYTES = 16 * MiB;
-export const DEFAULT_STALL_MS = 30_000;
+/** What a receiver saved without them runs with, as the option table states them. */
+const TABLE_DEFAULTS = nodeOptions('detection-in', {});
+export const DEFAULT_MAX_BODY_BYTES = TABLE_DEFAULTS.maxBodyMiB * MiB;
+export const DEFAULT_STALL_MS = TABLE_DEFAULTS.stallSeconds * 1000;
 /** Bodies being read may hold this much at once (and at least four bodies of the limit). */
 export const DEFAULT_PENDING_BYTES = 256 * MiB;
 
@@ -71,6 +74,8 @@ export interface AcceptedDelivery {
   /** The request body as received (absent when a middleware parsed it first). */
   body?: Buffer;
   kind: EventKind;
+  /** The event's payload.messageId, read once here and carried (the answer, the store's index of resends). */
+  messageId: string | undefined;
   /** Deviations from the spec that did not stop the event (lenient mode). */
   warnings: SchemaError[];
   meta: DeliveryMeta;
@@ -94,7 +99,29 @@ export interface StagedEnqueue {
   abandon(): void;
 }
 
+/**
+ * What the receiver needs of the store that keeps its events until finished
+ * (lib/delivery/session.ts implements it): room before the body is read, the
+ * body staged while it is checked, the event committed before the 200.
+ */
+export interface ReceiverStore {
+  /** Called before the body is read, with its declared size when known: a throw
+   *  answers 503 with Retry-After at once (a store that is full refuses a burst
+   *  without reading it). */
+  admit?(declaredBytes: number | undefined): void;
+  /** Called once the body is read, before it is parsed: lets a durable store start
+   *  writing it while it is checked. Returns undefined to use `enqueue` instead; a
+   *  throw answers 503 with Retry-After. The receiver then calls exactly one of
+   *  `commit` (the event is accepted; the 200 waits for it) or `abandon`. */
+  stage?(body: Buffer, meta: DeliveryMeta): StagedEnqueue | undefined;
+  /** Called before the acknowledgement when the event was not staged. A throw or
+   *  rejection answers 503 so the bridge retries. */
+  enqueue?(delivery: AcceptedDelivery): void | Promise<void>;
+}
+
 export interface ReceiverHooks {
+  /** The store the receiver keeps events in; without one, the hooks below of the same names. */
+  store?: ReceiverStore;
   /** Called before the body is read, with its declared size when known: a throw
    *  answers 503 with Retry-After at once (a store that is full refuses a burst
    *  without reading it). */
@@ -138,6 +165,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
   const budget = createByteBudget(options.maxPendingBytes ?? Math.max(DEFAULT_PENDING_BYTES, 4 * options.maxBodyBytes));
   const linger = options.linger ?? DEFAULT_LINGER;
   const retryAfter = String(options.retryAfterSeconds ?? 1);
+  const store: ReceiverStore = hooks.store ?? hooks;
 
   const answer = (kind: ProblemKind, detail: Message, extra?: Record<string, unknown>): Problem =>
     problem(kind, renderMessage(detail, options.translate), extra);
@@ -189,7 +217,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     // room for it? (before a byte of the body is read)
     const declared = declaredLength(req);
     try {
-      hooks.admit?.(declared);
+      store.admit?.(declared);
     } catch (err) {
       unavailable(notQueued(err), true);
       return;
@@ -241,7 +269,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
         return;
       }
       try {
-        staged = hooks.stage?.(read.body, meta);
+        staged = store.stage?.(read.body, meta);
       } catch (err) {
         unavailable(notQueued(err), false);
         return;
@@ -273,17 +301,18 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     }
 
     // enqueue
-    const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, warnings: checked.warnings, meta };
+    const messageId = checked.event.payload.messageId ?? undefined;
+    const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, messageId, warnings: checked.warnings, meta };
     try {
       if (staged) await staged.commit(delivery);
-      else await hooks.enqueue?.(delivery);
+      else await store.enqueue?.(delivery);
     } catch (err) {
       unavailable(notQueued(err), false);
       return;
     }
 
     // acknowledge at once, then emit: a slow answer makes the bridge retry
-    const ack: Record<string, unknown> = { status: 'accepted', messageId: delivery.event.payload.messageId ?? null };
+    const ack: Record<string, unknown> = { status: 'accepted', messageId: messageId ?? null };
     if (delivery.warnings.length > 0) ack.warnings = delivery.warnings;
     sendJson(res, 200, ack);
     if (!delivery.absorbed) hooks.emit(delivery);

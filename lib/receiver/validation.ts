@@ -9,7 +9,7 @@
  * ever. Refusing a real event for a cosmetic reason loses the alert and starts
  * an endless loop of 1 MB retries.
  */
-import { PUBLISH_TYPE_FACE, type EventKind } from '../core/event-kinds';
+import { kindOfPublishType, type EventKind } from '../core/event-kinds';
 import { formatPath, type SchemaError } from '../core/schema-error';
 import { DetectionEvent, kindOf } from '../events';
 
@@ -50,8 +50,7 @@ function isIdentityPath(path: string, kind: EventKind): boolean {
 
 function publishTypeKind(value: unknown): EventKind | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const type = (value as { publishType?: unknown }).publishType;
-  return type === PUBLISH_TYPE_FACE ? 'face' : type === 'WebHookLprPayload' ? 'lpr' : undefined;
+  return kindOfPublishType((value as { publishType?: unknown }).publishType);
 }
 
 /** The properties missing at `path` that the event carries in another case. */

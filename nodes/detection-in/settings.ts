@@ -1,49 +1,28 @@
 /**
  * What detection-in's dialog saves, and what is checked before the receiver
- * can listen: where (Node-RED's own server or a listener, on which path),
- * with which credentials, and how it keeps events (in redis mode, on which
- * Redis). A receiver that cannot start says why in a few words under the
- * node and in full in the log.
+ * can listen: where (Node-RED's own server or a listener, on which path) and
+ * with which credentials. One that cannot start says why in a few words under
+ * the node and in full in the log.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import type { Listener } from '../../lib/http';
-import { authConfigProblem, type AuthConfig, type AuthMode, MiB, type ValidationMode } from '../../lib/receiver';
-import type { AckMode, FinishedWhen } from '../../lib/delivery';
+import { authConfigProblem, type AuthConfig, type AuthMode, MiB } from '../../lib/receiver';
+import type { NodeOptionsTable } from '../../lib/config';
 import { statusText, translate } from '../shared/i18n';
 import { normalizeNodePath } from '../shared/routes';
-import { redisOf } from '../shared/redis';
 import { listenerOf } from '../detection-listener/listener-node';
-import type { DeliverySettings } from './delivery';
 
-export interface DetectionInDef extends NodeDef {
-  ackMode?: AckMode;
-  maxInFlight?: number | string;
-  maxInFlightMiB?: number | string;
-  journalMaxMiB?: number | string;
-  redeliverAfterSeconds?: number | string;
-  /** When an event is finished: auto (a detection-done downstream marks it, else once emitted), handed, done. */
-  finishedWhen?: FinishedWhen;
-  /** redis mode: the detection-redis configuration node, the stream's caps, when to claim. */
-  redis?: string;
-  streamMaxEvents?: number | string;
-  streamMaxMiB?: number | string;
-  claimAfterSeconds?: number | string;
-  /** Attempts and dead letters (every mode). */
-  maxAttempts?: number | string;
-  firstPauseSeconds?: number | string;
-  maxPauseSeconds?: number | string;
-  maxDeadLetters?: number | string;
+/** What the dialog saves: each option of the table (lib/config/node-options.ts) as saved, and the node's own fields. */
+export type DetectionInDef = NodeDef & { [K in keyof NodeOptionsTable['detection-in']]?: unknown } & {
   path: string;
   /** The detection-listener configuration node whose port serves this receiver; none: Node-RED's own server. */
   listener?: string;
-  auth: AuthMode;
   headerName: string;
-  maxBodyMiB: number | string;
-  validation?: ValidationMode;
+  /** redis mode: the detection-redis configuration node. */
+  redis?: string;
   /** Before 0.2: 'reject' (the default then, now lenient) or 'accept'. */
   invalidEvents?: 'reject' | 'accept';
-  stallSeconds?: number | string;
-}
+};
 
 export interface DetectionInCredentials {
   user?: string;
@@ -51,9 +30,6 @@ export interface DetectionInCredentials {
   token?: string;
   headerValue?: string;
 }
-
-/** Largest limit the dialog accepts; well above any detection event. */
-const MAX_LIMIT_MIB = 512;
 
 /** The status of a receiver whose credentials are incomplete, by the problem's key (lib/receiver/auth.ts). */
 const AUTH_STATUS: Record<string, string> = {
@@ -109,7 +85,7 @@ export function listenSettings(
       problem: t('errors.auth-config', { problem: translate(RED, authProblem) }),
     };
   }
-  const maxBodyBytes = Math.round(Math.min(options.maxBodyMiB, MAX_LIMIT_MIB) * MiB);
+  const maxBodyBytes = Math.round(options.maxBodyMiB * MiB);
   if (!config.listener) return { path, auth, maxBodyBytes };
   // On a listener the path is its own (no httpNodeRoot), and unique on that listener only.
   const listener = listenerOf(RED, config.listener);
@@ -117,58 +93,4 @@ export function listenSettings(
     return { status: s('status.no-listener'), problem: listener ?? t('errors.listener-missing') };
   }
   return { path, auth, maxBodyBytes, listener };
-}
-
-/** The delivery options of the dialog, as read (lib/core/options.ts). */
-interface DeliveryOptions {
-  ackMode: AckMode;
-  maxInFlight: number;
-  maxInFlightMiB: number;
-  journalMaxMiB: number;
-  redeliverAfterSeconds: number;
-  finishedWhen: FinishedWhen;
-  streamMaxEvents: number;
-  streamMaxMiB: number;
-  claimAfterSeconds: number;
-  maxAttempts: number;
-  firstPauseSeconds: number;
-  maxPauseSeconds: number;
-  maxDeadLetters: number;
-}
-
-/** How the receiver on `path` keeps its events until finished, or why it cannot (redis mode without a Redis). */
-export function deliverySettings(
-  RED: NodeAPI,
-  config: DetectionInDef,
-  options: DeliveryOptions,
-  path: string,
-  t: (key: string) => string,
-): DeliverySettings | CannotListen {
-  const settings: DeliverySettings = {
-    mode: options.ackMode,
-    maxEvents: options.maxInFlight,
-    maxBytes: options.maxInFlightMiB * MiB,
-    journalMaxBytes: options.journalMaxMiB * MiB,
-    redeliverAfterMs: options.redeliverAfterSeconds * 1000,
-    finishedWhen: options.finishedWhen,
-    retry: {
-      maxAttempts: options.maxAttempts,
-      firstPauseMs: options.firstPauseSeconds * 1000,
-      // A longest pause below the first one: the first one, every time.
-      maxPauseMs: Math.max(options.maxPauseSeconds, options.firstPauseSeconds) * 1000,
-      maxDeadLetters: options.maxDeadLetters,
-    },
-  };
-  if (options.ackMode !== 'redis') return settings;
-  // The shared connection of the chosen configuration node; the stream is named after the path.
-  const connection = redisOf(RED, config.redis);
-  if (!connection) return { status: statusText(RED, 'detection-in')('status.no-redis'), problem: t('errors.redis-missing') };
-  settings.redis = {
-    connection,
-    name: path,
-    streamMaxEvents: options.streamMaxEvents,
-    streamMaxBytes: options.streamMaxMiB * MiB,
-    claimAfterMs: options.claimAfterSeconds * 1000,
-  };
-  return settings;
 }
