@@ -159,14 +159,16 @@ export interface OptionRead {
  * number above the maximum is taken as the maximum (the nearest to what was
  * asked, as a flow edited by hand may hold more); a missing one takes
  * `absent` (else the default) silently, as missing is not wrong: a flow saved
- * before the option existed. Any other wrong value takes the same, with its
- * problem.
+ * before the option existed. Any other wrong value takes the default (what a
+ * new node gets), with its problem.
  */
 export function readOption(rule: OptionRule, value: unknown): OptionRead {
   const fallback = rule.absent !== undefined ? rule.absent : rule.default;
-  const used = fallback === '' ? undefined : fallback;
   const result = checkOption(rule, value);
-  if (result.ok) return { value: result.value === undefined ? used : result.value };
+  if (result.ok) return { value: result.value === undefined ? (fallback === '' ? undefined : fallback) : result.value };
+  // A wrong value is not a missing one: it takes what a new node gets (a receiver's mistyped
+  // auth asks for a token, never runs open as a receiver saved before the option did).
+  const used = rule.default === '' ? undefined : rule.default;
   const { problem } = result;
   if (rule.wrong === 'stops') return { value: used, problem, stops: true };
   if (rule.kind === 'number' && problem.key === 'max' && rule.max !== undefined) return { value: rule.max, problem };

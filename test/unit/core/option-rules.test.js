@@ -37,13 +37,13 @@ describe('lib/core/option-rules', function () {
     assert.deepEqual(checkOption(count, undefined), { ok: true, value: undefined }, 'a node saved before the option');
   });
 
-  it('runs a node with the saved value; above the maximum the maximum; missing or wrong: absent, else the default', () => {
+  it('runs a node with the saved value; above the maximum the maximum; missing: absent, else the default; wrong: the default', () => {
     assert.equal(optionValue(seconds, '12.5'), 12.5);
     assert.equal(optionValue(seconds, 7200), 60);
     assert.equal(optionValue(seconds, -1), 30);
     assert.equal(optionValue(seconds, undefined), 30);
     assert.equal(optionValue(mode, undefined), 'a');
-    assert.equal(optionValue(mode, 'c'), 'a');
+    assert.equal(optionValue(mode, 'c'), 'b', 'a wrong value is not a missing one: what a new node gets');
     assert.equal(optionValue(mode, 'b'), 'b');
     assert.equal(optionValue(flag, 'false'), false);
     assert.equal(optionValue(database, ''), undefined);
@@ -64,7 +64,7 @@ describe('lib/core/option-rules', function () {
     assert.deepEqual(readOption(seconds, '12'), { value: 12 });
     assert.deepEqual(readOption(seconds, 'soon'), { value: 30, problem: { key: 'not-a-number', params: { value: 'soon' } } });
     assert.deepEqual(readOption(seconds, 7200), { value: 60, problem: { key: 'max', params: { value: '7200', max: 60 } } });
-    assert.deepEqual(readOption(mode, 'c'), { value: 'a', problem: { key: 'choice', params: { value: 'c', choices: 'a, b' } } });
+    assert.deepEqual(readOption(mode, 'c'), { value: 'b', problem: { key: 'choice', params: { value: 'c', choices: 'a, b' } } });
     assert.deepEqual(readOption(flag, 'no'), { value: true, problem: { key: 'flag', params: { value: 'no' } } });
     const size = numberRule({ above: 0, max: 100, default: 1, outOfRange: 'stops' });
     assert.deepEqual(readOption(size, -5), { value: 1, problem: { key: 'above', params: { value: '-5', above: 0 } }, stops: true });
