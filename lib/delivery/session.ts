@@ -31,6 +31,8 @@ export interface SessionHooks {
   send(output: 0 | 1 | 2, msg: object): void;
   /** Where to say things: Node-RED's node itself (its log, warn, error and debug). */
   log: { log(text: string): void; warn(text: string): void; error(text: string): void; debug(text: string): void };
+  /** Where to say what a removed node leaves behind: the runtime's log (the editor's debug sidebar cannot place a removed node's message). */
+  runtimeLog?: { warn(text: string): void };
   /** Something shown under the node changed: its counts, or (`plan`) the plan, which shows counts only once there are some. */
   changed(what: 'counts' | 'plan'): void;
   /** detection-in's catalogue (keys under `detection-in.`). */
@@ -425,7 +427,7 @@ export class StoreSession implements ReceiverStore {
       strand({ receiver: this.node.id, key: this.node.key, path: this.place.streamName, store: held, file: journal, stream, reopen });
       const where = journal ?? stream ?? this.hooks.t('delivery.in-memory');
       const params = { events: held.pending.events, dead: held.stats.deadLetters, where, path: this.place.streamName };
-      this.hooks.log.warn(this.hooks.t('delivery.stranded', params));
+      (this.hooks.runtimeLog ?? this.hooks.log).warn(this.hooks.t('delivery.stranded', params));
     } else if (removed || ownsItsEntries(held)) {
       if (removed) dropTracker(this.node.id);
       await store.close();

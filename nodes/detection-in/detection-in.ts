@@ -77,6 +77,7 @@ export = function register(RED: NodeAPI): void {
         {
           send: (output, msg) => node.send([0, 1, 2].map((i) => (i === output ? (msg as NodeMessage) : null))),
           log: node,
+          runtimeLog: RED.log,
           changed: (what) => (what === 'plan' ? status.replanned() : status.show()),
           t,
         },

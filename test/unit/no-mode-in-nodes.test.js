@@ -36,6 +36,11 @@ describe('no delivery mode check in nodes/', () => {
     assert.ok(files.includes(path.join('detection-in', 'detection-in.ts')));
   });
 
+  it("detection-in is a thin adapter: its runtime files together at most 400 lines (the session is lib's)", () => {
+    const lines = runtimeFiles(path.join(NODES, 'detection-in')).reduce((n, f) => n + fs.readFileSync(f, 'utf8').split('\n').length - 1, 0);
+    assert.ok(lines <= 400, `${lines} lines`);
+  });
+
   it('no runtime file compares a delivery mode', () => {
     const found = [];
     for (const file of runtimeFiles(NODES)) {
