@@ -22,7 +22,11 @@ describe('lib/config/node-options', function () {
     assert.equal(read.values.plateExtraMissing, '2');
     assert.deepEqual(read.wrong, [], 'a number is the choice its text names: nothing to warn about');
     assert.equal(nodeOptions('detection-filter', { plateLookalikes: 1 }).plateLookalikes, '1');
-    assert.equal(nodeOptions('detection-filter', { plateLookalikes: 3 }).plateLookalikes, '1', 'a number that is no choice: the default, as a new node');
+    assert.equal(
+      nodeOptions('detection-filter', { plateLookalikes: 3 }).plateLookalikes,
+      '1',
+      'a number that is no choice: the default, as a new node',
+    );
     assert.equal(nodeOptions('detection-in', { auth: 'tokn' }).auth, 'bearer', 'a mistyped auth asks for a token: never runs open');
     assert.equal(nodeOptions('detection-in', {}).auth, 'none', 'a receiver saved before the option: as it always ran');
   });
