@@ -34,6 +34,12 @@ function flows(probeFile) {
   ].map((node, i) => (node.type === 'tab' ? node : { x: 140 + 200 * (i % 3), y: 80 + 100 * Math.floor(i / 3), ...node }));
 }
 
+/** Closes the notifications shown, as a click on each does once read (they lie over the tray's buttons). */
+async function dismissNotifications(page) {
+  await page.evaluate(() => $('.red-ui-notification').trigger('click'));
+  await page.waitForFunction(() => $('.red-ui-notification:visible').length === 0);
+}
+
 /** The texts of the editor's notifications now shown. */
 const notifications = (page) =>
   page.evaluate(() =>
@@ -101,6 +107,7 @@ describe(`e2e: a receiver deleted with answered events, in the editor, Node-RED 
     const stranded = await request(`${browser.nr.url}/detection-bridge/stranded`, { method: 'GET', headers: { accept: 'application/json' } });
     assert.equal(stranded.json.count, 1);
     assert.equal(stranded.json.items[0].events, 3);
+    await dismissNotifications(page);
   });
 
   it("lists them in another receiver's dialog, whose button hands them over: each finished once", async () => {
@@ -114,6 +121,7 @@ describe(`e2e: a receiver deleted with answered events, in the editor, Node-RED 
     await page.locator('#detection-in-stranded .detection-in-stranded-take').click();
     await until(() => readProbeLines(probeFile).length >= 3, 15000, 'the three events through receiver B');
     await page.waitForFunction(() => !$('#detection-in-stranded').is(':visible'));
+    await dismissNotifications(page);
     await browser.cancelEdit();
     const lines = readProbeLines(probeFile);
     assert.deepEqual(lines.map((l) => l.messageId).sort(), ids);
