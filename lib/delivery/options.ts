@@ -5,10 +5,8 @@
  * bytes, seconds to ms). A new delivery option is added to the table, read
  * here or in the session, and offered by the dialog's template.
  */
-import { nodeOptions } from '../config';
+import { mibBytes, nodeOptions } from '../config';
 import type { RetryPolicy } from './types';
-
-export const MiB = 1024 * 1024;
 
 /** detection-in's options as the table reads them. */
 export type ReceiverNodeOptions = ReturnType<typeof nodeOptions<'detection-in'>>;
@@ -33,11 +31,11 @@ export function retryPolicyOf(o: Pick<SessionOptions, 'maxAttempts' | 'firstPaus
 export function storeLimits(o: SessionOptions) {
   return {
     maxEvents: o.maxInFlight,
-    maxBytes: o.maxInFlightMiB * MiB,
-    journalMaxBytes: o.journalMaxMiB * MiB,
+    maxBytes: mibBytes(o.maxInFlightMiB),
+    journalMaxBytes: mibBytes(o.journalMaxMiB),
     redeliverAfterMs: o.redeliverAfterSeconds * 1000,
     streamMaxEvents: o.streamMaxEvents,
-    streamMaxBytes: o.streamMaxMiB * MiB,
+    streamMaxBytes: mibBytes(o.streamMaxMiB),
     claimAfterMs: o.claimAfterSeconds * 1000,
     retry: retryPolicyOf(o),
   };

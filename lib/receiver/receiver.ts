@@ -10,7 +10,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock, type Clock } from '../core/clock';
-import { nodeOptions } from '../config';
+import { MIB, mibBytes, nodeOptions } from '../config';
 import {
   bodyNotInvited,
   DEFAULT_LINGER,
@@ -34,10 +34,11 @@ import type { SchemaError } from '../core/schema-error';
 import type { DetectionEvent } from '../events';
 import { validateEvent, type ValidationMode } from './validation';
 
-export const MiB = 1024 * 1024;
+/** Bytes in a MiB: the option table's (lib/config), named as the receiver's callers know it. */
+export const MiB = MIB;
 /** What a receiver saved without them runs with, as the option table states them. */
 const TABLE_DEFAULTS = nodeOptions('detection-in', {});
-export const DEFAULT_MAX_BODY_BYTES = TABLE_DEFAULTS.maxBodyMiB * MiB;
+export const DEFAULT_MAX_BODY_BYTES = mibBytes(TABLE_DEFAULTS.maxBodyMiB);
 export const DEFAULT_STALL_MS = TABLE_DEFAULTS.stallSeconds * 1000;
 /** Bodies being read may hold this much at once (and at least four bodies of the limit). */
 export const DEFAULT_PENDING_BYTES = 256 * MiB;

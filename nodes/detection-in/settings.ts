@@ -6,8 +6,8 @@
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import type { Listener } from '../../lib/http';
-import { authConfigProblem, type AuthConfig, type AuthMode, MiB } from '../../lib/receiver';
-import type { NodeOptionsTable } from '../../lib/config';
+import { authConfigProblem, type AuthConfig, type AuthMode } from '../../lib/receiver';
+import { mibBytes, type NodeOptionsTable } from '../../lib/config';
 import { statusText, translate } from '../shared/i18n';
 import { normalizeNodePath } from '../shared/routes';
 import { listenerOf } from '../detection-listener/listener-node';
@@ -85,7 +85,7 @@ export function listenSettings(
       problem: t('errors.auth-config', { problem: translate(RED, authProblem) }),
     };
   }
-  const maxBodyBytes = Math.round(options.maxBodyMiB * MiB);
+  const maxBodyBytes = mibBytes(options.maxBodyMiB);
   if (!config.listener) return { path, auth, maxBodyBytes };
   // On a listener the path is its own (no httpNodeRoot), and unique on that listener only.
   const listener = listenerOf(RED, config.listener);
