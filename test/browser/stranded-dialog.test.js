@@ -61,13 +61,7 @@ describe(`e2e: a receiver deleted with answered events, in the editor, Node-RED 
     browser = await EditorBrowser.start({ artifacts: ARTIFACTS });
     page = browser.page;
     probeFile = path.join(browser.nr.userDir, 'bs.jsonl');
-    const deployed = await request(`${browser.nr.url}/flows`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
-      body: JSON.stringify(flows(probeFile)),
-    });
-    assert.equal(deployed.status, 204, deployed.text);
-    await browser.nr.answers('/bs-old', 405);
+    await browser.nr.deploy(flows(probeFile), { '/bs-old': 405 });
     await browser.openEditor(['detection-in', 'detection-done']);
   });
 
