@@ -55,7 +55,7 @@ describe('examples carry every current property', () => {
   it('an option left out of an example is completed by the editor as the runtime reads it (an option added later)', () => {
     const receiver = JSON.parse(fs.readFileSync(path.join(EXAMPLES, files[0]), 'utf8')).find((n) => n.type === 'detection-in');
     assert.ok(receiver, `${files[0]} has a receiver`);
-    const { maxInFlight, auth, ...without } = receiver;
+    const { maxInFlight: _maxInFlight, auth: _auth, ...without } = receiver;
     const shown = propsOf(addNode({ ...without }));
     assert.equal(shown.maxInFlight, readNodeOptions('detection-in', without).values.maxInFlight);
     assert.equal(shown.auth, 'none', 'a receiver saved without auth took no credentials, and still does');
