@@ -186,7 +186,14 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
    * ours that does not close on a click fails the test.
    */
   async function closeNotifications() {
-    for (const note of await page.locator('.red-ui-notification:visible').all()) await note.click({ timeout: 2000 }).catch(() => {});
+    // The first one each time: a list of them (locator.all()) names them by position, and once one has
+    // closed the last position is empty, which a click waited 2 s for, every example.
+    const shown = page.locator('.red-ui-notification:visible');
+    for (let n = await shown.count(); n > 0; n--)
+      await shown
+        .first()
+        .click({ timeout: 2000 })
+        .catch(() => {});
     const left = await page
       .waitForFunction(() => !document.querySelector('.red-ui-notification'), null, { timeout: 3000 })
       .then(() => [])

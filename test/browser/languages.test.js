@@ -284,7 +284,9 @@ describe(`e2e: the editor in ${LANGS.join(' and ')}, Node-RED ${nodeRedVersion()
         await browser.pasteNodes(flow);
         await browser.place(40, 40);
         // the editor's note of what was imported would cover the dialogs' titles: closed with a click, as a person does
-        for (const note of await page.locator('.red-ui-notification').all()) await note.click();
+        // the first each time: once one has closed, a list of them by position (locator.all()) names one that is gone
+        const notes = page.locator('.red-ui-notification');
+        for (let n = await notes.count(); n > 0; n--) await notes.first().click();
         await page.waitForFunction(() => !document.querySelector('.red-ui-notification'));
         const nodes = await browser.flowNodes();
         assert.deepEqual(nodes.map((n) => n.type).sort(), [...FLOW_TYPES].sort(), 'one node of each flow type');
