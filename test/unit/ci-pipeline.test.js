@@ -54,6 +54,9 @@ describe('CI: the pipeline runs every test file', function () {
     for (const r of load) assert.ok(r.from >= lastOther, `${r.id} starts at ${r.from} s, after every other job (${lastOther} s)`);
     // side by side: the first to end ends after the last has started
     const firstEnd = Math.min(...load.map((r) => r.to));
-    assert.ok(load.every((r) => r.from < firstEnd), `the load jobs run together: ${JSON.stringify(load)}`);
+    assert.ok(
+      load.every((r) => r.from < firstEnd),
+      `the load jobs run together: ${JSON.stringify(load)}`,
+    );
   });
 });
