@@ -1,11 +1,13 @@
 /**
  * What detection-in shows under itself: "listening" until there is something
- * to count, then its session's view (lib/delivery/session-view.ts), with
- * Redis's state where it has a Redis; a listener that cannot open its port;
+ * to count, then its session's view (lib/delivery/session-view.ts) with what
+ * it refused and rejected lately (lib/receiver/refusals.ts), with Redis's
+ * state where it has a Redis; a listener that cannot open its port;
  * and a path another receiver already has, in the editor too.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { type StoreSession, hasSomethingToShow, sessionView } from '../../lib/delivery';
+import { refusalView, type RefusalLog } from '../../lib/receiver';
 import { describeNode, flowLabel, notifyEditors } from '../shared/notify';
 import { withRedisState } from '../shared/redis';
 import { throttledStatus } from '../shared/status';
@@ -26,15 +28,17 @@ export function receiverStatus(
   t: (key: string, vars?: Record<string, string | number>) => string,
   path: string,
   sessionOf: () => StoreSession,
+  refusals: RefusalLog,
 ): ReceiverStatus {
   let countsShown = false;
   const status: ReceiverStatus = {
     show: throttledStatus(node, () => {
       const { status: s, redis } = sessionOf();
-      const view = sessionView(s, path, t);
+      const view = sessionView(s, path, t, refusalView(refusals.recent(), t));
       if (!redis || view.fill === 'red') return view;
       const state = withRedisState(RED, redis, view.text, true);
-      return s.noDoneWired && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
+      // Yellow (no detection done wired, turning requests away) stays yellow over a Redis that is fine.
+      return view.fill === 'yellow' && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
     }),
     replanned() {
       if (countsShown || hasSomethingToShow(sessionOf().status)) {
