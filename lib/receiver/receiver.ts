@@ -188,9 +188,10 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     };
     /** The event's messageId, once the body was read that far: a refusal names it. */
     let messageId: string | undefined;
+    // The refusal log first: the status the hook redraws shows this refusal.
     const rejected = (rejection: Problem): void => {
-      hooks.onRejected?.(rejection, meta);
       options.refusals?.record(rejection, meta.ip, messageId);
+      hooks.onRejected?.(rejection, meta);
     };
     const reject = (rejection: Problem, headers?: Record<string, string>, close?: boolean): void => {
       sendProblem(res, rejection, { headers, close });

@@ -48,9 +48,16 @@ function inbox(node) {
   return got;
 }
 
+let n = 0;
+
 describe('detection-in: refusals and failures said where an operator looks', function () {
   let base;
-  beforeEach(() => helper.startServer());
+  /** The receiver's id: a new one per test (a receiver's store outlives its node, by id, as across a deploy). */
+  let rin;
+  beforeEach(() => {
+    rin = `rin${++n}`;
+    return helper.startServer();
+  });
   afterEach(async () => {
     await closeServers();
     await helper.unload();
@@ -63,15 +70,16 @@ describe('detection-in: refusals and failures said where an operator looks', fun
       [detectionIn, detectionDone],
       [
         { id: 't1', type: 'tab', label: 'said' },
-        { id: 'rin', type: 'detection-in', z: 't1', path: PATH, auth: 'none', wires: [['held'], [], ['failures']], ...receiver },
+        { id: rin, type: 'detection-in', z: 't1', path: PATH, auth: 'none', wires: [['held'], [], ['failures']], ...receiver },
         { id: 'held', type: 'helper', z: 't1', wires: [['done']] },
         { id: 'done', type: 'detection-done', z: 't1', wires: [] },
-        { id: 'failed', type: 'detection-done', z: 't1', outcome: 'failed', wires: [] },
-        { id: 'failures', type: 'helper', z: 't1' },
+        // (an id other than "failed": Node-RED would take the outcome "failed" for a reference to it)
+        { id: 'fail', type: 'detection-done', z: 't1', outcome: 'failed', wires: [] },
+        { id: 'failures', type: 'helper', z: 't1', wires: [] },
       ],
-      { rin: credentials },
+      { [rin]: credentials },
     );
-    return helper.getNode('rin');
+    return helper.getNode(rin);
   }
 
   it('a credential of the wrong scheme is answered as such, kept under the node with its client and time, and said once in the log', async () => {
@@ -85,7 +93,7 @@ describe('detection-in: refusals and failures said where an operator looks', fun
 
     await until(() => / · 2 rejected in 10 min · rejected \(401\) at \d\d:\d\d:\d\d from 127\.0\.0\.1: expected a Bearer token/.test(statusText(node)), 3000, () => `the last rejection under the node, not ${statusText(node)}`);
     assert.equal(ownStatus(node).fill, 'yellow', 'turning requests away now');
-    const said = loggedWarnings('rin');
+    const said = loggedWarnings(rin);
     assert.equal(said.length, 1, `one warning for two alike within a minute: ${said.join('\n')}`);
     assert.match(said[0], new RegExp(`^rejected a request from 127\\.0\\.0\\.1 on ${PATH} \\(401\\): expected a Bearer token`));
 
@@ -107,12 +115,12 @@ describe('detection-in: refusals and failures said where an operator looks', fun
     assert.equal(refused.status, 503);
     await until(() => / · 1 refused in 10 min · refused at \d\d:\d\d:\d\d from 127\.0\.0\.1: the event could not be queued/.test(statusText(node)), 3000, () => `the refusal under the node, not ${statusText(node)}`);
     assert.doesNotMatch(statusText(node), /rejected/, 'a 503 is not a rejection');
-    const said = loggedWarnings('rin');
+    const said = loggedWarnings(rin);
     assert.equal(said.length, 1, said.join('\n'));
     assert.match(said[0], new RegExp(`^refused a request from 127\\.0\\.0\\.1 on ${PATH} for now \\(503; the bridge sends it again\\): the event could not be queued`));
 
     helper.getNode('done').receive(held[0]);
-    await until(() => trackerOf('rin').pending.events === 0, 5000, 'the first event finished');
+    await until(() => trackerOf(rin).pending.events === 0, 5000, 'the first event finished');
     assert.equal((await postJson(url, lpr('room-again'))).status, 200);
     await until(() => /· 2 in · 1 refused in 10 min · 1 pending$/.test(statusText(node)), 3000, () => `taking events again, not ${statusText(node)}`);
   });
@@ -123,10 +131,10 @@ describe('detection-in: refusals and failures said where an operator looks', fun
     const failures = inbox(helper.getNode('failures'));
     assert.equal((await postJson(`${base}${PATH}`, lpr('poison-42'))).status, 200);
     await until(() => held.length === 1, 5000, 'the event');
-    helper.getNode('failed').receive({ ...held[0], error: 'mail server down' });
+    helper.getNode('fail').receive({ ...held[0], error: 'mail server down' });
     await until(() => failures.length === 1, 5000, 'the dead letter on output 3');
     assert.equal(failures[0].topic, 'dead-letter');
-    const said = loggedWarnings('rin');
+    const said = loggedWarnings(rin);
     assert.equal(said.length, 1, said.join('\n'));
     assert.match(said[0], new RegExp(`^event poison-42 on ${PATH} became a dead letter \\(attempts: 1\\): mail server down\\.`));
     assert.match(said[0], /in memory only and lost if Node-RED restarts/, 'memory mode says what a restart does');
@@ -148,15 +156,15 @@ describe('detection-in: refusals and failures said where an operator looks', fun
         [
           { id: 't1', type: 'tab', label: 'said' },
           { id: 'lst', type: 'detection-listener', host: '127.0.0.1', port, tls: 'none', allow: '' },
-          { id: 'rin', type: 'detection-in', z: 't1', path: PATH, auth: 'none', listener: 'lst', wires: [[], [], []] },
+          { id: rin, type: 'detection-in', z: 't1', path: PATH, auth: 'none', listener: 'lst', wires: [[], [], []] },
         ],
       );
-      await until(() => loggedWarnings('rin').length === 1, 10_000, 'the receiver says its listener failed');
+      await until(() => loggedWarnings(rin).length === 1, 10_000, 'the receiver says its listener failed');
       assert.equal(
-        loggedWarnings('rin')[0],
+        loggedWarnings(rin)[0],
         `the receiver on ${PATH} takes no events: its listener cannot open port ${port} (the listener's own error says why)`,
       );
-      assert.match(statusText(helper.getNode('rin')), new RegExp(`listener cannot open port ${port}`));
+      assert.match(statusText(helper.getNode(rin)), new RegExp(`listener cannot open port ${port}`));
     } finally {
       holder.close();
     }

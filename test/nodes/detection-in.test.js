@@ -164,7 +164,7 @@ describe('detection-in node', function () {
   });
 
   it('answers every rejection with a problem body and counts it in the status', async () => {
-    const { node } = await start({ auth: 'bearer' }, { token: 'tok' });
+    const { node } = await start({ auth: 'bearer' }, { token: 'tok' }, translatedModule('detection-in'));
     const auth = { authorization: 'Bearer tok' };
     const cases = [
       [await request(url, { method: 'GET' }), 405],
@@ -181,14 +181,14 @@ describe('detection-in node', function () {
       assert.equal(res.json.status, status);
       assert.ok(res.json.type && res.json.title && res.json.detail, JSON.stringify(res.json));
     }
+    // every one a rejection (4xx), the last shown with its time, client and reason, in yellow: nothing accepted since
     const status = await until(
       () => {
-        const calls = node.status.getCalls().map((c) => c.args[0]);
-        const last = calls[calls.length - 1];
-        return last && last.text === 'detection-in.status.counts' ? last : null;
+        const last = ownStatus(node);
+        return last && / · 0 in · 7 rejected in 10 min · rejected \(422\) at \d\d:\d\d:\d\d from 127\.0\.0\.1: /.test(last.text) ? last : null;
       },
       3000,
-      'status with counts',
+      () => `the status with the rejections, not ${(ownStatus(node) || {}).text}`,
     );
     assert.equal(status.fill, 'yellow');
   });

@@ -298,7 +298,7 @@ describe('lib/receiver/receiver over node:http', () => {
       assert.equal(res.status, 401);
       assert.equal(res.headers['content-type'], 'application/problem+json');
       assert.match(res.json.detail, /^expected a Bearer token/);
-      assert.ok(!res.body.includes('tok-1'), 'what was sent is not repeated');
+      assert.ok(!res.text.includes('tok-1'), 'what was sent is not repeated');
     }
     assert.match((await postJson(r.url, ev.minimalLpr())).json.detail, /^credentials are missing/);
   });
