@@ -220,7 +220,10 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     // authenticate: headers only, before a byte of the body is read
     const auth = checkAuth(options.auth, req.headers);
     if (!auth.ok) {
-      rejectEarly(answer('unauthorized', authFailureMessage(options.auth, auth.reason)), auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {});
+      rejectEarly(
+        answer('unauthorized', authFailureMessage(options.auth, auth.reason)),
+        auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {},
+      );
       return;
     }
 

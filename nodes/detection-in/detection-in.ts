@@ -6,8 +6,8 @@
  * across deploys ../shared/routes.ts.
  */
 import type { NodeAPI, NodeMessage } from 'node-red';
-import { createReceiver } from '../../lib/receiver';
-import { sessionProblem, StoreSession, receiverMetrics, watchDeploys, type FlowNodeConfig } from '../../lib/delivery';
+import { createFailureLog, createReceiver } from '../../lib/receiver';
+import { lostAtRestart, sessionProblem, StoreSession, receiverMetrics, watchDeploys, type FlowNodeConfig } from '../../lib/delivery';
 import { problem, sendProblem, discardRest, type RouteHandler } from '../../lib/http';
 import { nodeOptions } from '../../lib/config';
 import { nodeText, statusText, translator } from '../shared/i18n';
@@ -19,7 +19,6 @@ import { serveAddresses } from './addresses';
 import { listenSettings, type DetectionInCredentials, type DetectionInDef } from './settings';
 import { receiverStatus, showPathInUse } from './status';
 import { serveDeadLetters } from './dead-letters';
-import { receiverFailures } from './failures';
 
 export = function register(RED: NodeAPI): void {
   serveAddresses(RED);
@@ -70,18 +69,14 @@ export = function register(RED: NodeAPI): void {
         routes.unclaim(key, node.id);
         return fail(statusText(RED, 'detection-in')(why.status), t(why.error));
       }
-      // Refusals, dead letters, a listener that cannot listen: said in the log (rate-limited), refusals under the node too.
-      const failures = receiverFailures(node, t, path, options.ackMode === 'memory', () => status.show());
-      const status = receiverStatus(RED, node, t, path, () => session, failures.refusals);
+      const log = createFailureLog({ path, t, log: node, memoryOnly: () => lostAtRestart(session.opened), changed: () => status.show() });
+      const status = receiverStatus(RED, node, t, path, () => session, log);
       const session = new StoreSession(
         { id: node.id, z: node.z, alias: (node as { _alias?: string })._alias, key },
         options,
         place,
         {
-          send: (output, msg) => {
-            if (output === 2) failures.failure(msg as Record<string, unknown>);
-            node.send([0, 1, 2].map((i) => (i === output ? (msg as NodeMessage) : null)));
-          },
+          send: log.watching((output, msg) => node.send([0, 1, 2].map((i) => (i === output ? (msg as NodeMessage) : null)))),
           log: node,
           runtimeLog: RED.log,
           changed: (what) => (what === 'plan' ? status.replanned() : status.show()),
@@ -95,14 +90,7 @@ export = function register(RED: NodeAPI): void {
 
       const receive = session.track(
         createReceiver(
-          {
-            auth,
-            maxBodyBytes,
-            validation: options.validation,
-            stallMs: options.stallSeconds * 1000,
-            translate: translator(RED),
-            refusals: failures.refusals,
-          },
+          { auth, maxBodyBytes, validation: options.validation, stallMs: options.stallSeconds * 1000, translate: translator(RED), refusals: log },
           session.receiverHooks,
         ),
       );
@@ -125,16 +113,13 @@ export = function register(RED: NodeAPI): void {
       let closing = false;
       void serveFrom.then(() => (metrics.mounted = !closing));
       // A listener that cannot open its port: red under this receiver too (the listener logs why).
-      const showDoor = (state: string): void => {
-        status.listener(state, door?.options.port);
-        if (state === 'failed') failures.listenerFailed(door?.options.port);
-      };
+      const showDoor = (state: string): void => status.listener(state, door?.options.port);
       door?.on('state', showDoor);
       if (door?.state === 'failed') showDoor('failed');
 
       node.on('close', (removed: boolean, done: () => void) => {
         closing = true;
-        failures.close();
+        log.close();
         unwatchRedis?.();
         door?.off('state', showDoor);
         route.stop(removed);

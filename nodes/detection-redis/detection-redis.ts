@@ -80,7 +80,9 @@ export = function register(RED: NodeAPI): void {
       const outage = createOutageReport({
         periodMs: OUTAGE_PERIOD_MS,
         sayLost: (count) =>
-          node.warn(t(count > 0 ? 'warn.unreachable-again' : 'warn.unreachable', { server: server(), message: connection.error?.message ?? '', count })),
+          node.warn(
+            t(count > 0 ? 'warn.unreachable-again' : 'warn.unreachable', { server: server(), message: connection.error?.message ?? '', count }),
+          ),
         sayBack: (ms) => node.warn(t('warn.reachable', { server: server(), seconds: Math.round(ms / 1000) })),
       });
       connection.on('state', (state: string) => {

@@ -91,7 +91,11 @@ describe('detection-in: refusals and failures said where an operator looks', fun
     assert.match(first.json.detail, /^expected a Bearer token: the Authorization header sent does not start with "Bearer "/);
     assert.equal((await postJson(url, ev.fullFace(), { authorization: 'tok-secret' })).status, 401);
 
-    await until(() => / · 2 rejected in 10 min · rejected \(401\) at \d\d:\d\d:\d\d from 127\.0\.0\.1: expected a Bearer token/.test(statusText(node)), 3000, () => `the last rejection under the node, not ${statusText(node)}`);
+    await until(
+      () => / · 2 rejected in 10 min · rejected \(401\) at \d\d:\d\d:\d\d from 127\.0\.0\.1: expected a Bearer token/.test(statusText(node)),
+      3000,
+      () => `the last rejection under the node, not ${statusText(node)}`,
+    );
     assert.equal(ownStatus(node).fill, 'yellow', 'turning requests away now');
     const said = loggedWarnings(rin);
     assert.equal(said.length, 1, `one warning for two alike within a minute: ${said.join('\n')}`);
@@ -99,9 +103,19 @@ describe('detection-in: refusals and failures said where an operator looks', fun
 
     // Taking events again: green, the rejections of the last minutes still counted, the last one no longer shown.
     assert.equal((await postJson(url, ev.fullFace(), { authorization: 'Bearer tok-secret' })).status, 200);
-    await until(() => /· 1 in · 2 rejected in 10 min( · \d+ pending)?$/.test(statusText(node)), 3000, () => `the status after an accepted event, not ${statusText(node)}`);
+    await until(
+      () => /· 1 in · 2 rejected in 10 min( · \d+ pending)?$/.test(statusText(node)),
+      3000,
+      () => `the status after an accepted event, not ${statusText(node)}`,
+    );
     assert.equal(ownStatus(node).fill, 'green');
-    const seen = JSON.stringify([node.status.getCalls().map((c) => c.args), helper.log().getCalls().map((c) => c.args)]);
+    const seen = JSON.stringify([
+      node.status.getCalls().map((c) => c.args),
+      helper
+        .log()
+        .getCalls()
+        .map((c) => c.args),
+    ]);
     assert.ok(!seen.includes('tok-secret'), 'what was sent is never repeated');
   });
 
@@ -113,19 +127,30 @@ describe('detection-in: refusals and failures said where an operator looks', fun
     await until(() => held.length === 1, 5000, 'the first event');
     const refused = await postJson(url, lpr('no-room'));
     assert.equal(refused.status, 503);
-    await until(() => / · 1 refused in 10 min · refused at \d\d:\d\d:\d\d from 127\.0\.0\.1: the event could not be queued/.test(statusText(node)), 3000, () => `the refusal under the node, not ${statusText(node)}`);
+    await until(
+      () => / · 1 refused in 10 min · refused at \d\d:\d\d:\d\d from 127\.0\.0\.1: the event could not be queued/.test(statusText(node)),
+      3000,
+      () => `the refusal under the node, not ${statusText(node)}`,
+    );
     assert.doesNotMatch(statusText(node), /rejected/, 'a 503 is not a rejection');
     const said = loggedWarnings(rin);
     assert.equal(said.length, 1, said.join('\n'));
-    assert.match(said[0], new RegExp(`^refused a request from 127\\.0\\.0\\.1 on ${PATH} for now \\(503; the bridge sends it again\\): the event could not be queued`));
+    assert.match(
+      said[0],
+      new RegExp(`^refused a request from 127\\.0\\.0\\.1 on ${PATH} for now \\(503; the bridge sends it again\\): the event could not be queued`),
+    );
 
     helper.getNode('done').receive(held[0]);
     await until(() => trackerOf(rin).pending.events === 0, 5000, 'the first event finished');
     assert.equal((await postJson(url, lpr('room-again'))).status, 200);
-    await until(() => /· 2 in · 1 refused in 10 min · 1 pending$/.test(statusText(node)), 3000, () => `taking events again, not ${statusText(node)}`);
+    await until(
+      () => /· 2 in · 1 refused in 10 min · 1 pending$/.test(statusText(node)),
+      3000,
+      () => `taking events again, not ${statusText(node)}`,
+    );
   });
 
-  it('a dead letter writes one warning to Node-RED\'s log naming the receiver and the event\'s id', async () => {
+  it("a dead letter writes one warning to Node-RED's log naming the receiver and the event's id", async () => {
     await load({ maxAttempts: 1, firstPauseSeconds: 0.05 });
     const held = inbox(helper.getNode('held'));
     const failures = inbox(helper.getNode('failures'));

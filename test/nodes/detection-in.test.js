@@ -300,7 +300,10 @@ describe('detection-in node', function () {
         assert.equal(msg.req.headers['x-api-key'], undefined);
         // the status counts both rejections and shows the last (its redraw is throttled): they have been logged by then
         await until(
-          () => /· 1 in · 2 rejected in 10 min · rejected \(401\) at [\d:]+ from 127\.0\.0\.1: credentials are missing/.test((ownStatus(node) || {}).text),
+          () =>
+            /· 1 in · 2 rejected in 10 min · rejected \(401\) at [\d:]+ from 127\.0\.0\.1: credentials are missing/.test(
+              (ownStatus(node) || {}).text,
+            ),
           3000,
           () => `the status after the rejections, not ${(ownStatus(node) || {}).text}`,
         );

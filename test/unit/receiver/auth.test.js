@@ -1,6 +1,12 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { checkAuth, authConfigProblem: configProblem, authFailureMessage, safeEqual, credentialHeaderNames } = require('../../../dist/lib/receiver/auth');
+const {
+  checkAuth,
+  authConfigProblem: configProblem,
+  authFailureMessage,
+  safeEqual,
+  credentialHeaderNames,
+} = require('../../../dist/lib/receiver/auth');
 const { renderMessage } = require('../../../dist/lib/core/messages');
 
 /** The problem as text (en-US), or null. */
@@ -67,9 +73,15 @@ describe('lib/receiver/auth', () => {
 
   it('says what was expected, never what was sent', () => {
     const text = (config, reason) => renderMessage(authFailureMessage(config, reason));
-    assert.match(text({ mode: 'bearer', token: 't' }, 'scheme'), /^expected a Bearer token: the Authorization header sent does not start with "Bearer "/);
+    assert.match(
+      text({ mode: 'bearer', token: 't' }, 'scheme'),
+      /^expected a Bearer token: the Authorization header sent does not start with "Bearer "/,
+    );
     assert.match(text({ mode: 'basic', user: 'u', password: 'p' }, 'scheme'), /^expected Basic credentials/);
-    assert.match(text({ mode: 'header', headerName: 'X-Api-Key', headerValue: 'k' }, 'scheme'), /^expected the header X-Api-Key: credentials were sent in the Authorization header instead/);
+    assert.match(
+      text({ mode: 'header', headerName: 'X-Api-Key', headerValue: 'k' }, 'scheme'),
+      /^expected the header X-Api-Key: credentials were sent in the Authorization header instead/,
+    );
     assert.match(text({ mode: 'bearer', token: 't' }, 'missing'), /^credentials are missing/);
     assert.match(text({ mode: 'bearer', token: 't' }, 'mismatch'), /^the credentials sent do not match/);
   });
