@@ -10,5 +10,7 @@ export * from './iso-date';
 export * from './messages';
 export * from './option-rules';
 export * from './options';
+export * from './outage-report';
+export * from './rate-limit';
 export * from './schema-error';
 export * from './time-zone';

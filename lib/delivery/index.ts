@@ -10,6 +10,7 @@ export * from './retry';
 export * from './completion';
 export * from './dead-letters';
 export * from './session';
+export { lostAtRestart } from './store-open';
 export * from './session-view';
 export * from './session-metrics';
 export * from './deploy-watch';

@@ -110,6 +110,11 @@ export function ownsItsEntries(store: EventDelivery<unknown>): boolean {
   return store.mode === 'redis';
 }
 
+/** Whether what a store keeps, its dead letters among it, is lost when Node-RED restarts (memory mode). */
+export function lostAtRestart(store: EventDelivery<unknown> | undefined): boolean {
+  return store?.mode === 'memory';
+}
+
 /** Whether a store keeps a journal file (its size is shown, its pending events too). */
 export function keepsJournal(store: EventDelivery<unknown>): boolean {
   return store.mode === 'disk';

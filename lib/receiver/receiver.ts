@@ -27,12 +27,13 @@ import {
   sendProblem,
 } from '../http';
 import { renderMessage, type Message, type Translate } from '../core/messages';
-import { checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
+import { authFailureMessage, checkAuth, credentialHeaderNames, type AuthConfig } from './auth';
 import { createByteBudget, declaredLength, readBody } from './body';
 import type { EventKind } from '../core/event-kinds';
 import type { SchemaError } from '../core/schema-error';
 import type { DetectionEvent } from '../events';
 import { validateEvent, type ValidationMode } from './validation';
+import type { RefusalLog } from './refusals';
 
 /** Bytes in a MiB: the option table's (lib/config), named as the receiver's callers know it. */
 export const MiB = MIB;
@@ -61,6 +62,8 @@ export interface ReceiverOptions {
   clock?: Clock;
   /** The language of the problem answers' `detail` (Node-RED's RED._); default en-US. */
   translate?: Translate;
+  /** Told of every request turned away (4xx, 503) and every one accepted (./refusals.ts). */
+  refusals?: Pick<RefusalLog, 'record' | 'accepted'>;
 }
 
 /** What the receiver knows about one request, with credentials removed. */
@@ -159,6 +162,12 @@ function size(bytes: number): Message {
   return bytes >= MiB ? { key: 'answer.mib', params: { count: +(bytes / MiB).toFixed(2) } } : { key: 'answer.bytes', params: { count: bytes } };
 }
 
+/** `payload.messageId` of a body that is not a valid event, when it has a readable one. */
+function messageIdOf(value: unknown): string | undefined {
+  const id = (value as { payload?: { messageId?: unknown } } | null)?.payload?.messageId;
+  return typeof id === 'string' && id.length <= 200 ? id : undefined;
+}
+
 export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): RequestHandler {
   const secretHeaders = credentialHeaderNames(options.auth);
   const clock = options.clock ?? systemClock;
@@ -177,9 +186,16 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
       headers: cleanHeaders(req.headers, secretHeaders),
       receivedAt: new Date(clock.now()).toISOString(),
     };
+    /** The event's messageId, once the body was read that far: a refusal names it. */
+    let messageId: string | undefined;
+    // The refusal log first: the status the hook redraws shows this refusal.
+    const rejected = (rejection: Problem): void => {
+      options.refusals?.record(rejection, meta.ip, messageId);
+      hooks.onRejected?.(rejection, meta);
+    };
     const reject = (rejection: Problem, headers?: Record<string, string>, close?: boolean): void => {
       sendProblem(res, rejection, { headers, close });
-      hooks.onRejected?.(rejection, meta);
+      rejected(rejection);
     };
     /** An answer before the body is read: the rest of the body drains first.
      *  (A body never invited with 100 Continue is not coming: Node closes.) */
@@ -204,8 +220,10 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     // authenticate: headers only, before a byte of the body is read
     const auth = checkAuth(options.auth, req.headers);
     if (!auth.ok) {
-      const detail: Message = { key: auth.reason === 'missing' ? 'answer.auth-missing' : 'answer.auth-mismatch' };
-      rejectEarly(answer('unauthorized', detail), auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {});
+      rejectEarly(
+        answer('unauthorized', authFailureMessage(options.auth, auth.reason)),
+        auth.wwwAuthenticate ? { 'WWW-Authenticate': auth.wwwAuthenticate } : {},
+      );
       return;
     }
 
@@ -247,7 +265,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
           reject(answer('requestTimeout', { key: 'answer.stalled', params: { seconds: +(stallMs / 1000).toFixed(3) } }), {}, true);
           break;
         case 'aborted':
-          hooks.onRejected?.(answer('bodyReadFailed', read.message), meta);
+          rejected(answer('bodyReadFailed', read.message));
           res.destroy();
           break;
         default:
@@ -288,8 +306,10 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     const checked = validateEvent(value, options.validation);
     if (!checked.ok) {
       staged?.abandon();
+      messageId = messageIdOf(value);
       if (options.validation === 'accept') {
         sendJson(res, 202, { status: 'accepted-invalid', errors: checked.errors });
+        options.refusals?.accepted();
       } else {
         const wrong = checked.wrongCase[0];
         const detail: Message = wrong
@@ -302,7 +322,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     }
 
     // enqueue
-    const messageId = checked.event.payload.messageId ?? undefined;
+    messageId = checked.event.payload.messageId ?? undefined;
     const delivery: AcceptedDelivery = { event: checked.event, body, kind: checked.kind, messageId, warnings: checked.warnings, meta };
     try {
       if (staged) await staged.commit(delivery);
@@ -316,6 +336,7 @@ export function createReceiver(options: ReceiverOptions, hooks: ReceiverHooks): 
     const ack: Record<string, unknown> = { status: 'accepted', messageId: messageId ?? null };
     if (delivery.warnings.length > 0) ack.warnings = delivery.warnings;
     sendJson(res, 200, ack);
+    options.refusals?.accepted();
     if (!delivery.absorbed) hooks.emit(delivery);
   };
 }

@@ -6,8 +6,8 @@
  * across deploys ../shared/routes.ts.
  */
 import type { NodeAPI, NodeMessage } from 'node-red';
-import { createReceiver } from '../../lib/receiver';
-import { sessionProblem, StoreSession, receiverMetrics, watchDeploys, type FlowNodeConfig } from '../../lib/delivery';
+import { createFailureLog, createReceiver } from '../../lib/receiver';
+import { lostAtRestart, sessionProblem, StoreSession, receiverMetrics, watchDeploys, type FlowNodeConfig } from '../../lib/delivery';
 import { problem, sendProblem, discardRest, type RouteHandler } from '../../lib/http';
 import { nodeOptions } from '../../lib/config';
 import { nodeText, statusText, translator } from '../shared/i18n';
@@ -69,13 +69,14 @@ export = function register(RED: NodeAPI): void {
         routes.unclaim(key, node.id);
         return fail(statusText(RED, 'detection-in')(why.status), t(why.error));
       }
-      const status = receiverStatus(RED, node, t, path, () => session);
+      const log = createFailureLog({ path, t, log: node, memoryOnly: () => lostAtRestart(session.opened), changed: () => status.show() });
+      const status = receiverStatus(RED, node, t, path, () => session, log);
       const session = new StoreSession(
         { id: node.id, z: node.z, alias: (node as { _alias?: string })._alias, key },
         options,
         place,
         {
-          send: (output, msg) => node.send([0, 1, 2].map((i) => (i === output ? (msg as NodeMessage) : null))),
+          send: log.watching((output, msg) => node.send([0, 1, 2].map((i) => (i === output ? (msg as NodeMessage) : null)))),
           log: node,
           runtimeLog: RED.log,
           changed: (what) => (what === 'plan' ? status.replanned() : status.show()),
@@ -89,7 +90,7 @@ export = function register(RED: NodeAPI): void {
 
       const receive = session.track(
         createReceiver(
-          { auth, maxBodyBytes, validation: options.validation, stallMs: options.stallSeconds * 1000, translate: translator(RED) },
+          { auth, maxBodyBytes, validation: options.validation, stallMs: options.stallSeconds * 1000, translate: translator(RED), refusals: log },
           session.receiverHooks,
         ),
       );
@@ -118,6 +119,7 @@ export = function register(RED: NodeAPI): void {
 
       node.on('close', (removed: boolean, done: () => void) => {
         closing = true;
+        log.close();
         unwatchRedis?.();
         door?.off('state', showDoor);
         route.stop(removed);

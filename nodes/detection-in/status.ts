@@ -1,11 +1,11 @@
 /**
- * What detection-in shows under itself: "listening" until there is something
- * to count, then its session's view (lib/delivery/session-view.ts), with
- * Redis's state where it has a Redis; a listener that cannot open its port;
- * and a path another receiver already has, in the editor too.
+ * What detection-in shows under itself: "listening" until there is something to count, then its session's
+ * view (lib/delivery/session-view.ts) with what it turned away lately (lib/receiver/refusals.ts), and Redis's
+ * state where it has a Redis; a listener that cannot open its port; and a path another receiver already has.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { type StoreSession, hasSomethingToShow, sessionView } from '../../lib/delivery';
+import { refusalView, type FailureLog } from '../../lib/receiver';
 import { describeNode, flowLabel, notifyEditors } from '../shared/notify';
 import { withRedisState } from '../shared/redis';
 import { throttledStatus } from '../shared/status';
@@ -16,7 +16,7 @@ export interface ReceiverStatus {
   readonly show: Throttled;
   /** After the delivery is (re)planned: the counts replace "listening" once there is something to show. */
   replanned(): void;
-  /** "listening" (the receiver's own listener's state: "listening", "failed", on its `port`). */
+  /** "listening" (the receiver's own listener's state: "listening", "failed" (said in the log too), on its `port`). */
   listener(state: string, port?: number | string): void;
 }
 
@@ -26,15 +26,16 @@ export function receiverStatus(
   t: (key: string, vars?: Record<string, string | number>) => string,
   path: string,
   sessionOf: () => StoreSession,
+  log: FailureLog,
 ): ReceiverStatus {
   let countsShown = false;
   const status: ReceiverStatus = {
     show: throttledStatus(node, () => {
       const { status: s, redis } = sessionOf();
-      const view = sessionView(s, path, t);
+      const view = sessionView(s, path, t, refusalView(log.refusals.recent(), t));
       if (!redis || view.fill === 'red') return view;
       const state = withRedisState(RED, redis, view.text, true);
-      return s.noDoneWired && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
+      return view.fill === 'yellow' && state.fill === 'green' ? { ...state, fill: 'yellow' } : state;
     }),
     replanned() {
       if (countsShown || hasSomethingToShow(sessionOf().status)) {
@@ -44,6 +45,7 @@ export function receiverStatus(
     },
     listener(state, port) {
       if (state === 'failed') node.status({ fill: 'red', shape: 'ring', text: t('status.listener-failed', { port: port ?? '' }) });
+      if (state === 'failed') log.listenerFailed(port);
       if (state === 'listening') node.status({ fill: 'green', shape: 'ring', text: t('status.listening', { path }) });
     },
   };

@@ -2,16 +2,31 @@
  * detection-redis: configuration node for a Redis server shared by several
  * Node-RED instances. Owns one connection (lib/redis/connection.ts) used by
  * every node that names it: a dedupe window shared through Redis, a receiver
- * that acknowledges once an event is written to a Redis stream.
+ * that acknowledges once an event is written to a Redis stream. Lost and
+ * back are each said once in Node-RED's log (a flapping server at most once a
+ * minute: lib/core/outage-report.ts), naming the server.
  */
 import { hostname } from 'node:os';
 import type { NodeAPI, NodeDef } from 'node-red';
 import { RedisConnection, RedisSettings, type RedisCredentials, type Shortfall } from '../../lib/redis';
-import { parseOptions } from '../../lib/core';
+import { createOutageReport, parseOptions } from '../../lib/core';
 import { nodeOptions, type SavedOptions } from '../../lib/config';
 import { nodeText, translate } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import type { RedisConfigNode } from '../shared/redis';
+
+/** Redis lost is said at most this often (ms). */
+const OUTAGE_PERIOD_MS = 60_000;
+
+/** The server as a log names it: host and port of the URL (never its credentials), or the sentinels' primary. */
+function serverName(config: DetectionRedisDef, primary: string | undefined): string {
+  if (config.mode === 'sentinel') return primary ?? config.primaryName ?? '';
+  try {
+    return new URL(config.url).host;
+  } catch {
+    return '';
+  }
+}
 
 interface DetectionRedisDef extends NodeDef, SavedOptions<'detection-redis'> {
   url: string;
@@ -61,9 +76,18 @@ export = function register(RED: NodeAPI): void {
       const connection = new RedisConnection({ ...parsed.value, credentials: node.credentials }, `${hostname()}:${port}`);
       node.connection = connection;
       let lastLogged: string | undefined;
+      const server = (): string => serverName(config, connection.primary);
+      const outage = createOutageReport({
+        periodMs: OUTAGE_PERIOD_MS,
+        sayLost: (count) =>
+          node.warn(
+            t(count > 0 ? 'warn.unreachable-again' : 'warn.unreachable', { server: server(), message: connection.error?.message ?? '', count }),
+          ),
+        sayBack: (ms) => node.warn(t('warn.reachable', { server: server(), seconds: Math.round(ms / 1000) })),
+      });
       connection.on('state', (state: string) => {
-        if (state === 'unreachable' && lastLogged !== 'unreachable') node.warn(t('warn.unreachable', { message: connection.error?.message ?? '' }));
-        if (state === 'connected' && lastLogged === 'unreachable') node.log(t('log.reconnected'));
+        if (state === 'unreachable') outage.lost();
+        if (state === 'connected') outage.back();
         // Sentinel mode: the primary in use, once connected to it (after each failover too)
         if (state === 'connected' && connection.primary && lastLogged !== 'connected') node.log(t('log.primary', { primary: connection.primary }));
         lastLogged = state;
@@ -81,6 +105,7 @@ export = function register(RED: NodeAPI): void {
       connection.open();
       node.on('close', (_removed: boolean, done: () => void) => {
         node.connection = undefined;
+        outage.close();
         connection.close().then(done, done);
       });
     },

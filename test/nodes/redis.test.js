@@ -248,6 +248,33 @@ describe('Redis modes in the Node-RED runtime (redis-server)', function () {
     }
   });
 
+  it('detection-redis says in the log, naming the server, once that Redis is lost and once that it is back', async () => {
+    const own = await RedisServer.start();
+    try {
+      await helper.load([detectionRedis], [{ id: 't1', type: 'tab' }, redisConfig({ url: own.url })]);
+      const config = helper.getNode('redis1');
+      const connection = config.connection;
+      await until(() => connection.ready, 10_000, 'connected');
+      const warnings = () =>
+        config.warn
+          .getCalls()
+          .filter((c) => c.thisValue === config)
+          .map((c) => c.args[0]);
+      const server = `127.0.0.1:${own.port}`;
+      await own.stop();
+      await until(() => warnings().length === 1, 10_000, 'Redis lost');
+      assert.match(warnings()[0], new RegExp(`^Redis ${server} is unreachable, retrying: `));
+      await own.resume();
+      await until(() => warnings().length === 2, 20_000, 'Redis back');
+      assert.match(warnings()[1], new RegExp(`^Redis ${server} is reachable again, after \\d+ s$`));
+      // the state it reached is the one said: no more lines while it stays
+      await until(() => connection.ready, 10_000, 'connected again');
+      assert.equal(warnings().length, 2, warnings().join('\n'));
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a shared dedupe passes (and warns once) or drops while Redis is unreachable, as chosen', async () => {
     const flow = [
       { id: 't1', type: 'tab' },

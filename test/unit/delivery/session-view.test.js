@@ -33,7 +33,7 @@ describe('delivery: session view', () => {
     assert.equal(v.fill, 'green');
     assert.equal(
       v.text,
-      'status.counts{"path":"/d","received":3,"warned":0,"rejected":0}status.pending{"pending":2}status.journal{"size":3}status.dead{"count":1}',
+      'status.counts{"path":"/d","received":3,"warned":0}status.pending{"pending":2}status.journal{"size":3}status.dead{"count":1}',
     );
   });
 
@@ -45,8 +45,13 @@ describe('delivery: session view', () => {
     assert.match(waiting.text, /status\.no-done$/);
   });
 
-  it('only refusals, nothing received: yellow; warnings change the counts text', () => {
-    assert.equal(sessionView(status({ counts: { rejected: 2 } }), '/d', t).fill, 'yellow');
+  it('turning requests away now: yellow, the refusals after the counts; warnings change the counts text', () => {
+    const refusing = sessionView(status({ counts: { received: 5, rejected: 2 }, pending: 1 }), '/d', t, { text: '<refusals>', turningAway: true });
+    assert.equal(refusing.fill, 'yellow');
+    assert.equal(refusing.text, 'status.counts{"path":"/d","received":5,"warned":0}<refusals>status.pending{"pending":1}');
+    // refused a while ago, taking events again: green, the counts of the window still shown
+    const past = sessionView(status({ counts: { rejected: 2 } }), '/d', t, { text: '<refusals>', turningAway: false });
+    assert.deepEqual([past.fill, past.text], ['green', 'status.counts{"path":"/d","received":0,"warned":0}<refusals>']);
     assert.match(sessionView(status({ counts: { received: 2, warned: 1 } }), '/d', t).text, /^status\.counts-warned/);
   });
 

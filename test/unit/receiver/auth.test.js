@@ -1,6 +1,12 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { checkAuth, authConfigProblem: configProblem, safeEqual, credentialHeaderNames } = require('../../../dist/lib/receiver/auth');
+const {
+  checkAuth,
+  authConfigProblem: configProblem,
+  authFailureMessage,
+  safeEqual,
+  credentialHeaderNames,
+} = require('../../../dist/lib/receiver/auth');
 const { renderMessage } = require('../../../dist/lib/core/messages');
 
 /** The problem as text (en-US), or null. */
@@ -28,7 +34,8 @@ describe('lib/receiver/auth', () => {
     assert.deepEqual(wrong, { ok: false, reason: 'mismatch', wwwAuthenticate: 'Basic realm="detection-in", charset="UTF-8"' });
     assert.equal(checkAuth(config, { authorization: basic('other', 'p:ss wörd') }).ok, false);
     assert.equal(checkAuth(config, {}).reason, 'missing');
-    assert.equal(checkAuth(config, { authorization: 'Bearer p:ss wörd' }).reason, 'missing');
+    assert.equal(checkAuth(config, { authorization: '' }).reason, 'missing');
+    assert.equal(checkAuth(config, { authorization: 'Bearer p:ss wörd' }).reason, 'scheme', 'credentials of another scheme are not missing');
   });
 
   it('bearer checks the token', () => {
@@ -48,8 +55,35 @@ describe('lib/receiver/auth', () => {
     const config = { mode: 'header', headerName: 'X-Api-Key', headerValue: 'k1' };
     assert.equal(checkAuth(config, { 'x-api-key': 'k1' }).ok, true);
     assert.equal(checkAuth(config, { 'x-api-key': 'k2' }).ok, false);
-    assert.equal(checkAuth(config, { authorization: 'k1' }).reason, 'missing');
+    assert.equal(checkAuth(config, { authorization: 'k1' }).reason, 'scheme', 'sent, but in Authorization');
+    assert.equal(checkAuth(config, { 'x-other': 'k1' }).reason, 'missing');
     assert.equal(checkAuth(config, {}).wwwAuthenticate, undefined);
+  });
+
+  it('credentials of the wrong scheme are answered as such, with the challenge of the right one', () => {
+    const bearer = { mode: 'bearer', token: 'tok-123' };
+    for (const authorization of [basic('bridge', 'tok-123'), 'tok-123', 'Bearer', 'Token tok-123', 'bearer:tok-123']) {
+      const result = checkAuth(bearer, { authorization });
+      assert.deepEqual(result, { ok: false, reason: 'scheme', wwwAuthenticate: 'Bearer realm="detection-in"' }, authorization);
+    }
+    const basicConfig = { mode: 'basic', user: 'u', password: 'p' };
+    assert.equal(checkAuth(basicConfig, { authorization: 'Bearer tok' }).reason, 'scheme');
+    assert.match(checkAuth(basicConfig, { authorization: 'Bearer tok' }).wwwAuthenticate, /^Basic realm=/);
+  });
+
+  it('says what was expected, never what was sent', () => {
+    const text = (config, reason) => renderMessage(authFailureMessage(config, reason));
+    assert.match(
+      text({ mode: 'bearer', token: 't' }, 'scheme'),
+      /^expected a Bearer token: the Authorization header sent does not start with "Bearer "/,
+    );
+    assert.match(text({ mode: 'basic', user: 'u', password: 'p' }, 'scheme'), /^expected Basic credentials/);
+    assert.match(
+      text({ mode: 'header', headerName: 'X-Api-Key', headerValue: 'k' }, 'scheme'),
+      /^expected the header X-Api-Key: credentials were sent in the Authorization header instead/,
+    );
+    assert.match(text({ mode: 'bearer', token: 't' }, 'missing'), /^credentials are missing/);
+    assert.match(text({ mode: 'bearer', token: 't' }, 'mismatch'), /^the credentials sent do not match/);
   });
 
   it('says what a configuration lacks', () => {

@@ -291,6 +291,44 @@ describe('lib/receiver/receiver over node:http', () => {
     client.close();
   });
 
+  it('answers credentials of the wrong scheme as such (401, problem body), not as missing', async () => {
+    r = await startReceiver({ auth: { mode: 'bearer', token: 'tok-1' } });
+    for (const authorization of [`Basic ${Buffer.from('bridge:tok-1').toString('base64')}`, 'tok-1']) {
+      const res = await postJson(r.url, ev.minimalLpr(), { authorization });
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['content-type'], 'application/problem+json');
+      assert.match(res.json.detail, /^expected a Bearer token/);
+      assert.ok(!res.text.includes('tok-1'), 'what was sent is not repeated');
+    }
+    assert.match((await postJson(r.url, ev.minimalLpr())).json.detail, /^credentials are missing/);
+  });
+
+  it('tells its refusal log of every request turned away (with the event id once read) and every one accepted', async () => {
+    const told = [];
+    const refusals = {
+      record: (answer, ip, messageId) => told.push(`${answer.status} ${ip} ${messageId ?? '-'}`),
+      accepted: () => told.push('accepted'),
+    };
+    let full = false;
+    r = await startReceiver(
+      { refusals, validation: 'strict' },
+      {
+        enqueue() {
+          if (full) throw new Error('in flight full');
+        },
+      },
+    );
+    assert.equal((await request(r.url, { method: 'GET' })).status, 405);
+    assert.equal((await postJson(r.url, ev.fullLpr())).status, 200);
+    const invalid = ev.fullFace();
+    invalid.payload.messageId = 'bad-1';
+    invalid.payload.detectionInfo.confidence = 93;
+    assert.equal((await postJson(r.url, invalid)).status, 422);
+    full = true;
+    assert.equal((await postJson(r.url, ev.fullLpr())).status, 503);
+    assert.deepEqual(told, ['405 127.0.0.1 -', 'accepted', '422 127.0.0.1 bad-1', '503 127.0.0.1 msg-lpr-0001']);
+  });
+
   it('removes credential headers from what it hands on', async () => {
     r = await startReceiver({ auth: { mode: 'header', headerName: 'X-Api-Key', headerValue: 'k' } });
     await postJson(r.url, ev.minimalLpr(), { 'x-api-key': 'k', authorization: 'Basic abc', cookie: 'a=b', 'x-trace': '1' });
