@@ -217,9 +217,9 @@ function startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard
  * stopped the moment none of its events is (the simulator's stop() abandons
  * events in delivery), so no new one is sent and none is cut off; what is
  * still in delivery after `withinMs` (a receiver that never answers) is
- * abandoned, and counted so.
+ * abandoned, and counted so. `clock`: setTimeout and clearTimeout (a test's).
  */
-function finishRun(run, withinMs) {
+function finishRun(run, withinMs, clock = { setTimeout, clearTimeout }) {
   const inDelivery = () => {
     const s = run.snapshot();
     return s.sent - s.acknowledged - s.failed - s.abandoned;
@@ -232,10 +232,10 @@ function finishRun(run, withinMs) {
     // Synchronously, in the settling event's turn: the run's loop is waiting
     // (its pace, a free slot), so it stops before sending another.
     run.off('settled', onSettled);
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
     run.stop();
   };
-  timer = setTimeout(() => {
+  timer = clock.setTimeout(() => {
     run.off('settled', onSettled);
     run.stop();
   }, withinMs);

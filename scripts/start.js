@@ -132,7 +132,9 @@ const base = `http://127.0.0.1:${port}`;
 
 // The user directory: this package linked in, Node-RED's defaults on 127.0.0.1.
 const userDir = path.resolve(values['user-dir'] ?? process.env.DEMO_USER_DIR ?? path.join(root, '.demo'));
-const userDirShown = path.relative(root, userDir).startsWith('..') ? userDir : `${path.relative(root, userDir)}/`;
+/** A path as the console shows it: relative to where npm start runs, unless outside. */
+const shown = (file) => (path.relative(process.cwd(), file).startsWith('..') ? file : path.relative(process.cwd(), file));
+const userDirShown = shown(userDir);
 fs.mkdirSync(path.join(userDir, 'node_modules'), { recursive: true });
 const link = path.join(userDir, 'node_modules', 'node-red-contrib-detection-bridge');
 fs.rmSync(link, { recursive: true, force: true });
@@ -221,7 +223,7 @@ async function main() {
   let announced = false;
   nodeRed.on('started', (child, n) => {
     fs.writeFileSync(pidFile, `${child.pid}\n`);
-    console.log(`npm start: Node-RED ${n === 1 ? 'starting' : 'starting again'} (pid ${child.pid}; in ${pidFile})`);
+    console.log(`npm start: Node-RED ${n === 1 ? 'starting' : 'starting again'} (pid ${child.pid}; in ${shown(pidFile)})`);
     let back = false;
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
@@ -273,7 +275,7 @@ function announce() {
       --time-of-day night --time-zone America/New_York --cameras "Gate 2 LPR" --count 1
 
   The user directory is ${userDirShown}: the flows you deploy are kept (from one start to the next too; --reset-flows
-  puts the demo's back). Node-RED is started again when it dies (try kill -9 $(cat ${path.relative(process.cwd(), pidFile)})):
+  puts the demo's back). Node-RED is started again when it dies (try kill -9 $(cat ${shown(pidFile)})):
   the simulator, the mock core and Redis run on. Ctrl-C stops everything.
 `);
   if (rate > 0) startSimulator();
