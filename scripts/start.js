@@ -2,8 +2,8 @@
 /**
  * `npm start`: the live demo on a fresh clone.
  *
- * Builds the package, prepares a Node-RED user directory in .demo/
- * (git-ignored) with this package installed, deploys the demo flow and every
+ * Builds the package, prepares a Node-RED user directory (.demo/ by default,
+ * git-ignored) with this package installed, writes the demo flow and every
  * example on tabs of their own (the flow set is built by scripts/demo-flows.js,
  * which an end-to-end test deploys too), starts the events-bridge sample
  * endpoints and the mock platform v2 core, starts Node-RED (the dev
@@ -239,7 +239,10 @@ async function main() {
       announce();
     });
   });
-  nodeRed.on('gave-up', () => void stop(1));
+  nodeRed.on('gave-up', () => {
+    console.error('npm start: stopping the demo: Node-RED does not stay up.');
+    void stop(1);
+  });
   nodeRed.start();
 }
 
