@@ -103,11 +103,13 @@ const SUITES = {
 /**
  * End-to-end tests of the package's own machinery, run on the dev phase only (see the header):
  * the journal across SIGKILLs, dead letters, a full disk, Prometheus, Redis, Sentinel, the
- * simulator's replays into a slow receiver taken once.
+ * simulator's replays into a slow receiver taken once, npm start's supervisor (our script, run
+ * with the dev dependency's Node-RED whatever the phase).
  */
 const ONE_VERSION = new Set([
   'crash.test.js',
   'dead-letters-across-kill.test.js',
+  'demo-restart.test.js',
   'disk-full.test.js',
   'durable.test.js',
   'monitor.test.js',

@@ -8,18 +8,20 @@
  *                            the demo's core, bridge and Redis, with their credentials
  *   demoFeeds(base, options) which receiver of which tab gets which events, and how many
  *   startDemoFeeds(sim, …)   one simulator delivery run per feed, at the demo's rate
+ *   placeDemoFlows(dir, …)   the demo's flows into Node-RED's user directory, unless the operator's are there
  *
  * The examples stay as they are on disk; only their servers' URLs and
  * credentials are set here, in memory.
  */
 'use strict';
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 
 const DEMO_TOKEN = 'demo-token';
-// The bridge's JWT for the enrollment endpoints: fixed, so flows kept with --keep-flows still work.
+// The bridge's JWT for the enrollment endpoints: fixed, so the operator's flows, kept across starts, still work.
 const DEMO_BRIDGE_JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZW1vIn0.ZGVtby1icmlkZ2Utc2lnbmF0dXJl';
 const DEMO_IN = 'de30de30de300002';
 const DEMO_TAB = 'demo-tab-live';
@@ -170,7 +172,8 @@ function demoFeeds(base, { haveRedis = false, haveDashboard = false, token = DEM
  * Starts one delivery run per feed, together `rate` events per second
  * (resilient: the bridge retries until a 200). `sim` is the simulator's
  * module (dist/sim); `enrollments` its EnrollmentStore, drawn from by the
- * feeds marked `enrolled`; `flows` the deployed flows (see demoFeeds). Returns `{ runs, snapshot(), stop(), done }`.
+ * feeds marked `enrolled`; `flows` the deployed flows (see demoFeeds). Returns `{ runs, snapshot(), stop(),
+ * finish(withinMs), done }`: stop() abandons the events in delivery, finish() lets them be acknowledged first (finishRun).
  */
 function startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard, token, flows, forever = true, count } = {}) {
   const runs = demoFeeds(base, { haveRedis, haveDashboard, token, flows }).map((feed) => {
@@ -204,8 +207,85 @@ function startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard
     runs,
     snapshot,
     stop: () => runs.forEach(({ run }) => run.stop()),
+    finish: (withinMs) => runs.forEach(({ run }) => finishRun(run, withinMs)),
     done: Promise.all(runs.map(({ run }) => run.done)),
   };
+}
+
+/**
+ * Stops a delivery run without losing what is in delivery: the run is
+ * stopped the moment none of its events is (the simulator's stop() abandons
+ * events in delivery), so no new one is sent and none is cut off; what is
+ * still in delivery after `withinMs` (a receiver that never answers) is
+ * abandoned, and counted so. `clock`: setTimeout and clearTimeout (a test's).
+ */
+function finishRun(run, withinMs, clock = { setTimeout, clearTimeout }) {
+  const inDelivery = () => {
+    const s = run.snapshot();
+    return s.sent - s.acknowledged - s.failed - s.abandoned;
+  };
+  if (run.stopped) return;
+  if (inDelivery() === 0) return run.stop();
+  let timer;
+  const onSettled = () => {
+    if (inDelivery() > 0) return;
+    // Synchronously, in the settling event's turn: the run's loop is waiting
+    // (its pace, a free slot), so it stops before sending another.
+    run.off('settled', onSettled);
+    clock.clearTimeout(timer);
+    run.stop();
+  };
+  timer = clock.setTimeout(() => {
+    run.off('settled', onSettled);
+    run.stop();
+  }, withinMs);
+  run.on('settled', onSettled);
+}
+
+/** The flows file's content, comparable whatever its layout (Node-RED writes it pretty or not). */
+function fingerprint(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  let canonical = text;
+  try {
+    canonical = JSON.stringify(JSON.parse(text));
+  } catch {
+    // not JSON: compared as it is
+  }
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * Writes the demo's flows (`{ flows, credentials }` from buildDemoFlows) into
+ * Node-RED's user directory `userDir`, unless the operator's are there: the
+ * flows the operator deployed are kept. Written are the demo's on a first
+ * start, with `reset`, and over the demo's own flows left as a previous start
+ * wrote them (a record of what was written, `.demo-flows.json`, tells): so a
+ * pull that brings a new example, or other ports, reaches them. `keep`
+ * keeps even those. Returns `{ written, why }` for the console.
+ */
+function placeDemoFlows(userDir, { flows, credentials }, { reset = false, keep = false } = {}) {
+  const flowFile = path.join(userDir, 'flows.json');
+  const credFile = path.join(userDir, 'flows_cred.json');
+  const recordFile = path.join(userDir, '.demo-flows.json');
+  const write = (why) => {
+    fs.writeFileSync(flowFile, JSON.stringify(flows, null, 2));
+    // With credentialSecret false, Node-RED reads credentials as plain JSON.
+    fs.writeFileSync(credFile, JSON.stringify(credentials, null, 2));
+    fs.writeFileSync(recordFile, JSON.stringify({ flows: fingerprint(flowFile), credentials: fingerprint(credFile) }, null, 2));
+    return { written: true, why };
+  };
+  if (reset) return write('the demo’s flows, written anew (--reset-flows)');
+  if (!fs.existsSync(flowFile)) return write('the demo’s flows (first start)');
+  if (keep) return { written: false, why: 'the flows as last deployed, kept (--keep-flows)' };
+  let record;
+  try {
+    record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
+  } catch {
+    // no record: flows this script did not write, or from before it kept one
+  }
+  const untouched = record && record.flows === fingerprint(flowFile) && fs.existsSync(credFile) && record.credentials === fingerprint(credFile);
+  if (untouched) return write('the demo’s flows, refreshed (you had not deployed changes)');
+  return { written: false, why: 'yours, as last deployed, kept (--reset-flows puts the demo’s back)' };
 }
 
 /**
@@ -232,6 +312,8 @@ module.exports = {
   demoFeeds,
   demoUserSettings,
   exampleTabId,
+  finishRun,
+  placeDemoFlows,
   startDemoFeeds,
   withCredentials,
 };

@@ -2,8 +2,8 @@
 /**
  * `npm start`: the live demo on a fresh clone.
  *
- * Builds the package, prepares a Node-RED user directory in .demo/
- * (git-ignored) with this package installed, deploys the demo flow and every
+ * Builds the package, prepares a Node-RED user directory (.demo/ by default,
+ * git-ignored) with this package installed, writes the demo flow and every
  * example on tabs of their own (the flow set is built by scripts/demo-flows.js,
  * which an end-to-end test deploys too), starts the events-bridge sample
  * endpoints and the mock platform v2 core, starts Node-RED (the dev
@@ -15,11 +15,17 @@
  * its detections with their externalId. The editor's debug sidebar shows the
  * tab on screen only (Node-RED's "current flow" filter, a user setting the
  * demo presets unless one was chosen).
+ * Node-RED is kept running (scripts/supervisor.js): when it dies it alone is
+ * started again, with the flows as last deployed, while the simulator, the
+ * mock core and Redis go on; the demo's flows are written on a first start,
+ * over the demo's own flows left untouched, or with --reset-flows, never over
+ * flows the operator deployed (placeDemoFlows in scripts/demo-flows.js).
  * Where Debian's redis-server is installed, a Redis for the several-instances
  * example is started too (its files in .demo/redis); otherwise that tab is left out.
  * The live-dashboard example needs FlowFuse Dashboard 2.0, a dev dependency:
  * where it is not installed, that tab is left out too.
- * Ctrl-C stops everything and prints the simulator's summary.
+ * Ctrl-C (or SIGTERM) stops everything it started and prints the simulator's
+ * summary, once the events in delivery are acknowledged (at most 15 s).
  */
 'use strict';
 const fs = require('node:fs');
@@ -36,8 +42,10 @@ const {
   buildDemoFlows,
   demoFeeds,
   demoUserSettings,
+  placeDemoFlows,
   startDemoFeeds,
 } = require('./demo-flows');
+const { ChildSupervisor } = require('./supervisor');
 
 const root = path.resolve(__dirname, '..');
 const USAGE = `usage: npm start [-- options]
@@ -46,10 +54,18 @@ const USAGE = `usage: npm start [-- options]
   --core-port N    port of the mock platform core and the bridge's sample endpoints
                    (env DEMO_CORE_PORT; default 5023)
   --redis-port N   port of the demo's own redis-server, when installed (env DEMO_REDIS_PORT; default 5024)
+  --listener-port N  the listener example's own port (env DEMO_LISTENER_PORT; default 8443)
   --rate R         simulated detections per second (env DEMO_RATE; default 1; 0 = no simulator)
-  --keep-flows     keep the flows you changed in the demo (env DEMO_KEEP_FLOWS=1)
-                   instead of resetting them on every start
+  --user-dir DIR   Node-RED's user directory (env DEMO_USER_DIR; default .demo in the clone)
+  --reset-flows    write the demo's flows over the ones you deployed (env DEMO_RESET_FLOWS=1);
+                   without it, flows you deployed are kept from one start to the next
+  --keep-flows     keep the flows there even when they are the demo's, untouched (env DEMO_KEEP_FLOWS=1);
+                   without it, untouched demo flows are refreshed (new examples, other ports)
+  --summary-json FILE  also write the simulator's summary as JSON when stopped
+  --no-build       use dist/ as it is (tests that run the demo beside others)
   --help           this text
+
+  Node-RED is started again when it dies (the rest keeps running), with the flows as last deployed.
 `;
 
 function fail(message) {
@@ -64,8 +80,13 @@ try {
       port: { type: 'string' },
       'core-port': { type: 'string' },
       'redis-port': { type: 'string' },
+      'listener-port': { type: 'string' },
       rate: { type: 'string' },
+      'user-dir': { type: 'string' },
+      'reset-flows': { type: 'boolean' },
       'keep-flows': { type: 'boolean' },
+      'summary-json': { type: 'string' },
+      'no-build': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -85,18 +106,24 @@ function portOption(value, name) {
 const port = portOption(values.port ?? process.env.PORT ?? '1880', '--port');
 const corePort = portOption(values['core-port'] ?? process.env.DEMO_CORE_PORT ?? '5023', '--core-port');
 const redisPort = portOption(values['redis-port'] ?? process.env.DEMO_REDIS_PORT ?? '5024', '--redis-port');
+const listenerPort = portOption(values['listener-port'] ?? process.env.DEMO_LISTENER_PORT ?? '8443', '--listener-port');
 // The several-instances example needs a Redis: the demo runs its own where redis-server is installed.
 const haveRedis = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 const rate = Number(values.rate ?? process.env.DEMO_RATE ?? '1');
 if (!Number.isFinite(rate) || rate < 0 || rate > 1000)
   fail(`--rate must be a number of events per second from 0 to 1000, got "${values.rate ?? process.env.DEMO_RATE}"`);
+const resetFlows = values['reset-flows'] || process.env.DEMO_RESET_FLOWS === '1';
 const keepFlows = values['keep-flows'] || process.env.DEMO_KEEP_FLOWS === '1';
+if (resetFlows && keepFlows) fail('--reset-flows and --keep-flows contradict each other');
+const summaryJson = values['summary-json'] && path.resolve(values['summary-json']);
 // The live-dashboard example needs the dashboard (a dev dependency): linked into the demo where installed.
 const dashboardDir = path.join(root, 'node_modules', DASHBOARD);
 const haveDashboard = fs.existsSync(path.join(dashboardDir, 'package.json'));
 
-console.log('Building…');
-execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
+if (!values['no-build']) {
+  console.log('Building…');
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
+}
 const sim = require(path.join(root, 'dist', 'sim'));
 const { startSampleServer, formatSummary, createMockCore, EnrollmentStore } = sim;
 
@@ -104,7 +131,10 @@ const coreUrl = `http://127.0.0.1:${corePort}`;
 const base = `http://127.0.0.1:${port}`;
 
 // The user directory: this package linked in, Node-RED's defaults on 127.0.0.1.
-const userDir = path.join(root, '.demo');
+const userDir = path.resolve(values['user-dir'] ?? process.env.DEMO_USER_DIR ?? path.join(root, '.demo'));
+/** A path as the console shows it: relative to where npm start runs, unless outside. */
+const shown = (file) => (path.relative(process.cwd(), file).startsWith('..') ? file : path.relative(process.cwd(), file));
+const userDirShown = shown(userDir);
 fs.mkdirSync(path.join(userDir, 'node_modules'), { recursive: true });
 const link = path.join(userDir, 'node_modules', 'node-red-contrib-detection-bridge');
 fs.rmSync(link, { recursive: true, force: true });
@@ -135,14 +165,16 @@ module.exports = {
 );
 
 const flowFile = path.join(userDir, 'flows.json');
-if (!keepFlows || !fs.existsSync(flowFile)) {
-  const { flows, credentials } = buildDemoFlows({ coreUrl, redisUrl: `redis://127.0.0.1:${redisPort}`, haveRedis, haveDashboard, token: DEMO_TOKEN });
-  fs.writeFileSync(flowFile, JSON.stringify(flows, null, 2));
-  // With credentialSecret false, Node-RED reads credentials as plain JSON.
-  fs.writeFileSync(path.join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
-}
-// What is deployed (yours with --keep-flows): each receiver in it gets its feed.
+const placed = placeDemoFlows(
+  userDir,
+  buildDemoFlows({ coreUrl, redisUrl: `redis://127.0.0.1:${redisPort}`, haveRedis, haveDashboard, token: DEMO_TOKEN, listenerPort }),
+  { reset: resetFlows, keep: keepFlows },
+);
+console.log(`Flows: ${placed.why}.`);
+// What is deployed (the demo's, or yours): each receiver in it gets its feed.
 const deployedFlows = JSON.parse(fs.readFileSync(flowFile, 'utf8'));
+// Node-RED's process id, for whoever wants to try the restart (kill -9 $(cat .demo/node-red.pid)).
+const pidFile = path.join(userDir, 'node-red.pid');
 // The debug sidebar shows the tab on screen only (its filter "current flow"), unless the user chose otherwise.
 const userSettingsFile = path.join(userDir, '.config.users.json');
 let userSettings = {};
@@ -170,29 +202,55 @@ async function main() {
     fs.mkdirSync(dir, { recursive: true });
     redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--appendonly', 'yes', '--save', '', '--dir', dir], {
       stdio: 'ignore',
+      detached: true, // see Node-RED's below
     });
   }
 
+  // Node-RED, kept running: when it dies, it alone is started again (the flows as last deployed).
+  // In a process group of its own, like Redis: a Ctrl-C in the terminal reaches this script only,
+  // which stops them in order (the simulator's events in delivery acknowledged first).
   const redJs = path.join(path.dirname(require.resolve('node-red/package.json')), 'red.js');
-  nodeRed = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    cwd: root,
+  nodeRed = new ChildSupervisor({
+    name: 'Node-RED',
+    say: (line) => console.error(`npm start: ${line}`),
+    start: () =>
+      spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        cwd: root,
+        detached: true,
+      }),
   });
-  nodeRed.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`Node-RED stopped (${signal || code}); stopping the demo.`);
-      void stop(1);
-    }
-  });
-
   let announced = false;
-  nodeRed.stdout.on('data', (chunk) => {
-    process.stdout.write(chunk);
-    if (announced || !/Started flows/.test(String(chunk))) return;
-    announced = true;
-    const feeds = demoFeeds(base, { haveRedis, haveDashboard, flows: deployedFlows });
-    const share = (f) => `${Math.round(f.fraction * 100)}%`;
-    console.log(`
+  nodeRed.on('started', (child, n) => {
+    fs.writeFileSync(pidFile, `${child.pid}\n`);
+    console.log(`npm start: Node-RED ${n === 1 ? 'starting' : 'starting again'} (pid ${child.pid}; in ${shown(pidFile)})`);
+    let back = false;
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      if (back || !/Started flows/.test(String(chunk))) return;
+      back = true;
+      if (announced) {
+        console.log(
+          `npm start: Node-RED is back (pid ${child.pid}), with the flows as last deployed; the simulator, the mock core and Redis ran on.`,
+        );
+        return;
+      }
+      announced = true;
+      announce();
+    });
+  });
+  nodeRed.on('gave-up', () => {
+    console.error('npm start: stopping the demo: Node-RED does not stay up.');
+    void stop(1);
+  });
+  nodeRed.start();
+}
+
+/** The addresses and what to look at, once Node-RED has started its flows; then the simulator. */
+function announce() {
+  const feeds = demoFeeds(base, { haveRedis, haveDashboard, flows: deployedFlows });
+  const share = (f) => `${Math.round(f.fraction * 100)}%`;
+  console.log(`
   Where to look
   Node-RED editor:   ${base}/#flow/${DEMO_TAB}   (tab "live demo": the node status under each node, and the
                      debug sidebar, the bug icon at the right; it shows the messages of the tab on screen
@@ -206,7 +264,7 @@ async function main() {
   Bridge enrollment: ${coreUrl}/api/v1/lpr/monitor/{externalId}, …/faces/… (JWT ${DEMO_BRIDGE_JWT.slice(0, 16)}…; tabs
                      "enroll-and-detect" and "sync-watch-list": what you enroll shows up in detections at /detections/enrolled)
   Mock platform v2:  ${coreUrl}/api/v2/        (user ${CORE_USER}, password ${CORE_PASSWORD}; POS pushes from tab "push-pos-transactions")
-  ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in .demo/redis)` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
+  ${haveRedis ? `Redis:             redis://127.0.0.1:${redisPort}   (tab "several-instances"; files in ${path.join(userDirShown, 'redis')})` : 'Redis:             redis-server is not installed: the "several-instances" tab is left out'}
 
   ${
     rate > 0
@@ -219,11 +277,11 @@ async function main() {
     node dist/bin/detection-bridge-sim.js send --url ${base}/detections/alerts --plates ABC123:Banned \\
       --time-of-day night --time-zone America/New_York --cameras "Gate 2 LPR" --count 1
 
-  The user directory is .demo/ (flows are reset on every start; --keep-flows keeps yours).
-  Ctrl-C stops everything.
+  The user directory is ${userDirShown}: the flows you deploy are kept (from one start to the next too; --reset-flows
+  puts the demo's back). Node-RED is started again when it dies (try kill -9 $(cat ${shown(pidFile)})):
+  the simulator, the mock core and Redis run on. Ctrl-C stops everything.
 `);
-    if (rate > 0) startSimulator();
-  });
+  if (rate > 0) startSimulator();
 }
 
 function startSimulator() {
@@ -232,33 +290,48 @@ function startSimulator() {
   delivery = startDemoFeeds(sim, { base, rate, enrollments, haveRedis, haveDashboard, token: DEMO_TOKEN, flows: deployedFlows });
   const timer = setInterval(() => {
     const s = delivery.snapshot();
-    console.log(`  simulator: ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed`);
+    console.log(
+      `  simulator: ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed · ${inDelivery(s)} in delivery`,
+    );
   }, 15000);
   timer.unref();
   delivery.done.finally(() => clearInterval(timer));
 }
 
+const inDelivery = (s) => s.sent - s.acknowledged - s.failed - s.abandoned;
+/** The events in delivery get this long to be acknowledged when the demo stops (Node-RED still kept running meanwhile). */
+const DRAIN_MS = 15000;
+
 async function stop(code = 0) {
-  if (stopping) return;
-  stopping = true;
+  if (stopping) {
+    // Again while the simulator finishes: at once (what is in delivery is counted abandoned). Not the
+    // same Ctrl-C twice: the terminal sends it to npm and to this script, and npm passes it on.
+    if (delivery && !stopping.drained && Date.now() - stopping.at > 1000) delivery.stop();
+    return;
+  }
+  stopping = { drained: false, at: Date.now() };
   if (delivery) {
-    delivery.stop();
-    await delivery.done.catch(() => undefined);
+    const waiting = inDelivery(delivery.snapshot());
+    if (waiting > 0)
+      console.log(
+        `\nnpm start: stopping; ${waiting} event(s) in delivery get up to ${DRAIN_MS / 1000} s to be acknowledged (Ctrl-C again: at once).`,
+      );
+    delivery.finish(DRAIN_MS);
+    const summaries = await delivery.done.catch(() => []);
+    stopping.drained = true;
     console.log('\nSimulator summary, by tab:');
-    for (const { feed, run } of delivery.runs) {
-      const s = run.snapshot();
-      console.log(`  ${feed.label.padEnd(20)} ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed`);
+    const byTab = delivery.runs.map(({ feed, run }) => ({ tab: feed.tab, label: feed.label, ...run.snapshot() }));
+    for (const s of byTab) {
+      console.log(
+        `  ${s.label.padEnd(20)} ${s.sent} sent · ${s.acknowledged} acknowledged · ${s.retried} retried · ${s.failed} failed · ${s.abandoned} abandoned`,
+      );
     }
     const live = delivery.runs.find(({ feed }) => feed.tab === DEMO_TAB);
     if (live) console.log(`\nThe live demo's receiver in detail:\n${formatSummary(live.run.snapshot())}`);
+    if (summaryJson) fs.writeFileSync(summaryJson, JSON.stringify({ total: delivery.snapshot(), byTab, summaries }, null, 2));
   }
-  if (nodeRed && nodeRed.exitCode === null && nodeRed.signalCode === null) {
-    const exited = new Promise((resolve) => nodeRed.once('exit', resolve));
-    nodeRed.kill('SIGINT');
-    const timer = setTimeout(() => nodeRed.kill('SIGKILL'), 10000);
-    await exited;
-    clearTimeout(timer);
-  }
+  if (nodeRed) await nodeRed.stop({ signal: 'SIGINT', killAfterMs: 10000 });
+  fs.rmSync(pidFile, { force: true });
   if (sampleServer) await sampleServer.close().catch(() => undefined);
   if (redis && redis.exitCode === null) {
     const exited = new Promise((resolve) => redis.once('exit', resolve));
@@ -269,6 +342,11 @@ async function stop(code = 0) {
 }
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
+process.on('SIGHUP', () => void stop(0)); // the terminal closed: its signals no longer reach our children
+// Last resort (this script failed): the children in their own process groups are not left behind.
+process.on('exit', () => {
+  for (const child of [nodeRed?.child, redis]) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 
 main().catch((err) => {
   console.error(`npm start: ${err.message}`);
