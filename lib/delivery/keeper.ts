@@ -76,7 +76,11 @@ export class JournalKeeper implements Keeper {
   }
 
   /** Opens the journal at `path`: the keeper, and the entries it holds (to replay). */
-  static async open(path: string, maxBytes: number, clock?: Clock): Promise<{ keeper: JournalKeeper; entries: JournalEntry[]; problems: JournalProblem[] }> {
+  static async open(
+    path: string,
+    maxBytes: number,
+    clock?: Clock,
+  ): Promise<{ keeper: JournalKeeper; entries: JournalEntry[]; problems: JournalProblem[] }> {
     const { journal, entries, problems } = await Journal.open(path, { maxBytes, clock });
     return { keeper: new JournalKeeper(journal), entries, problems };
   }

@@ -79,8 +79,7 @@ export function findStrandedJournals(dir: string, known: Set<string>, open: (fil
       const store = await open(file).catch(() => undefined);
       // Not opened (a later release's format, an I/O error): left as it is, never removed unread.
       if (!store) continue;
-      if (holdsAnything(store))
-        stranded.set(side.receiver, { receiver: side.receiver, key: side.key, path: side.path ?? side.key, store, file });
+      if (holdsAnything(store)) stranded.set(side.receiver, { receiver: side.receiver, key: side.key, path: side.path ?? side.key, store, file });
       else {
         await store.close();
         await Promise.all([rm(file, { force: true }), rm(join(dir, name), { force: true })]);

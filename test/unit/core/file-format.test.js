@@ -37,7 +37,10 @@ describe('lib/core/file-format', () => {
         assert.ok(err instanceof FormatTooNewError);
         assert.equal(err.code, 'ERR_FORMAT_TOO_NEW');
         assert.deepEqual([err.path, err.format, err.found, err.supported], ['/x/journal-a.log', 'detection-bridge journal', 2, 1]);
-        assert.match(err.message, /^\/x\/journal-a\.log is in detection-bridge journal format version 2, newer than this package reads \(version 1\)/);
+        assert.match(
+          err.message,
+          /^\/x\/journal-a\.log is in detection-bridge journal format version 2, newer than this package reads \(version 1\)/,
+        );
         return true;
       },
     );

@@ -87,7 +87,10 @@ describe('lib/delivery/journal format', () => {
     const event = Buffer.alloc(12);
     event.writeBigUInt64LE(1n, 0);
     event.writeUInt32LE(2, 8);
-    stampedFile(file, JOURNAL_VERSION + 1, [frame(1, [event, Buffer.from('{}'), Buffer.from('body')]), frame(9, [Buffer.from('a record of a later release')])]);
+    stampedFile(file, JOURNAL_VERSION + 1, [
+      frame(1, [event, Buffer.from('{}'), Buffer.from('body')]),
+      frame(9, [Buffer.from('a record of a later release')]),
+    ]);
     const before = fs.readFileSync(file);
     await assert.rejects(Journal.open(file, { maxBytes: 1e8 }), (err) => {
       assert.ok(err instanceof FormatTooNewError, err.stack);
@@ -131,7 +134,10 @@ describe('lib/delivery/journal format', () => {
     );
     assert.equal(await session.ready, undefined, 'no store');
     assert.equal(notes.length, 1);
-    assert.match(notes[0], new RegExp(`^errors.delivery .*format version ${JOURNAL_VERSION + 1}, newer than this package reads \\(version ${JOURNAL_VERSION}\\)`));
+    assert.match(
+      notes[0],
+      new RegExp(`^errors.delivery .*format version ${JOURNAL_VERSION + 1}, newer than this package reads \\(version ${JOURNAL_VERSION}\\)`),
+    );
     const meta = { ip: '127.0.0.1', headers: {}, receivedAt: new Date(0).toISOString() };
     await assert.rejects(
       session.enqueue({ event: {}, body: Buffer.from('{}'), kind: 'lpr', warnings: [], meta }),
