@@ -6,6 +6,7 @@ export * from './append-log';
 export * from './base64';
 export * from './clock';
 export * from './event-kinds';
+export * from './file-format';
 export * from './iso-date';
 export * from './messages';
 export * from './option-rules';

@@ -11,9 +11,21 @@
  * from the window (compaction) once it holds many more lines than keys.
  * On a full disk a key's write rejects and is cut off (nothing torn stays);
  * what the window does then is lib/dedupe/seen-keys.ts's (LocalSeenKeys).
+ *
+ * The first line is the file's format stamp (lib/core/file-format.ts),
+ * `{"format":"detection-bridge dedupe keys","version":1}`. Version 1 is the
+ * lines above; a file without a stamp (written before there were stamps)
+ * holds the same lines and is stamped on open; one stamped with a newer
+ * version refuses to open (FormatTooNewError) and is left as it is.
  */
 import { AppendLog, type LogReader } from '../core/append-log';
+import { parseStamp, refuseNewer, stampText } from '../core/file-format';
 import type { WindowSnapshot } from './local-window';
+
+/** What the stamp calls this file, and the format version this code writes (and the newest it reads). */
+export const KEY_LOG_FORMAT = 'detection-bridge dedupe keys';
+export const KEY_LOG_VERSION = 1;
+const STAMP_LINE = `${stampText(KEY_LOG_FORMAT, KEY_LOG_VERSION)}\n`;
 
 export class KeyLog {
   private lines: number;
@@ -37,11 +49,19 @@ export class KeyLog {
   /**
    * Opens the log and replays it: the keys in the order written, after the
    * last reset. A torn (or zero-filled) tail is cut off (`torn`); `damaged`:
-   * lines between whole ones that could not be read, skipped.
+   * lines between whole ones that could not be read, skipped. Rejects with
+   * FormatTooNewError, the file untouched, when a later release wrote it.
    */
   static async open(path: string): Promise<{ log: KeyLog; entries: WindowSnapshot; torn: boolean; damaged: number }> {
-    const { log, value, cut } = await AppendLog.open(path, replay);
-    return { log: new KeyLog(log, value.lines), entries: value.entries, torn: cut > 0, damaged: value.damaged };
+    const { log, value, cut } = await AppendLog.open(path, (file) => replay(file, path));
+    const keyLog = new KeyLog(log, value.lines);
+    // Not stamped yet (new, or written before stamps): stamped now; its lines mean the same in version 1.
+    // Not done (a full disk): read as it is next time too.
+    if (value.version !== KEY_LOG_VERSION) {
+      if (log.size === 0) await log.append([Buffer.from(STAMP_LINE, 'utf8')]).catch(() => undefined);
+      else await keyLog.rewrite(value.entries).catch(() => undefined);
+    }
+    return { log: keyLog, entries: value.entries, torn: cut > 0, damaged: value.damaged };
   }
 
   /** Lines in the file. */
@@ -84,7 +104,7 @@ export class KeyLog {
     const swapped = await this.log.rewrite(async (out) => {
       const entries = typeof snapshot === 'function' ? snapshot() : snapshot;
       lines = entries.length;
-      await out.write([Buffer.from(entries.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8')]);
+      await out.write([Buffer.from(STAMP_LINE + entries.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8')]);
     });
     if (swapped) this.lines = lines;
     return swapped;
@@ -96,15 +116,19 @@ export class KeyLog {
 }
 
 /**
- * The keys after the last reset, and the whole lines read, whatever bytes the
- * file holds (never a throw): zero bytes before a line (a crash's zero-filled
- * stretch) are passed over; a line that does not parse is damaged (skipped)
- * when a whole line follows it, and otherwise the torn tail (the replay ends
- * before it).
+ * The keys after the last reset, the whole lines read and the stamp's version
+ * (undefined: none), whatever bytes the file holds: zero bytes before a line
+ * (a crash's zero-filled stretch) are passed over; a line that does not parse
+ * is damaged (skipped) when a whole line follows it, and otherwise the torn
+ * tail (the replay ends before it). Throws only for a newer version's stamp.
  */
-async function replay(file: LogReader): Promise<{ end: number; value: { entries: WindowSnapshot; lines: number; damaged: number } }> {
+async function replay(
+  file: LogReader,
+  path: string,
+): Promise<{ end: number; value: { entries: WindowSnapshot; lines: number; damaged: number; version: number | undefined } }> {
   const bytes = await file.read(0, file.size);
   let entries: WindowSnapshot = [];
+  let version: number | undefined;
   let lines = 0;
   let damaged = 0;
   let pending = 0;
@@ -126,6 +150,13 @@ async function replay(file: LogReader): Promise<{ end: number; value: { entries:
     damaged += pending;
     pending = 0;
     end = start;
+    const stamp = from === 0 && value !== null && !Array.isArray(value) ? parseStamp(bytes.toString('utf8', 0, newline), KEY_LOG_FORMAT) : undefined;
+    if (stamp) {
+      // The head of the file: what it is (not a line of keys).
+      refuseNewer(path, KEY_LOG_FORMAT, stamp.version, KEY_LOG_VERSION);
+      version = stamp.version;
+      continue;
+    }
     lines++;
     if (value === null) entries = [];
     else if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number') {
@@ -134,5 +165,5 @@ async function replay(file: LogReader): Promise<{ end: number; value: { entries:
       else entries.push(mark === undefined ? [value[0], value[1]] : [value[0], value[1], mark]);
     }
   }
-  return { end, value: { entries, lines, damaged } };
+  return { end, value: { entries, lines, damaged, version } };
 }

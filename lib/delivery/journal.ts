@@ -19,8 +19,16 @@
  *
  * Opening replays the file, whatever bytes it holds: a torn or zero-filled
  * tail (a crash mid-write) is cut off with one warning; a damaged record
- * between whole ones is reported and skipped. The journal is rewritten with only the unfinished events
- * (compaction) once most of it is finished, and never grows past its cap.
+ * between whole ones is reported and skipped. The file starts with its format
+ * stamp (journal-records.ts): one without (written before there were stamps)
+ * is stamped on open, one of a newer version refuses to open
+ * (FormatTooNewError) and is left as it is.
+ *
+ * Finished records are dropped from the file (compaction: emptied in place
+ * when nothing in it is live, else rewritten with the live records) when
+ * journal-compaction.ts says so: an idle file stays small, a busy one is
+ * rewritten once mostly finished, and a timer erases finished records within
+ * an hour whatever the size; a full cap compacts before refusing an event.
  *
  * A full disk (ENOSPC): the append rejects (the receiver answers 503 with
  * Retry-After, the event stays with the bridge) and the journal heals by
@@ -29,20 +37,27 @@
  * is live (no room needed, nothing to lose), else rewriting it with the live
  * records once they fit in the room left — until an append goes through.
  */
-import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AppendLog, FRAME_HEADER_BYTES, frame, isOutOfSpace } from '../core/append-log';
-import { TYPE_DONE, TYPE_EVENT, markFrame, replay, seqBuffer, type JournalEntry, type JournalProblem, type Live, type Mark } from './journal-records';
+import { systemClock, type Clock } from '../core/clock';
+import {
+  HEAD_BYTES,
+  JOURNAL_VERSION,
+  TYPE_DONE,
+  TYPE_EVENT,
+  formatFrame,
+  markFrame,
+  replay,
+  seqBuffer,
+  type JournalEntry,
+  type JournalProblem,
+  type Live,
+  type Mark,
+} from './journal-records';
+import { compactionDue, ERASE_AFTER_MS, roomFor, type JournalOptions } from './journal-compaction';
 
 export type { JournalEntry, JournalProblem } from './journal-records';
-
-export interface JournalOptions {
-  /** Past this size the journal refuses new events (after trying to compact). */
-  maxBytes: number;
-  /** Rewrite once the file is this many times the unfinished events' size (and over `compactMinBytes`). */
-  compactRatio?: number;
-  compactMinBytes?: number;
-}
+export { CLEAR_MIN_BYTES, COMPACT_MIN_BYTES, COMPACT_RATIO, ERASE_AFTER_MS, compactionDue, type JournalOptions } from './journal-compaction';
 
 export class JournalFullError extends Error {
   readonly code = 'ERR_JOURNAL_FULL';
@@ -72,13 +87,18 @@ export class Journal {
   private healNeeded = false;
   private healAgain = false;
   private healing: Promise<void> | undefined;
+  /** Set while finished records wait to be erased (`eraseAfterMs` after the first of them finished). */
+  private eraseTimer: unknown;
+  private readonly clock: Clock;
   /** Called when the journal finds its disk full (true), and when it has room again: finished records freed, or an event written (false). */
   onOutOfSpace: ((full: boolean) => void) | undefined;
 
   private constructor(
     private readonly log: AppendLog,
     private readonly options: JournalOptions,
-  ) {}
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   get path(): string {
     return this.log.path;
@@ -92,9 +112,11 @@ export class Journal {
   /**
    * Opens (or creates) the journal at `path` and replays it: `entries` are
    * the unfinished events in order, `problems` what was skipped or cut off.
+   * Rejects with FormatTooNewError, the file untouched, when a later release
+   * wrote it.
    */
   static async open(path: string, options: JournalOptions): Promise<{ journal: Journal; entries: JournalEntry[]; problems: JournalProblem[] }> {
-    const { log, value } = await AppendLog.open(path, replay);
+    const { log, value } = await AppendLog.open(path, (file) => replay(file, path));
     const journal = new Journal(log, options);
     journal.nextSeq = value.maxSeq + 1;
     const entries: JournalEntry[] = [];
@@ -113,8 +135,25 @@ export class Journal {
         ...(mark?.deadAt !== undefined ? { deadAt: mark.deadAt } : {}),
       });
     }
+    if (value.version !== JOURNAL_VERSION) await journal.stamp();
     // `entries`: unfinished events and dead letters (deadAt set), in order.
     return { journal, entries, problems: value.problems };
+  }
+
+  /**
+   * Brings a file of an older format up to this one: an empty file gets its
+   * stamp, one with records is rewritten (compaction writes the stamp first;
+   * version 1 changed no record, so they are copied as they are). Not done (a
+   * full disk, say): it stays readable as it is, and the next compaction
+   * stamps it.
+   */
+  private async stamp(): Promise<void> {
+    try {
+      if (this.log.size === 0) await this.log.append(formatFrame());
+      else await this.compact();
+    } catch (err) {
+      this.lastError = err as Error;
+    }
   }
 
   /** Bytes in the file (and queued to be written). */
@@ -253,21 +292,27 @@ export class Journal {
    */
   private async reclaim(): Promise<boolean> {
     while (this.compacting) await this.compacting;
-    if (this.closed || this.log.size <= this.liveBytes) return false;
-    if (this.nothingLive()) return this.log.clear(() => this.nothingLive(), this.seqFloor());
+    if (this.closed || !this.holdsFinished()) return false;
+    if (this.nothingLive()) return this.log.clear(() => this.nothingLive(), this.head());
     if (!(await roomFor(dirname(this.path), this.liveBytes))) return false;
     await this.compact();
     return true;
   }
 
   /**
-   * What an emptied journal starts with: a `done` record of the last seq given
-   * out, so the numbering goes on after a restart (a finished event's seq is
-   * never given to a new one: a delivery mark kept elsewhere, the dedupe's,
-   * names one event).
+   * What an emptied or rewritten journal starts with: its stamp, and a `done`
+   * record of the last seq given out, so the numbering goes on after a
+   * restart (a finished event's seq is never given to a new one: a delivery
+   * mark kept elsewhere, the dedupe's, names one event). Before any event
+   * record, so it never finishes a live one of the same seq.
    */
-  private seqFloor(): Buffer[] | undefined {
-    return this.nextSeq > 1 ? frame(TYPE_DONE, [seqBuffer(this.nextSeq - 1)]) : undefined;
+  private head(): Buffer[] {
+    return [...formatFrame(), ...frame(TYPE_DONE, [seqBuffer(Math.max(0, this.nextSeq - 1))])];
+  }
+
+  /** The file holds more than its head and its live records: finished records (or marks) to drop. */
+  private holdsFinished(): boolean {
+    return this.log.size > this.liveBytes + HEAD_BYTES;
   }
 
   /** Nothing in the file is wanted any more: every event in it is finished (a dead letter is still wanted). */
@@ -289,6 +334,19 @@ export class Journal {
     });
     if (this.healNeeded) this.heal();
     else void this.compactIfWorthIt(false);
+    this.eraseLater();
+  }
+
+  /** A record just finished: the file is compacted `eraseAfterMs` from now unless it is before (one timer at a time). */
+  private eraseLater(): void {
+    if (this.eraseTimer !== undefined || this.closed) return;
+    this.eraseTimer = this.clock.setTimeout(() => {
+      this.eraseTimer = undefined;
+      if (this.healNeeded) this.heal();
+      else void this.compactIfWorthIt(true);
+    }, this.options.eraseAfterMs ?? ERASE_AFTER_MS);
+    // Node-RED stopping does not wait for it: what is finished is erased next time.
+    (this.eraseTimer as { unref?: () => void } | undefined)?.unref?.();
   }
 
   /**
@@ -322,12 +380,10 @@ export class Journal {
     }
   }
 
-  /** Rewrites the file with only the unfinished events, when most of it is finished (or `force`d by a full cap). */
+  /** Drops the finished records when journal-compaction.ts says so, or whenever there are any when `force`d (a full cap, the erase timer). */
   private compactIfWorthIt(force: boolean): Promise<void> {
-    const ratio = this.options.compactRatio ?? 4;
-    const minBytes = this.options.compactMinBytes ?? 16 * 1024 * 1024;
-    const size = this.log.size;
-    const worth = force ? size > this.liveBytes : size > minBytes && size > ratio * this.liveBytes;
+    const fill = { size: this.log.size, liveBytes: this.liveBytes, nothingLive: this.nothingLive() };
+    const worth = force ? this.holdsFinished() : compactionDue(fill, this.options);
     if (!worth || this.closed) return this.compacting ?? Promise.resolve();
     if (!this.compacting) {
       this.compacting = this.compact()
@@ -344,10 +400,11 @@ export class Journal {
 
   private async compact(): Promise<void> {
     // Nothing to keep: emptied in place, nothing copied.
-    if (this.nothingLive() && (await this.log.clear(() => this.nothingLive(), this.seqFloor()))) return;
+    if (this.nothingLive() && (await this.log.clear(() => this.nothingLive(), this.head()))) return;
     const moved = new Map<number, Live>();
     await this.log.rewrite(
       async (out, old) => {
+        await out.write(this.head());
         for (const [seq, live] of [...this.live.entries()].sort((a, b) => a[1].offset - b[1].offset)) {
           const offset = await out.write([await old.read(live.offset, live.length)]);
           moved.set(seq, { offset, length: live.length });
@@ -369,18 +426,8 @@ export class Journal {
     if (this.closed) return;
     while (this.compacting || this.healing) await (this.compacting ?? this.healing);
     this.closed = true;
+    if (this.eraseTimer !== undefined) this.clock.clearTimeout(this.eraseTimer);
+    this.eraseTimer = undefined;
     await this.log.close();
-  }
-}
-
-/** Whether the file system of `dir` has room for `bytes` more (yes when it cannot tell). */
-async function roomFor(dir: string, bytes: number): Promise<boolean> {
-  try {
-    const fs = await statfs(dir);
-    // root may write into the blocks a file system keeps back for it (ext4: 5 %).
-    const blocks = process.getuid?.() === 0 ? fs.bfree : fs.bavail;
-    return blocks * fs.bsize > bytes;
-  } catch {
-    return true;
   }
 }

@@ -6,6 +6,7 @@
  * one it has: the journal's branches live here, once.
  */
 import { isOutOfSpace } from '../core/append-log';
+import type { Clock } from '../core/clock';
 import { BusyError } from './budget';
 import { Journal, type JournalEntry, type JournalProblem } from './journal';
 
@@ -75,8 +76,12 @@ export class JournalKeeper implements Keeper {
   }
 
   /** Opens the journal at `path`: the keeper, and the entries it holds (to replay). */
-  static async open(path: string, maxBytes: number): Promise<{ keeper: JournalKeeper; entries: JournalEntry[]; problems: JournalProblem[] }> {
-    const { journal, entries, problems } = await Journal.open(path, { maxBytes });
+  static async open(
+    path: string,
+    maxBytes: number,
+    clock?: Clock,
+  ): Promise<{ keeper: JournalKeeper; entries: JournalEntry[]; problems: JournalProblem[] }> {
+    const { journal, entries, problems } = await Journal.open(path, { maxBytes, clock });
     return { keeper: new JournalKeeper(journal), entries, problems };
   }
 

@@ -77,10 +77,11 @@ export function findStrandedJournals(dir: string, known: Set<string>, open: (fil
       const file = join(dir, name.slice(0, -SIDECAR.length));
       if (!side.receiver || !side.key || known.has(side.receiver) || stranded.has(side.receiver)) continue;
       const store = await open(file).catch(() => undefined);
-      if (store && holdsAnything(store))
-        stranded.set(side.receiver, { receiver: side.receiver, key: side.key, path: side.path ?? side.key, store, file });
+      // Not opened (a later release's format, an I/O error): left as it is, never removed unread.
+      if (!store) continue;
+      if (holdsAnything(store)) stranded.set(side.receiver, { receiver: side.receiver, key: side.key, path: side.path ?? side.key, store, file });
       else {
-        await store?.close();
+        await store.close();
         await Promise.all([rm(file, { force: true }), rm(join(dir, name), { force: true })]);
       }
     }

@@ -92,7 +92,8 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
     const tracker = new DeliveryTracker<M>(options);
     if (options.mode !== 'disk') return { tracker, recovered: [], problems: [] };
     if (!options.journalPath) throw new Error('disk mode needs a journal path');
-    const { keeper, entries, problems } = await JournalKeeper.open(options.journalPath, options.journalMaxBytes ?? DEFAULT_LIMITS.journalMaxBytes);
+    const maxBytes = options.journalMaxBytes ?? DEFAULT_LIMITS.journalMaxBytes;
+    const { keeper, entries, problems } = await JournalKeeper.open(options.journalPath, maxBytes, tracker.clock);
     tracker.keeper = keeper;
     keeper.onOutOfSpace = (full) => tracker.onOutOfSpace?.(full);
     const replay = replayJournal<M>(entries, tracker.clock.now());

@@ -3,10 +3,16 @@
  * present: JSON, written whole and atomically (a temporary file beside it,
  * synced, renamed over it, the folder synced), so a crash leaves the old
  * file or the new one, never half of one.
+ *
+ * Its format version is `v` (1 since the first release). A file of a newer
+ * version (a later release wrote it, then the package was downgraded) is
+ * refused with an error naming both versions (FormatTooNewError, as the
+ * journal and the key log do); the node then starts with an empty table.
  */
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { refuseNewer } from '../core/file-format';
 import { MAX_CAMERAS, type PresenceEntry } from './table';
 
 const Entry = z.object({
@@ -21,9 +27,13 @@ const Entry = z.object({
   stillHereSent: z.boolean(),
 });
 
+/** What the format is called in an error, and the version this code writes (and the newest it reads). */
+export const PRESENCE_FORMAT = 'detection-bridge presence';
+export const PRESENCE_VERSION = 1;
+
 /** The file: its version, what its keys mean, when it was saved, the stays. */
 export const PresenceFile = z.object({
-  v: z.literal(1),
+  v: z.literal(PRESENCE_VERSION),
   keys: z.string(),
   savedAt: z.number(),
   entries: z.array(z.unknown()),
@@ -47,7 +57,10 @@ export async function readPresenceFile(path: string): Promise<LoadedState | unde
     if ((err as { code?: unknown }).code === 'ENOENT') return undefined;
     throw err;
   }
-  const file = PresenceFile.parse(JSON.parse(text));
+  const parsed: unknown = JSON.parse(text);
+  const v = (parsed as { v?: unknown } | null)?.v;
+  if (typeof v === 'number') refuseNewer(path, PRESENCE_FORMAT, v, PRESENCE_VERSION);
+  const file = PresenceFile.parse(parsed);
   const entries: PresenceEntry[] = [];
   let damaged = 0;
   for (const raw of file.entries) {
@@ -64,7 +77,7 @@ const writing = new Map<string, Promise<void>>();
 /** Writes the state whole: to `<path>.tmp`, synced, renamed over `path`, the folder synced. One write per path at a time. */
 export function writePresenceFile(path: string, keys: string, entries: readonly PresenceEntry[], savedAt: number): Promise<void> {
   // the text is made now: what is written is the state at the time of the call
-  const text = JSON.stringify({ v: 1, keys, savedAt, entries });
+  const text = JSON.stringify({ v: PRESENCE_VERSION, keys, savedAt, entries });
   const before = writing.get(path) ?? Promise.resolve();
   const write = before.then(() => writeWhole(path, text));
   const settled = write.catch(() => undefined);

@@ -503,6 +503,37 @@ describe('detection-in node', function () {
       }
     });
 
+    it('a journal written by a later release (a newer format version): refused untouched, both versions named, 503 with Retry-After', async () => {
+      const fs = require('node:fs');
+      const os = require('node:os');
+      const path = require('node:path');
+      const { frame } = require('../../dist/lib/core/append-log');
+      const { JOURNAL_VERSION, TYPE_FORMAT } = require('../../dist/lib/delivery/journal-records');
+      const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'in-journal-'));
+      try {
+        const file = path.join(userDir, 'detection-bridge', 'journal-in1.log');
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        const stamp = { format: 'detection-bridge journal', version: JOURNAL_VERSION + 1 };
+        fs.writeFileSync(file, Buffer.concat(frame(TYPE_FORMAT, [Buffer.from(JSON.stringify(stamp))])));
+        const before = fs.readFileSync(file);
+        await helper.stopServer();
+        helper.settings({ userDir });
+        await helper.startServer();
+        const { node } = await start({ ackMode: 'disk' }, undefined, detectionInText);
+        await until(() => node.error.called, 5000, 'an error');
+        const versions = new RegExp(`format version ${JOURNAL_VERSION + 1}, newer than this package reads \\(version ${JOURNAL_VERSION}\\)`);
+        assert.match(node.error.firstCall.args[0], versions);
+        await until(() => lastStatus(node).fill === 'red', 5000, 'a red status');
+        const refused = await postJson(url, ev.minimalLpr());
+        assert.equal(refused.status, 503);
+        assert.equal(refused.headers['retry-after'], '1');
+        assert.match(refused.json.detail, versions);
+        assert.ok(fs.readFileSync(file).equals(before), 'the file is left as the later release wrote it');
+      } finally {
+        fs.rmSync(userDir, { recursive: true, force: true });
+      }
+    });
+
     it('no path: "no path"', async () => {
       const { node } = await start({ path: '/' }, undefined, detectionInText);
       await until(() => node.error.called, 2000, 'an error');

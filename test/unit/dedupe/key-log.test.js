@@ -4,7 +4,12 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { KeyLog } = require('../../../dist/lib/dedupe/key-log');
+const { KeyLog, KEY_LOG_VERSION } = require('../../../dist/lib/dedupe/key-log');
+const { FormatTooNewError } = require('../../../dist/lib/core/file-format');
+
+/** A key log as the package wrote it before its files had a format stamp (made by a5f34bc: test/fixtures/formats/make.js). */
+const UNVERSIONED = path.join(__dirname, '..', '..', 'fixtures', 'formats', 'dedupe-unversioned.keys');
+const firstLine = (file) => fs.readFileSync(file, 'utf8').split('\n')[0];
 
 describe('lib/dedupe/key-log', () => {
   let dir;
@@ -180,6 +185,54 @@ describe('lib/dedupe/key-log', () => {
         Buffer.concat([whole.subarray(0, first), Buffer.from('["c", 3\x00\x00garbage\n'), Buffer.alloc(4096), whole.subarray(first)]),
       );
       await opensTo(['a', 'b'], { torn: false, damaged: 1 });
+    });
+  });
+
+  describe('format stamp', () => {
+    it('a key log written before stamps opens with its keys, and is stamped with this version', async () => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.copyFileSync(UNVERSIONED, file);
+      assert.ok(firstLine(file).startsWith('['), 'the fixture has no stamp');
+      const expected = [
+        ['plate:AB1', 2000],
+        ['plate:AB2', 3000, 'in1:2'],
+        ['plate:AB3', 4000, 'in1:3', 'AB3'],
+      ];
+      const { log, entries, torn, damaged } = await KeyLog.open(file);
+      assert.deepEqual([entries, torn, damaged], [expected, false, 0]);
+      assert.deepEqual(JSON.parse(firstLine(file)), { format: 'detection-bridge dedupe keys', version: KEY_LOG_VERSION });
+      assert.equal(log.lineCount, 3, 'the stamp is no line of keys');
+      await log.record('plate:AB4', 5000);
+      await log.close();
+      const again = await KeyLog.open(file);
+      assert.deepEqual(again.entries, [...expected, ['plate:AB4', 5000]]);
+      assert.equal(again.log.lineCount, 4);
+      await again.log.close();
+    });
+
+    it('a new key log starts with its stamp, and keeps it through a rewrite', async () => {
+      const { log } = await KeyLog.open(file);
+      assert.deepEqual(JSON.parse(firstLine(file)), { format: 'detection-bridge dedupe keys', version: KEY_LOG_VERSION });
+      await log.record('a', 1);
+      await log.rewrite([['b', 2]]);
+      await log.close();
+      assert.deepEqual(JSON.parse(firstLine(file)).version, KEY_LOG_VERSION);
+      const again = await KeyLog.open(file);
+      assert.deepEqual([again.entries, again.torn, again.damaged, again.log.lineCount], [[['b', 2]], false, 0, 1]);
+      await again.log.close();
+    });
+
+    it('a key log of a newer version is refused, naming both versions, and left byte for byte', async () => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const text = `{"format":"detection-bridge dedupe keys","version":${KEY_LOG_VERSION + 1}}\n{"k":"a later release's line"}\n`;
+      fs.writeFileSync(file, text);
+      await assert.rejects(KeyLog.open(file), (err) => {
+        assert.ok(err instanceof FormatTooNewError, err.stack);
+        assert.ok(err.message.startsWith(`${file} is in detection-bridge dedupe keys format version ${KEY_LOG_VERSION + 1}`), err.message);
+        assert.ok(err.message.includes(`(version ${KEY_LOG_VERSION})`), err.message);
+        return true;
+      });
+      assert.equal(fs.readFileSync(file, 'utf8'), text);
     });
   });
 });

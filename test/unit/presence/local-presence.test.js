@@ -10,7 +10,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { PresenceTable } = require('../../../dist/lib/presence/table');
 const { LocalPresence, takeOverPresence, dropPresence, SAVE_DELAY_MS } = require('../../../dist/lib/presence/local-presence');
-const { readPresenceFile, writePresenceFile } = require('../../../dist/lib/presence/state-file');
+const { readPresenceFile, writePresenceFile, PRESENCE_VERSION } = require('../../../dist/lib/presence/state-file');
+const { FormatTooNewError } = require('../../../dist/lib/core/file-format');
 const { FakeClock } = require('../../support/fake-clock');
 
 const MIN = 60_000;
@@ -103,6 +104,27 @@ describe('presence kept in this process', () => {
     await assert.rejects(open(clock).store.load(), SyntaxError);
     fs.rmSync(file);
     assert.equal(await open(clock).store.load(), undefined, 'no file: nothing to load');
+  });
+
+  it('reads the file the package wrote before issue 42 (test/fixtures/formats, made by a5f34bc), version 1', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.copyFileSync(path.join(__dirname, '..', '..', 'fixtures', 'formats', 'presence-unversioned.json'), file);
+    const saved = await readPresenceFile(file);
+    assert.equal(PRESENCE_VERSION, 1);
+    assert.deepEqual([saved.keys, saved.damaged, saved.entries.map((e) => [e.key, e.label, e.sightings])], ['person', 0, [['person:p1', 'Ann', 2]]]);
+  });
+
+  it('a file of a newer version is refused with both versions named, and left as it is', async () => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const text = JSON.stringify({ v: PRESENCE_VERSION + 1, keys: 'keys-v1', savedAt: T0, stays: [] });
+    fs.writeFileSync(file, text);
+    await assert.rejects(open(new FakeClock(T0)).store.load(), (err) => {
+      assert.ok(err instanceof FormatTooNewError, err.stack);
+      assert.ok(err.message.startsWith(`${file} is in detection-bridge presence format version ${PRESENCE_VERSION + 1}`), err.message);
+      assert.ok(err.message.includes(`(version ${PRESENCE_VERSION})`), err.message);
+      return true;
+    });
+    assert.equal(fs.readFileSync(file, 'utf8'), text);
   });
 
   it('leaves out the entries that do not read as a stay, and says how many', async () => {
