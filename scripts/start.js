@@ -200,10 +200,15 @@ async function main() {
   if (haveRedis) {
     const dir = path.join(userDir, 'redis');
     fs.mkdirSync(dir, { recursive: true });
-    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--appendonly', 'yes', '--save', '', '--dir', dir], {
-      stdio: 'ignore',
-      detached: true, // see Node-RED's below
-    });
+    // appendfsync always, as docs/operations.md advises: an event answered 200 is on disk before the answer
+    redis = spawn(
+      'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--dir', dir],
+      {
+        stdio: 'ignore',
+        detached: true, // see Node-RED's below
+      },
+    );
   }
 
   // Node-RED, kept running: when it dies, it alone is started again (the flows as last deployed).
