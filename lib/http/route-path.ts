@@ -58,7 +58,9 @@ export function routePathList(text: unknown): string[] {
 }
 
 /** What keeps a list of paths (routePathList) from being routes: none given, or its first entry that is none (routePathProblem). */
-export function routePathListProblem(text: unknown): { problem: 'paths-empty' } | { problem: 'path-empty' | 'path-spaces' | 'path'; entry: string } | undefined {
+export function routePathListProblem(
+  text: unknown,
+): { problem: 'paths-empty' } | { problem: 'path-empty' | 'path-spaces' | 'path'; entry: string } | undefined {
   const paths = routePathList(text);
   if (paths.length === 0) return { problem: 'paths-empty' };
   for (const entry of paths) {

@@ -116,7 +116,9 @@
         $('.detection-monitor-row-named').toggle(health && when === 'named');
         $('#detection-monitor-ready-tip').text(node._('detection-monitor.tip.ready-' + when));
         const unknown = when === 'named' ? unknownPaths($('#node-input-readyPaths').val()) : [];
-        $('#detection-monitor-ready-unknown-text').text(unknown.length ? node._('detection-monitor.tip.ready-unknown', { paths: unknown.join(', ') }) : '');
+        $('#detection-monitor-ready-unknown-text').text(
+          unknown.length ? node._('detection-monitor.tip.ready-unknown', { paths: unknown.join(', ') }) : '',
+        );
         $('#detection-monitor-ready-unknown').toggle(health && unknown.length > 0);
         let base = String($('#node-input-healthPath').val() || '')
           .trim()

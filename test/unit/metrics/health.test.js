@@ -148,7 +148,7 @@ describe('lib/metrics health', () => {
     assert.equal(readiness(sources, undefined, texts, { when: 'named', paths: [] }).status, 503, 'naming none makes nothing ready');
   });
 
-  it('readinessPolicy: a monitor\'s choice and its named paths (new lines, commas, spaces), each a path; one path twice is one', () => {
+  it("readinessPolicy: a monitor's choice and its named paths (new lines, commas, spaces), each a path; one path twice is one", () => {
     assert.deepEqual(readinessPolicy('any', 'anything at all'), { policy: { when: 'any' } });
     assert.deepEqual(readinessPolicy('all', undefined), { policy: { when: 'all' } });
     assert.deepEqual(readinessPolicy('named', '/faces\n:8443/cams, /plates  /Faces/'), {
