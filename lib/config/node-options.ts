@@ -196,6 +196,10 @@ export const NODE_OPTIONS = {
     health: flagRule({ default: true }),
     // Load balancers and probes often send no credential: the health answers ask for none unless told.
     healthAuth: flagRule({ default: false }),
+    // The overall readiness answer (lib/metrics/health.ts): ready when any receiver is, all are, or the ones named
+    // (readyPaths) are. Any keeps the healthy receivers behind a balancer; monitors saved before the option run
+    // with it too (they answered by all: one broken receiver took every camera out).
+    readyWhen: choiceRule(['any', 'all', 'named'], { default: 'any' }),
   },
 } as const;
 

@@ -48,3 +48,33 @@ export function routePathProblem(path: unknown): 'path-empty' | 'path-spaces' | 
   if (/\s/.test(p)) return 'path-spaces';
   return /^\/?[^\s?#]+$/.test(p) ? undefined : 'path';
 }
+
+/** Paths typed into one field (a monitor's named receivers): separated by new lines, commas or spaces. */
+export function routePathList(text: unknown): string[] {
+  const items = Array.isArray(text) ? text : [text];
+  const out: string[] = [];
+  for (const item of items) if (typeof item === 'string') out.push(...item.split(/[\s,]+/).filter(Boolean));
+  return out;
+}
+
+/** What keeps a list of paths (routePathList) from being routes: none given, or its first entry that is none (routePathProblem). */
+export function routePathListProblem(
+  text: unknown,
+): { problem: 'paths-empty' } | { problem: 'path-empty' | 'path-spaces' | 'path'; entry: string } | undefined {
+  const paths = routePathList(text);
+  if (paths.length === 0) return { problem: 'paths-empty' };
+  for (const entry of paths) {
+    const problem = routePathProblem(entry);
+    if (problem) return { problem, entry };
+  }
+  return undefined;
+}
+
+/**
+ * The path a receiver is known by in its metrics and health answers (and a
+ * monitor's named receivers): its configured path; on a listener's own port,
+ * `:<port><path>` (two receivers may share a path on different ports).
+ */
+export function receiverLabel(path: string, port?: number | string): string {
+  return port === undefined || port === '' ? path : `:${port}${path}`;
+}

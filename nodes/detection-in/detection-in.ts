@@ -8,7 +8,7 @@
 import type { NodeAPI, NodeMessage } from 'node-red';
 import { createFailureLog, createReceiver } from '../../lib/receiver';
 import { lostAtRestart, sessionProblem, StoreSession, receiverMetrics, watchDeploys, type FlowNodeConfig } from '../../lib/delivery';
-import { problem, sendProblem, discardRest, type RouteHandler } from '../../lib/http';
+import { problem, sendProblem, discardRest, receiverLabel, type RouteHandler } from '../../lib/http';
 import { nodeOptions } from '../../lib/config';
 import { nodeText, statusText, translator } from '../shared/i18n';
 import { registerNode } from '../shared/register';
@@ -60,7 +60,7 @@ export = function register(RED: NodeAPI): void {
       if (owner) return showPathInUse(RED, node, config, path, owner, t);
 
       // An operator's view (detection-monitor), by the configured path (on a listener: its port too).
-      const metrics = receiverMetrics(door ? `:${door.options.port}${path}` : path);
+      const metrics = receiverMetrics(receiverLabel(path, door?.options.port));
       node.on('close', () => metrics.unregister());
       const place = { journalPath: nodeFile(RED, 'journal', node.id, '.log'), redis: () => redisOf(RED, config.redis), streamName: path };
       const why = sessionProblem(options, place);

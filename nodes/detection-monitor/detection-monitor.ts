@@ -4,8 +4,9 @@
  * metrics of every receiver, dedupe and push node of the process
  * (lib/metrics/prometheus.ts, a private registry) behind a credential, and
  * the health answers a load balancer or a probe asks: liveness and
- * readiness, for every receiver or one (lib/metrics/health.ts). One monitor
- * per path: a second one on the same path stays red.
+ * readiness, for one receiver or overall by the policy set here (any, all,
+ * or the receivers named: lib/metrics/health.ts). One monitor per path: a
+ * second one on the same path stays red.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeAPI, NodeDef } from 'node-red';
@@ -17,6 +18,7 @@ import {
   liveness,
   metricSources,
   readiness,
+  readinessPolicy,
   type HealthAnswer,
   type MonitorCredential,
 } from '../../lib/metrics';
@@ -29,6 +31,8 @@ import { normalizeNodePath, routeKey, type ExpressApp } from '../shared/routes';
 interface DetectionMonitorDef extends NodeDef, SavedOptions<'detection-monitor'> {
   metricsPath?: string;
   healthPath?: string;
+  /** Ready when "named": the receivers' paths (text: new lines, commas or spaces between them). */
+  readyPaths?: string;
 }
 
 type Next = (err?: unknown) => void;
@@ -113,6 +117,13 @@ export = function register(RED: NodeAPI): void {
       // Metrics say how busy a site is and what fails there: never to anyone, unless the user ticked it.
       if (options.metrics && !protectedBy && !options.metricsOpen) return fail(s('status.no-credential'), t('errors.no-credential'));
       if (options.healthAuth && !protectedBy) return fail(s('status.no-credential'), t('errors.no-health-credential'));
+      // A named list the dialog marks (none, or an entry that is no path) would answer for receivers nobody meant.
+      const policy = readinessPolicy(options.readyWhen, config.readyPaths);
+      if (options.health && 'problem' in policy) {
+        const { problem } = policy;
+        const message = 'entry' in problem ? t('errors.ready-path', { path: problem.entry }) : t('errors.ready-paths-empty');
+        return fail(s('status.bad-ready-paths'), message);
+      }
 
       const full = (path: string): string => routeKey(`${app.path()}${path}`);
       for (const path of [options.metrics ? metricsPath : undefined, options.health ? healthPath : undefined]) {
@@ -172,7 +183,9 @@ export = function register(RED: NodeAPI): void {
           describe: (p: { code: string; detail?: string }) => t(`problems.${p.code}`, { detail: p.detail ?? '' }),
           none: t('problems.none'),
           unknown: t('problems.unknown'),
+          missing: (path: string) => t('problems.missing', { path }),
         };
+        const overall = 'policy' in policy ? policy.policy : undefined;
         removals.push(
           mount(app, healthPath, (req, res, next) => {
             const rest = restOf(req).replace(/\/+$/, '');
@@ -182,10 +195,10 @@ export = function register(RED: NodeAPI): void {
             if (options.healthAuth && !allowed(req, res, 'detection-bridge health')) return;
             const head = req.method === 'HEAD';
             if (rest === '/live') sendJson(res, liveness(), head);
-            else sendJson(res, readiness(metricSources, ready === '' ? undefined : ready, texts), head);
+            else sendJson(res, readiness(metricSources, ready === '' ? undefined : ready, texts, overall), head);
           }),
         );
-        served.push(t('status.health', { path: healthPath }));
+        served.push(t('status.health', { path: healthPath, when: t(`status.ready-${options.readyWhen}`) }));
       }
       node.status({ fill: 'green', shape: 'dot', text: served.join(' · ') });
     },

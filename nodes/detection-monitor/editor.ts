@@ -5,6 +5,8 @@
   interface DetectionMonitorNode extends EditorNode {
     metricsPath?: string;
     healthPath?: string;
+    readyWhen?: string;
+    readyPaths?: string;
   }
   const check = DetectionBridgeEditor.validators('detection-monitor').check;
   const METRICS_PATH = '/detection-bridge/metrics';
@@ -40,6 +42,30 @@
     });
     return taken;
   }
+  /** Ready when, as the open dialog shows it, else as saved (a monitor saved before the option runs with the table's default). */
+  function readyWhen(node: EditorNode): string {
+    if (inDialog(node)) return String($('#node-input-readyWhen').val() || '');
+    const v = node.readyWhen;
+    return typeof v === 'string' && v !== '' ? v : String(DetectionBridgeEditor.ruleOf('detection-monitor', 'readyWhen').default);
+  }
+  /** The receivers of the workspace as the monitor knows them (lib/http/route-path.ts receiverLabel), as routes. */
+  function receiverRoutes(): string[] {
+    const routes: string[] = [];
+    RED.nodes.eachNode(function (n) {
+      if (n.type !== 'detection-in' || n.d) return;
+      const listener = typeof n.listener === 'string' && n.listener !== '' ? RED.nodes.node(n.listener) : null;
+      const port = listener && (typeof listener.port === 'string' || typeof listener.port === 'number') ? listener.port : undefined;
+      routes.push(routeOf(DetectionBridgeRoutes.receiverLabel(DetectionBridgeRoutes.normalizeNodePath(n.path), port)));
+    });
+    return routes;
+  }
+  /** The named paths no receiver of the workspace has: only a warning (a receiver may be deployed later). */
+  function unknownPaths(text: unknown): string[] {
+    const known = receiverRoutes();
+    return DetectionBridgeRoutes.routePathList(text).filter(function (p) {
+      return known.indexOf(routeOf(p)) === -1;
+    });
+  }
   /** A path field's check: a path (one segment at least, no spaces), served by no other monitor. */
   function pathField(which: 'metrics' | 'health') {
     return function (this: EditorNode, v: unknown, _opt?: unknown): EditorVerdict {
@@ -63,6 +89,17 @@
         },
       },
       healthPath: { value: HEALTH_PATH, validate: pathField('health') },
+      // Ready when "named": at least one path, each a path (as the runtime reads them); one no receiver has only warns
+      readyPaths: {
+        value: '',
+        validate: function (v, _opt) {
+          if (!flag(this, 'health', true) || readyWhen(this) !== 'named') return true;
+          const problem = DetectionBridgeRoutes.routePathListProblem(v);
+          if (!problem) return true;
+          if (!('entry' in problem)) return check(this, false, 'ready-paths-empty');
+          return check(this, false, 'ready-path', { entry: problem.entry });
+        },
+      },
     },
     credentials: {
       token: { type: 'password' },
@@ -70,9 +107,19 @@
       password: { type: 'password' },
     },
     oneditprepare: function () {
+      const node = this;
       function sync(): void {
+        const health = $('#node-input-health').prop('checked') === true;
+        const when = String($('#node-input-readyWhen').val() || 'any');
         $('.detection-monitor-row-metrics').toggle($('#node-input-metrics').prop('checked') === true);
-        $('.detection-monitor-row-health').toggle($('#node-input-health').prop('checked') === true);
+        $('.detection-monitor-row-health').toggle(health);
+        $('.detection-monitor-row-named').toggle(health && when === 'named');
+        $('#detection-monitor-ready-tip').text(node._('detection-monitor.tip.ready-' + when));
+        const unknown = when === 'named' ? unknownPaths($('#node-input-readyPaths').val()) : [];
+        $('#detection-monitor-ready-unknown-text').text(
+          unknown.length ? node._('detection-monitor.tip.ready-unknown', { paths: unknown.join(', ') }) : '',
+        );
+        $('#detection-monitor-ready-unknown').toggle(health && unknown.length > 0);
         let base = String($('#node-input-healthPath').val() || '')
           .trim()
           .replace(/\/+$/, '');
@@ -89,6 +136,14 @@
         $('#node-input-metricsOpen').trigger('change');
       });
       $('#node-input-healthPath').on('input change', sync);
+      // a monitor saved before the option: the table's default, as the runtime reads it
+      if (!node.readyWhen) $('#node-input-readyWhen').val(String(DetectionBridgeEditor.ruleOf('detection-monitor', 'readyWhen').default));
+      // the named paths are checked only under "named": checked again as the choice or health changes
+      $('#node-input-readyWhen, #node-input-health').on('change', function () {
+        $('#node-input-readyPaths').trigger('change');
+        sync();
+      });
+      $('#node-input-readyPaths').on('input change', sync);
       sync();
     },
   });

@@ -72,6 +72,8 @@ function monitoredFlow(redisUrl, extra = []) {
       health: true,
       healthPath: HEALTH,
       healthAuth: false,
+      // 503 once any receiver is not (the default, any, keeps the instance ready while one is)
+      readyWhen: 'all',
       credentials: { token: TOKEN },
     },
     ...extra,

@@ -207,7 +207,8 @@ describe('detection-monitor node', function () {
       { id: 'redis1', type: 'detection-redis', url: 'redis://127.0.0.1:1', prefix: `mon${n}:` },
       { id: 'in1', type: 'detection-in', z: 't1', path: good, auth: 'none', wires: [[], []] },
       { id: 'in2', type: 'detection-in', z: 't1', path: down, auth: 'none', ackMode: 'redis', redis: 'redis1', wires: [[], []] },
-      monitor({ metrics: false }),
+      // every receiver must be ready (the default, any, is in detection-monitor-readiness.test.js)
+      monitor({ metrics: false, readyWhen: 'all' }),
     ];
     const base = await loadWithHttp([detectionRedis, detectionIn, detectionMonitor], flow);
     const live = await request(`${base}${HEALTH}/live`, { method: 'GET' });

@@ -754,8 +754,27 @@ const CASES = {
         assert.equal(await page.locator('#node-input-healthPath').isVisible(), false, 'health off: its rows hidden');
         await ui.step({ check: 'health', value: true });
         assert.equal(await page.locator('#node-input-healthPath').isVisible(), true);
+        // Ready when: the named paths only under "named"; a path no receiver of the workspace has only warns
+        assert.equal(await page.locator('#node-input-readyPaths').isVisible(), false, 'any (the default): no paths to name');
+        await ui.step({ select: 'readyWhen', value: 'named' });
+        await ui.step({ fill: 'readyPaths', value: '/nowhere-yet' });
+        await page.locator('#detection-monitor-ready-unknown').waitFor({ state: 'visible' });
+        assert.match(await page.locator('#detection-monitor-ready-unknown-text').innerText(), /\/nowhere-yet/);
+        assert.equal(await ui.hasInputError('readyPaths', undefined, false), false, 'a path deployed later is no error');
+        await ui.step({ fill: 'readyPaths', value: '' });
+        await ui.step({ select: 'readyWhen', value: 'any' });
+        assert.equal(await page.locator('#node-input-readyPaths').isVisible(), false, 'any: the paths hidden');
+        assert.equal(await page.locator('#detection-monitor-ready-unknown').isVisible(), false);
       },
-      expect: { metrics: true, metricsPath: '/e2e/metrics', metricsOpen: false, health: true, healthPath: '/e2e/health', healthAuth: false },
+      expect: {
+        metrics: true,
+        metricsPath: '/e2e/metrics',
+        metricsOpen: false,
+        health: true,
+        healthPath: '/e2e/health',
+        healthAuth: false,
+        readyWhen: 'any',
+      },
     },
     invalid: [
       {
@@ -770,6 +789,24 @@ const CASES = {
         error: 'metricsOpen',
         reason: 'validators.credential-needed',
         restore: [{ fill: 'token', value: 'scrape-token' }],
+      },
+      {
+        // Ready when the receivers named: at least one path
+        steps: [
+          { select: 'readyWhen', value: 'named' },
+          { fill: 'readyPaths', value: ' ' },
+        ],
+        error: 'readyPaths',
+        reason: 'validators.ready-paths-empty',
+        restore: [{ fill: 'readyPaths', value: '/e2e/in' }],
+      },
+      {
+        // each a path, as the runtime reads them
+        steps: [{ fill: 'readyPaths', value: '/e2e/in\n/a?b' }],
+        error: 'readyPaths',
+        reason: 'validators.ready-path',
+        reasonVars: { entry: '/a?b' },
+        restore: [{ select: 'readyWhen', value: 'any' }],
       },
     ],
   },
