@@ -143,7 +143,7 @@ export = function register(RED: NodeAPI): void {
       const served: string[] = [];
 
       if (options.metrics) {
-        const exporter = createMetricsExporter(metricSources);
+        const exporter = createMetricsExporter(metricSources, { nodeRedVersion: RED.version() });
         removals.push(
           mount(app, metricsPath, (req, res, next) => {
             const rest = restOf(req);
