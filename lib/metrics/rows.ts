@@ -201,4 +201,3 @@ export const ROWS: Row[] = [
 function sumStatus(entry: SourceEntry, status: number): number {
   return entry.meter.requests.get(status) ?? 0;
 }
-
