@@ -24,6 +24,11 @@ export interface ReceiverMetrics {
   unregister(): void;
 }
 
+/** Seconds since `at` (ms since the epoch); 0 when there is nothing. */
+function ageSeconds(at: number | undefined): number {
+  return at === undefined ? 0 : Math.max(0, (Date.now() - at) / 1000);
+}
+
 /** Registers receiver `node` under `label` (its configured path); its session counts what is new since this instance began. */
 export function receiverMetrics(label: string): ReceiverMetrics {
   let session: StoreSession | undefined;
@@ -37,7 +42,7 @@ export function receiverMetrics(label: string): ReceiverMetrics {
     },
     time(res) {
       const started = performance.now();
-      return () => registration.meter.observe(res.statusCode, (performance.now() - started) / 1000);
+      return () => registration.meter.observe(res.statusCode, (performance.now() - started) / 1000, res.req?.method);
     },
     unregister: () => registration.unregister(),
   };
@@ -45,7 +50,8 @@ export function receiverMetrics(label: string): ReceiverMetrics {
   const registration = metricSources.register('receiver', label, {
     read() {
       const store = session?.opened;
-      const oldest = store?.stats.oldestUnfinishedAt;
+      const stats = store?.stats;
+      const redis = session?.redis;
       return {
         counters: {
           accepted: session?.status.counts.received ?? 0,
@@ -58,11 +64,14 @@ export function receiverMetrics(label: string): ReceiverMetrics {
           ? {
               inFlightEvents: store.pending.events,
               inFlightBytes: store.pending.bytes,
-              oldestUnfinishedAgeSeconds: oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000),
+              oldestUnfinishedAgeSeconds: ageSeconds(stats?.oldestUnfinishedAt),
+              oldestUnpausedAgeSeconds: ageSeconds(stats?.oldestUnpausedAt),
               deadLetters: store.stats.deadLetters,
               journalBytes: session?.status.journalBytes,
+              // Redis mode: whether its connection is up (an alert apart from readiness, which has many causes).
+              redisUp: redis ? (redis.ready ? 1 : 0) : undefined,
             }
-          : {},
+          : { redisUp: redis ? (redis.ready ? 1 : 0) : undefined },
       };
     },
     async readSlow() {

@@ -41,6 +41,7 @@ import { BUFFER_REPLIES, runScript } from '../redis';
 import { BusyError } from './budget';
 import { DISCARD, REPLAY, deadLetterOf } from './stream-dead-letters';
 import { StreamClaim } from './stream-claim';
+import { oldestOf } from './oldest';
 import { STREAM_GROUP, receivedAtOf, streamIdAfter, type StreamDeliveryOptions, type StreamDeliveryStats } from './stream-held';
 import { type DeadLetter, type DeliveryRecord, type EventDelivery } from './types';
 
@@ -163,13 +164,9 @@ export class RedisStreamDelivery<M = unknown> extends StreamClaim<M> implements 
   }
 
   get stats(): StreamDeliveryStats {
-    let oldest: number | undefined;
-    for (const entry of this.held.values()) {
-      const at = receivedAtOf(entry.meta);
-      if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
-    }
     const group = this.groupPending === undefined ? {} : { groupPending: this.groupPending };
-    return { ...this.counts, deadLetters: this.deadLetterCount, oldestUnfinishedAt: oldest, streamPending: this.streamPending, ...group };
+    const oldest = oldestOf(this.held.values(), (entry) => receivedAtOf(entry.meta), this.clock.now());
+    return { ...this.counts, deadLetters: this.deadLetterCount, ...oldest, streamPending: this.streamPending, ...group };
   }
 
   /**

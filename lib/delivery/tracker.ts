@@ -20,6 +20,7 @@ import { InFlightBudget } from './budget';
 import { DEFAULT_RETRY_POLICY, retryPause } from './retry';
 import { DEFAULT_LIMITS } from './options';
 import { messageIdOf } from './resend';
+import { oldestOf } from './oldest';
 import type {
   AckMode,
   DeadLetter,
@@ -292,7 +293,8 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
       entry.dueAt = undefined;
       // Not due again by time until it is emitted.
       entry.emittedAt = undefined;
-      if (done > 0) this.counters.redelivered++;
+      // Emitted again (any cause): a replayed dead letter too, whose count starts again at 0 with its last error kept.
+      if (done > 0 || entry.lastError !== undefined) this.counters.redelivered++;
       if (this.keeper.holdsEvents) {
         out.push({ id, meta: entry.meta, event: entry.event, attempt: entry.attempts });
         continue;
@@ -416,16 +418,12 @@ export class DeliveryTracker<M = unknown> implements EventDelivery<M> {
   }
 
   get stats(): DeliveryStats {
-    let oldest: number | undefined;
-    for (const entry of this.inFlight.values()) {
-      if (entry.takenAt !== undefined && (oldest === undefined || entry.takenAt < oldest)) oldest = entry.takenAt;
-    }
     return {
       ...this.counters,
       deadLettered: this.dead.deadLettered,
       deadLettersDropped: this.dead.dropped,
       deadLetters: this.dead.size,
-      oldestUnfinishedAt: oldest,
+      ...oldestOf(this.inFlight.values(), (entry) => entry.takenAt, this.clock.now()),
     };
   }
 

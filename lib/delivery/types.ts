@@ -76,6 +76,8 @@ export interface DeliveryStats {
   deadLetters: number;
   /** When the oldest event taken and not finished was received (ms since the epoch); undefined: none. */
   oldestUnfinishedAt: number | undefined;
+  /** The same, leaving out events waiting out a retry pause (a healthy retry is not a stuck event). */
+  oldestUnpausedAt?: number;
 }
 
 /** An event being taken: `commit` once it is accepted, or `abandon`. */

@@ -3,4 +3,5 @@ export * from './histogram';
 export * from './sources';
 export * from './health';
 export * from './prometheus';
+export * from './runtime';
 export * from './credential';

@@ -51,15 +51,38 @@ export interface MetricSource {
   readSlow?(): Promise<Record<string, number | undefined>>;
 }
 
-/** Requests of one key by HTTP status, and how long they took. */
+/** Methods named as they are; any other is `_OTHER` (OpenTelemetry's rule), so a caller cannot add series. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+
+/** The `http_request_method` label of a request's method. */
+export function methodLabel(method: string | undefined): string {
+  return method !== undefined && KNOWN_METHODS.has(method) ? method : '_OTHER';
+}
+
+/** The durations of one method and status. */
+export interface DurationSeries {
+  method: string;
+  status: number;
+  histogram: DurationHistogram;
+}
+
+/** Requests of one key by HTTP status, and how long they took by method and status. */
 export class RequestMeter {
   readonly requests = new Map<number, number>();
-  readonly duration = new DurationHistogram();
+  /** `METHOD status` → its durations; few (methods are named or `_OTHER`, statuses are the receiver's own). */
+  readonly durations = new Map<string, DurationSeries>();
 
-  /** One request answered with `status` after `seconds`. */
-  observe(status: number, seconds: number): void {
+  /** One request (`method`) answered with `status` after `seconds`. */
+  observe(status: number, seconds: number, method?: string): void {
     this.requests.set(status, (this.requests.get(status) ?? 0) + 1);
-    this.duration.observe(seconds);
+    const label = methodLabel(method);
+    const key = `${label} ${status}`;
+    let series = this.durations.get(key);
+    if (!series) {
+      series = { method: label, status, histogram: new DurationHistogram() };
+      this.durations.set(key, series);
+    }
+    series.histogram.observe(seconds);
   }
 }
 

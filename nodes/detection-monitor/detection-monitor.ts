@@ -154,7 +154,8 @@ export = function register(RED: NodeAPI): void {
       const served: string[] = [];
 
       if (options.metrics) {
-        const exporter = createMetricsExporter(metricSources);
+        // RED.version: a function in Node-RED, absent in node-red-node-test-helper's RED.
+        const exporter = createMetricsExporter(metricSources, { nodeRedVersion: typeof RED.version === 'function' ? RED.version() : undefined });
         removals.push(
           mount(app, metricsPath, (req, res, next) => {
             const rest = restOf(req);

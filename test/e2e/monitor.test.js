@@ -5,11 +5,18 @@
  * settings.js edit), a real Prometheus (Debian's package) scraping its
  * metrics path with the bearer token, and the health answers a load
  * balancer asks, with a real redis-server stopped under a receiver and a
- * receiver whose port another program holds.
+ * receiver whose port another program holds. The monitoring files the package
+ * ships (monitoring/: alert rules, Grafana dashboard) are read from the
+ * installed package, and every metric they name is looked up in what that
+ * Prometheus scraped; every dashboard query runs there and answers.
  */
 const assert = require('node:assert/strict');
 const net = require('node:net');
+const path = require('node:path');
+const fs = require('node:fs');
 const { nodeRedVersion, request, postJson, until } = require('../support');
+const { MODULE } = require('../support/user-dir-template');
+const { metricNames, alertRules, dashboardQueries } = require('../support/promql');
 const { NodeRedProcess } = require('../support/nodered-process');
 const { RedisServer, redisAvailable, freePort } = require('../support/redis-server');
 const { Prometheus, prometheusAvailable } = require('../support/prometheus');
@@ -61,6 +68,9 @@ function monitoredFlow(redisUrl, extra = []) {
       wires: [[]],
     },
     receiver('e2emonin2', '/mon/shared', [[], []], { ackMode: 'redis', redis: 'e2emonredis' }),
+    // a journal (its size) and a presence node (what it holds): every panel of the dashboard has a series
+    receiver('e2emonin4', '/mon/disk', [['e2emonpresence'], []], { ackMode: 'disk' }),
+    { id: 'e2emonpresence', type: 'detection-presence', z: TAB, name: 'on site', keyBy: 'plate', away: 1, awayUnits: 'h', wires: [[], [], [], []] },
     {
       id: 'e2emonitor',
       type: 'detection-monitor',
@@ -110,8 +120,8 @@ describe(`e2e: metrics and health (detection-monitor, Prometheus), Node-RED ${no
     await redis?.close();
   });
 
-  it('Prometheus scrapes the receiver’s counters with the token; ready until Redis stops, then 503 naming that receiver', async () => {
-    await nr.deploy(monitoredFlow(redis.url), { '/mon/plates': 405, '/mon/shared': 405 });
+  it('Prometheus scrapes the receivers’ counters with the token, and request durations by method and status code', async () => {
+    await nr.deploy(monitoredFlow(redis.url), { '/mon/plates': 405, '/mon/shared': 405, '/mon/disk': 405 });
     const ready = await until(
       async () => {
         const answer = await request(`${nr.url}${HEALTH}/ready`, { method: 'GET' });
@@ -121,6 +131,7 @@ describe(`e2e: metrics and health (detection-monitor, Prometheus), Node-RED ${no
       'all receivers ready',
     );
     assert.deepEqual(ready.json.receivers.map((r) => [r.path, r.ready]).sort(), [
+      ['/mon/disk', true],
       ['/mon/plates', true],
       ['/mon/shared', true],
     ]);
@@ -130,6 +141,7 @@ describe(`e2e: metrics and health (detection-monitor, Prometheus), Node-RED ${no
     for (const id of ['p-1', 'p-2', 'p-1']) assert.equal((await postJson(`${nr.url}/mon/plates`, lpr(id))).status, 200);
     assert.equal((await postJson(`${nr.url}/mon/plates`, { not: 'an event' })).status, 422);
     assert.equal((await postJson(`${nr.url}/mon/shared`, lpr('s-1'))).status, 200);
+    assert.equal((await postJson(`${nr.url}/mon/disk`, lpr('d-1'))).status, 200);
 
     const { port } = new URL(nr.url);
     prometheus = await Prometheus.start({ target: `127.0.0.1:${port}`, metricsPath: METRICS, token: TOKEN });
@@ -138,14 +150,62 @@ describe(`e2e: metrics and health (detection-monitor, Prometheus), Node-RED ${no
     await prometheus.valueOf('detection_bridge_events_accepted_total{path="/mon/shared"}', 1);
     await prometheus.valueOf('detection_bridge_requests_total{path="/mon/plates",outcome="invalid",status="422"}', 1);
     // and the GETs that asked whether the route is up (405)
-    await prometheus.holds('http_server_request_duration_seconds_count{http_route="/mon/plates"} >= 4');
-    await prometheus.holds('http_server_request_duration_seconds_bucket{http_route="/mon/plates",le="+Inf"} >= 4');
+    await prometheus.holds('sum(http_server_request_duration_seconds_count{http_route="/mon/plates"}) >= 4');
+    // by method and status code: the 200s apart from the 422
+    const timed = (status) =>
+      `http_server_request_duration_seconds_count{http_route="/mon/plates",http_request_method="POST",http_response_status_code="${status}"}`;
+    await prometheus.valueOf(timed(200), 3);
+    await prometheus.valueOf(timed(422), 1);
+    await prometheus.holds(`${timed(200).replace('_count', '_bucket').replace('}', ',le="+Inf"}')} == 3`);
     await prometheus.valueOf('detection_bridge_dedupe_passed_total{name="plates once"}', 2);
     await prometheus.valueOf('detection_bridge_dedupe_dropped_total{name="plates once"}', 1);
     await prometheus.valueOf('detection_bridge_receiver_ready{path="/mon/shared"}', 1);
     const pending = await prometheus.query('detection_bridge_stream_pending{path="/mon/shared"}');
     assert.equal(pending.length, 1, 'the Redis stream’s pending entries are scraped');
+  });
 
+  it('the same scrape holds process metrics and build info, and every metric the shipped rules and dashboard read', async () => {
+    // Node's process and runtime metrics, on the package's registry with its prefix
+    await prometheus.holds('detection_bridge_process_resident_memory_bytes > 1e6');
+    await prometheus.holds('detection_bridge_process_cpu_seconds_total > 0');
+    await prometheus.holds('detection_bridge_nodejs_eventloop_lag_p99_seconds >= 0');
+    await prometheus.holds('detection_bridge_nodejs_gc_duration_seconds_count > 0');
+    const [build] = await prometheus.query('detection_bridge_build_info');
+    assert.equal(build.value, 1);
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    assert.equal(build.metric.version, version);
+    assert.equal(build.metric.nodejs_version, process.versions.node, 'Node-RED runs on this test’s node');
+    // Node-RED says "-git" after its version when it runs from a checkout
+    assert.match(build.metric.nodered_version, new RegExp(`^${nodeRedVersion().replace(/\./g, '\\.')}(-git)?$`));
+
+    // the monitoring files as installed with the package
+    const shipped = path.join(nr.userDir, 'node_modules', MODULE, 'monitoring');
+    assert.ok(fs.existsSync(path.join(shipped, 'prometheus-rules.yml')), 'the rules ship in the package');
+    assert.ok(fs.existsSync(path.join(shipped, 'grafana-dashboard.json')), 'the dashboard ships in the package');
+    const names = await request(`${prometheus.url}/api/v1/label/__name__/values`, { method: 'GET' });
+    assert.equal(names.status, 200);
+    const scraped = new Set(names.json.data);
+    const rules = alertRules(shipped).map((r) => ({ where: `alert ${r.alert}`, expr: r.expr }));
+    const panels = dashboardQueries(shipped);
+    const missing = [...rules, ...panels].flatMap(({ where, expr }) =>
+      metricNames(expr)
+        .filter((n) => !scraped.has(n))
+        .map((n) => `${where}: ${n}`),
+    );
+    assert.deepEqual(missing, [], 'every metric named is in the scrape');
+
+    // and every dashboard query runs there and answers with series (Grafana's variables: everything)
+    const asPromql = (expr) =>
+      expr
+        .replace(/label_values\((.*),\s*(\w+)\)$/, 'group by ($2) ($1)')
+        .replace(/\$__rate_interval/g, '1m')
+        .replace(/\$(job|instance|path)\b/g, '.*');
+    for (const { where, expr } of panels) {
+      await until(async () => (await prometheus.query(asPromql(expr))).length > 0, 20000, `${where}: ${asPromql(expr)} answers`);
+    }
+  });
+
+  it('Redis stops under a receiver: not ready, 503 naming it, refused and timed apart from its 200s; back once Redis is', async () => {
     await redis.stop();
     const down = await until(
       async () => {
@@ -167,7 +227,16 @@ describe(`e2e: metrics and health (detection-monitor, Prometheus), Node-RED ${no
     assert.equal((await request(`${nr.url}${HEALTH}/ready/mon/plates`, { method: 'GET' })).status, 200);
     assert.equal((await request(`${nr.url}${HEALTH}/ready/mon/shared`, { method: 'GET' })).status, 503);
     await prometheus.valueOf('detection_bridge_receiver_ready{path="/mon/shared"}', 0);
+    await prometheus.valueOf('detection_bridge_redis_up{path="/mon/shared"}', 0);
+    // refused for now: a 503, timed apart from the 200 before it
+    assert.equal((await postJson(`${nr.url}/mon/shared`, lpr('s-2'))).status, 503);
+    const sharedTimed = (status) =>
+      `http_server_request_duration_seconds_count{http_route="/mon/shared",http_request_method="POST",http_response_status_code="${status}"}`;
+    await prometheus.valueOf(sharedTimed(503), 1);
+    await prometheus.valueOf(sharedTimed(200), 1);
+    await prometheus.valueOf('detection_bridge_events_refused_total{path="/mon/shared"}', 1);
     await redis.resume();
+    await prometheus.valueOf('detection_bridge_redis_up{path="/mon/shared"}', 1);
   });
 
   it('a receiver whose route is not served (its port held by another program) is not ready: 503 naming it', async () => {

@@ -115,7 +115,9 @@ describe('detection-monitor node', function () {
     assert.equal(s.get(`detection_bridge_events_accepted_total{${p}}`), 3);
     assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="accepted",status="200"}`), 3);
     assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="invalid",status="422"}`), 1);
-    assert.equal(s.get(`http_server_request_duration_seconds_count{http_route="${path}"}`), 4);
+    const timed = (status) =>
+      `http_server_request_duration_seconds_count{http_route="${path}",http_request_method="POST",http_response_status_code="${status}"}`;
+    assert.deepEqual([s.get(timed(200)), s.get(timed(422))], [3, 1], 'request durations by method and status code');
     assert.equal(s.get(`detection_bridge_events_in_flight{${p}}`), 0);
     assert.equal(s.get(`detection_bridge_receiver_ready{${p}}`), 1);
     assert.equal(s.get(`detection_bridge_dedupe_passed_total{node="${dd}",name="once"}`), 2);

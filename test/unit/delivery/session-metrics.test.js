@@ -24,6 +24,16 @@ describe('delivery: session metrics', () => {
     assert.equal(metricSources.counters(entry()).accepted, 4);
     assert.equal(metricSources.counters(entry()).failed, 2);
     assert.equal(metricSources.gauges(entry()).inFlightEvents, 2);
+    assert.deepEqual([metricSources.gauges(entry()).oldestUnpausedAgeSeconds, metricSources.gauges(entry()).redisUp], [0, undefined]);
+    // one event in a retry pause since an hour, one in the flow since a minute; redis mode with Redis gone
+    session.opened.stats = { deadLetters: 0, oldestUnfinishedAt: Date.now() - 3_600_000, oldestUnpausedAt: Date.now() - 60_000 };
+    session.redis = { ready: false };
+    const gauges = metricSources.gauges(entry());
+    assert.ok(gauges.oldestUnfinishedAgeSeconds >= 3600 && gauges.oldestUnfinishedAgeSeconds < 3660, String(gauges.oldestUnfinishedAgeSeconds));
+    assert.ok(gauges.oldestUnpausedAgeSeconds >= 60 && gauges.oldestUnpausedAgeSeconds < 120, String(gauges.oldestUnpausedAgeSeconds));
+    assert.equal(gauges.redisUp, 0);
+    session.redis.ready = true;
+    assert.equal(metricSources.gauges(entry()).redisUp, 1);
     metrics.unregister();
     // the source is gone; its counts are kept for the next receiver under the label
     assert.equal(entry().live.size, 0);

@@ -108,6 +108,7 @@ describe('lib/delivery RedisStreamDelivery: attempts and dead letters (redis-ser
     const failure = await waitFor(async () => parseFailure((await a.client.hGet(`${d.key}:failures`, id)) ?? undefined));
     assert.deepEqual(failure, { attempt: 1, dueAt: clock.now() + 1000, error: 'mail server down' });
     assert.deepEqual(await d.unfinished(), [], 'a paused event is not in the flow');
+    assert.deepEqual([d.stats.oldestUnfinishedAt, d.stats.oldestUnpausedAt], [Date.parse(meta(1).receivedAt), undefined], 'paused: no unpaused age');
 
     await clock.advance(999);
     assert.deepEqual(await d.overdue(), [], 'the pause has not ended');
@@ -389,6 +390,7 @@ describe('lib/delivery RedisStreamDelivery: attempts and dead letters (redis-ser
     );
     assert.equal(await b.client.get(`${db.key}:bytes`), String(body(21).length));
     db.emitted(replayed.id);
+    assert.equal(db.stats.redelivered, 1, 'a replay is emitted again');
     db.complete(replayed.id);
     await waitFor(async () => (await b.client.xLen(db.key)) === 0);
 

@@ -21,15 +21,23 @@ describe('lib/metrics Prometheus exporter', () => {
     const receiver = sources.register('receiver', '/hooks/plates', {
       read: () => ({
         counters: counts,
-        gauges: { inFlightEvents: 2, inFlightBytes: 2048, oldestUnfinishedAgeSeconds: 12.5, deadLetters: 1, journalBytes: 4096 },
+        gauges: {
+          inFlightEvents: 2,
+          inFlightBytes: 2048,
+          oldestUnfinishedAgeSeconds: 700,
+          oldestUnpausedAgeSeconds: 12.5,
+          deadLetters: 1,
+          journalBytes: 4096,
+          redisUp: 0,
+        },
       }),
       readSlow: async () => ({ streamPending: 4 }),
       ready: () => ({ ok: false, problems: [{ code: 'busy' }] }),
     });
-    receiver.meter.observe(200, 0.02);
-    receiver.meter.observe(200, 0.03);
-    receiver.meter.observe(503, 0.001);
-    receiver.meter.observe(401, 0.001);
+    receiver.meter.observe(200, 0.02, 'POST');
+    receiver.meter.observe(200, 0.03, 'POST');
+    receiver.meter.observe(503, 0.001, 'POST');
+    receiver.meter.observe(401, 0.001, 'POST');
     sources.register('dedupe', 'd1', { read: () => ({ counters: { passed: 5, dropped: 2, held: 7 } }) }, { name: 'plates once' });
     sources.register(
       'presence',
@@ -52,17 +60,25 @@ describe('lib/metrics Prometheus exporter', () => {
     assert.equal(s.get(`detection_bridge_dead_letters{${p}}`), 1);
     assert.equal(s.get(`detection_bridge_events_in_flight{${p}}`), 2);
     assert.equal(s.get(`detection_bridge_bytes_in_flight{${p}}`), 2048);
-    assert.equal(s.get(`detection_bridge_oldest_unfinished_event_age_seconds{${p}}`), 12.5);
+    assert.equal(s.get(`detection_bridge_oldest_unfinished_event_age_seconds{${p}}`), 700);
+    assert.equal(s.get(`detection_bridge_oldest_unpaused_event_age_seconds{${p}}`), 12.5);
+    assert.equal(s.get(`detection_bridge_redis_up{${p}}`), 0);
     assert.equal(s.get(`detection_bridge_journal_bytes{${p}}`), 4096);
     assert.equal(s.get(`detection_bridge_stream_pending{${p}}`), 4);
     assert.equal(s.get(`detection_bridge_receiver_ready{${p}}`), 0);
     assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="accepted",status="200"}`), 2);
     assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="refused",status="503"}`), 1);
     assert.equal(s.get(`detection_bridge_requests_total{${p},outcome="rejected",status="401"}`), 1);
-    assert.equal(s.get('http_server_request_duration_seconds_bucket{http_route="/hooks/plates",le="0.005"}'), 2);
-    assert.equal(s.get('http_server_request_duration_seconds_bucket{http_route="/hooks/plates",le="0.025"}'), 3);
-    assert.equal(s.get('http_server_request_duration_seconds_bucket{http_route="/hooks/plates",le="+Inf"}'), 4);
-    assert.equal(s.get('http_server_request_duration_seconds_count{http_route="/hooks/plates"}'), 4);
+    // by method and status code: a 503 apart from the 200s
+    const d = (status) => `http_route="/hooks/plates",http_request_method="POST",http_response_status_code="${status}"`;
+    assert.equal(s.get(`http_server_request_duration_seconds_bucket{${d(200)},le="0.005"}`), 0);
+    assert.equal(s.get(`http_server_request_duration_seconds_bucket{${d(200)},le="0.025"}`), 1);
+    assert.equal(s.get(`http_server_request_duration_seconds_bucket{${d(200)},le="+Inf"}`), 2);
+    assert.equal(s.get(`http_server_request_duration_seconds_count{${d(200)}}`), 2);
+    assert.ok(Math.abs(s.get(`http_server_request_duration_seconds_sum{${d(200)}}`) - 0.05) < 1e-9);
+    assert.equal(s.get(`http_server_request_duration_seconds_bucket{${d(503)},le="0.005"}`), 1);
+    assert.equal(s.get(`http_server_request_duration_seconds_count{${d(503)}}`), 1);
+    assert.equal(s.get(`http_server_request_duration_seconds_count{${d(401)}}`), 1);
     assert.match(body, /# TYPE http_server_request_duration_seconds histogram/);
     assert.match(body, /# TYPE detection_bridge_events_accepted_total counter/);
     assert.equal(s.get('detection_bridge_dedupe_passed_total{node="d1",name="plates once"}'), 5);
@@ -91,6 +107,39 @@ describe('lib/metrics Prometheus exporter', () => {
     assert.equal(promClient.register.getSingleMetric('detection_bridge_events_accepted_total'), undefined);
     assert.equal(samples((await b.scrape()).body).get('detection_bridge_events_accepted_total{path="/a"}'), 1);
     assert.equal(samples((await a.scrape()).body).get('detection_bridge_events_accepted_total{path="/a"}'), 1);
+  });
+
+  it('serves the build info and Node’s process and runtime metrics, prefixed, beside a global registry that has its own', async () => {
+    // what node-red-contrib-prometheus-exporter does on prom-client's global registry
+    promClient.collectDefaultMetrics();
+    try {
+      const sources = new MetricSources();
+      const first = createMetricsExporter(sources, { nodeRedVersion: '4.1.8' });
+      const exporter = createMetricsExporter(sources, { nodeRedVersion: '4.1.8' });
+      const { body } = await exporter.scrape();
+      const s = samples(body);
+      const { version } = require('../../../package.json');
+      assert.equal(s.get(`detection_bridge_build_info{version="${version}",nodered_version="4.1.8",nodejs_version="${process.versions.node}"}`), 1);
+      assert.ok(s.get('detection_bridge_process_resident_memory_bytes') > 0);
+      assert.ok(s.get('detection_bridge_process_cpu_seconds_total') > 0);
+      assert.ok(s.has('detection_bridge_nodejs_eventloop_lag_p99_seconds'));
+      assert.ok(s.get('detection_bridge_process_open_fds') > 0);
+      assert.match(body, /# TYPE detection_bridge_nodejs_gc_duration_seconds histogram/);
+      assert.equal(
+        [...s.keys()].filter((k) => !/^(detection_bridge_|http_server_request_duration_seconds)/.test(k)).join(', '),
+        '',
+        'nothing unprefixed of ours',
+      );
+      assert.ok((await promClient.register.metrics()).includes('\nprocess_resident_memory_bytes '), 'the global registry keeps its own');
+      assert.equal(samples((await first.scrape()).body).get('detection_bridge_process_open_fds') > 0, true, 'two monitors share one set');
+    } finally {
+      promClient.register.clear();
+    }
+  });
+
+  it('says `unknown` for a Node-RED version it was not given as text (RED.version()’s typings say a Promise)', async () => {
+    const { body } = await createMetricsExporter(new MetricSources(), { nodeRedVersion: Promise.resolve('4.1.8') }).scrape();
+    assert.match(body, /\ndetection_bridge_build_info\{version="[^"]+",nodered_version="unknown",nodejs_version="[^"]+"\} 1\n/);
   });
 
   it('leaves out a slow value that does not come in time, and serves the rest', async () => {

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { MetricSources, RequestMeter, DurationHistogram } = require('../../../dist/lib/metrics');
+const { MetricSources, RequestMeter, DurationHistogram, methodLabel } = require('../../../dist/lib/metrics');
 
 describe('lib/metrics MetricSources', () => {
   it('reads a source when asked: its counters and gauges', () => {
@@ -19,7 +19,7 @@ describe('lib/metrics MetricSources', () => {
     const sources = new MetricSources();
     const first = { accepted: 7, redelivered: 1 };
     const a = sources.register('receiver', '/a', { read: () => ({ counters: first, gauges: { inFlightEvents: 3 } }) });
-    a.meter.observe(200, 0.01);
+    a.meter.observe(200, 0.01, 'POST');
     a.unregister();
     a.unregister(); // twice is once
     const [entry] = sources.list('receiver');
@@ -46,27 +46,54 @@ describe('lib/metrics MetricSources', () => {
 });
 
 describe('lib/metrics RequestMeter and DurationHistogram', () => {
-  it('counts requests by status and puts each duration in its bucket (cumulative, +Inf last)', () => {
+  it('counts requests by status, and durations by method and status, each in its bucket (cumulative, +Inf last)', () => {
     const meter = new RequestMeter();
-    meter.observe(200, 0.004);
-    meter.observe(200, 0.3);
-    meter.observe(503, 42);
+    meter.observe(200, 0.004, 'POST');
+    meter.observe(200, 0.3, 'POST');
+    meter.observe(503, 42, 'POST');
+    meter.observe(405, 0.001, 'GET');
     assert.deepEqual(
       [...meter.requests],
       [
         [200, 2],
         [503, 1],
+        [405, 1],
       ],
     );
-    const buckets = meter.duration.buckets();
+    assert.deepEqual(
+      [...meter.durations.values()].map((d) => [d.method, d.status, d.histogram.count]),
+      [
+        ['POST', 200, 2],
+        ['POST', 503, 1],
+        ['GET', 405, 1],
+      ],
+    );
+    const ok = meter.durations.get('POST 200').histogram;
+    const buckets = ok.buckets();
     const at = (le) => buckets.find((b) => b.le === le).count;
     assert.equal(at(0.005), 1);
     assert.equal(at(0.25), 1);
     assert.equal(at(0.5), 2);
-    assert.equal(at(10), 2);
-    assert.equal(at(Infinity), 3);
-    assert.equal(meter.duration.count, 3);
-    assert.ok(Math.abs(meter.duration.sum - 42.304) < 1e-9);
+    assert.equal(at(Infinity), 2);
+    assert.ok(Math.abs(ok.sum - 0.304) < 1e-9);
+    const refused = meter.durations.get('POST 503').histogram;
+    assert.deepEqual([refused.buckets().find((b) => b.le === 10).count, refused.buckets().at(-1).count], [0, 1], '42 s: above every bound');
+  });
+
+  it('names a method the way OpenTelemetry does: known ones as they are, any other `_OTHER` (a caller adds no series)', () => {
+    assert.deepEqual(['POST', 'GET', 'HEAD', 'PATCH', 'post', 'BREW', undefined].map(methodLabel), [
+      'POST',
+      'GET',
+      'HEAD',
+      'PATCH',
+      '_OTHER',
+      '_OTHER',
+      '_OTHER',
+    ]);
+    const meter = new RequestMeter();
+    meter.observe(405, 0.001, 'BREW');
+    meter.observe(405, 0.001, 'SPAM');
+    assert.deepEqual([...meter.durations.keys()], ['_OTHER 405']);
   });
 
   it('a duration on a bound is in that bucket (le: at most); nonsense is not counted', () => {
