@@ -188,6 +188,8 @@ const ESTIMATE_S = {
   'openapi.test.js': 31,
   'durable.test.js': 20,
   'dead-letters-across-kill.test.js': 16,
+  'monitor.test.js': 25,
+  'demo-restart.test.js': 16,
   'dead-letters-dialog.test.js': 20,
   'stranded-dialog.test.js': 20,
 };
