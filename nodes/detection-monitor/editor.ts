@@ -114,7 +114,13 @@
         $('.detection-monitor-row-metrics').toggle($('#node-input-metrics').prop('checked') === true);
         $('.detection-monitor-row-health').toggle(health);
         $('.detection-monitor-row-named').toggle(health && when === 'named');
-        $('#detection-monitor-ready-tip').text(node._('detection-monitor.tip.ready-' + when));
+        // each key written whole: the package test finds every key the dialog uses in its source
+        const tips: Record<string, string> = {
+          any: 'detection-monitor.tip.ready-any',
+          all: 'detection-monitor.tip.ready-all',
+          named: 'detection-monitor.tip.ready-named',
+        };
+        $('#detection-monitor-ready-tip').text(node._(tips[when] ?? tips.any));
         const unknown = when === 'named' ? unknownPaths($('#node-input-readyPaths').val()) : [];
         $('#detection-monitor-ready-unknown-text').text(
           unknown.length ? node._('detection-monitor.tip.ready-unknown', { paths: unknown.join(', ') }) : '',
