@@ -51,9 +51,18 @@ class RedisServer {
 
   static async start(options) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'detection-bridge-redis-'));
-    const server = new RedisServer(await freePort(), dir, options);
-    await server.resume();
-    return server;
+    // A port free a moment ago can be taken by another test's process before redis-server binds it
+    // (seen in CI): then another free port, a few times.
+    for (let attempt = 1; ; attempt++) {
+      const server = new RedisServer(await freePort(), dir, options);
+      try {
+        await server.resume();
+        return server;
+      } catch (err) {
+        server.child = undefined;
+        if (attempt >= 5 || !/Address already in use/.test(err.message)) throw err;
+      }
+    }
   }
 
   /**
