@@ -152,7 +152,8 @@ class EditorBrowser {
 
   /** Opens the editor (`query`, e.g. `?lang=de`) and waits until it is loaded with `types` registered. */
   async openEditor(types = [], query = '') {
-    await this.page.goto(`${this.nr.url}/${query}`);
+    // the editor's first load fetches every script and catalog: on a loaded 2-core machine it took over 10 s
+    await this.page.goto(`${this.nr.url}/${query}`, { timeout: 60000 });
     await this.page.waitForFunction(
       (ts) =>
         window.RED &&

@@ -783,6 +783,8 @@ describe('sim: the bridge simulator', function () {
     });
 
     it('bad options exit 2 with a message on stderr', async function () {
+      // a simulator process per case, one after another: 11 s in CI, over 20 s on a loaded machine
+      this.timeout(90000);
       const cases = [
         [['send', '--url', 'http://127.0.0.1:9/x', '--bogus'], /--bogus/],
         [['send', '--url'], /--url/],
