@@ -30,8 +30,8 @@
  *   dialogs opened, saved and refusing an invalid value once (editor.test.js;
  *   every other invalid value is test/unit/editor-validators.test.js, by the
  *   same validators with Node-RED's own around them), every example imported
- *   through the menu with one dialog of each node type opened
- *   (examples-valid), flows of the release before config versions loaded and
+ *   through the menu, valid and deployed (examples-valid, no dialog opened:
+ *   editor.test.js has opened each of ours on that version), flows of the release before config versions loaded and
  *   pasted (migration). The other browser files are scenarios built from
  *   those same dialogs on the same runtime API (alerts, palette-built flows,
  *   the dashboard, dead letters, the OpenAPI picker): once;
@@ -289,7 +289,7 @@ function jobs() {
       suites: ['unit', 'nodes', 'e2e', 'browser'],
       runs: (base, suite) =>
         suite === 'unit' ? base === 'editor-validators.test.js' : suite === 'browser' ? EVERY_EDITOR.has(base) : !ONE_VERSION.has(base),
-      env: { DETECTION_BRIDGE_LANGS: 'ja', DETECTION_BRIDGE_DIALOGS: 'once' },
+      env: { DETECTION_BRIDGE_LANGS: 'ja', DETECTION_BRIDGE_DIALOGS: 'none' },
     },
   ];
   for (const phase of phases) {

@@ -49,8 +49,21 @@ class EditorBrowser {
    * Starts Node-RED (the packed module, `modules` installed beside it,
    * `settings` added; the welcome tour and the tips off) and Chromium (`locale`,
    * `viewport`) at once. `artifacts`: a directory emptied for screenshots.
+   * `codeEditor`: the editor's code editor (its `editorTheme.codeEditor.lib`), Ace
+   * unless a test asks for Monaco, Node-RED's default: every edit dialog builds one
+   * for its Description tab, none of our dialogs uses one, and with Ace
+   * editor.test.js took 94 s of the machine's CPU instead of 112 s (two runs each,
+   * alone, 2026-12-04). examples-valid.test.js keeps Monaco, as a user opens the examples.
    */
-  static async start({ settings = {}, modules = [], locale = 'en-US', viewport = { width: 1400, height: 1000 }, artifacts, timeout = 15000 } = {}) {
+  static async start({
+    settings = {},
+    modules = [],
+    locale = 'en-US',
+    viewport = { width: 1400, height: 1000 },
+    artifacts,
+    timeout = 15000,
+    codeEditor = 'ace',
+  } = {}) {
     let chromium;
     try {
       ({ chromium } = require('playwright-core'));
@@ -67,7 +80,10 @@ class EditorBrowser {
       chromium.launchPersistentContext(browser.userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport, locale }),
       (async () => {
         // tours: false — a fresh user directory opens with the "Welcome to Node-RED" tour, a modal over the editor.
-        browser.nr = await NodeRedProcess.create({ settings: { editorTheme: { tours: false }, ...settings }, modules });
+        browser.nr = await NodeRedProcess.create({
+          settings: { editorTheme: { tours: false, codeEditor: { lib: codeEditor } }, ...settings },
+          modules,
+        });
         // Tips off: Node-RED 5.0 starts the Help tab's tip timer (1 s) before the
         // tab has drawn its tip box, and on a slow machine the timer throws
         // "reading 'html'" into the page. "_" is the user without adminAuth.
