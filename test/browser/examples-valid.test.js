@@ -28,9 +28,6 @@
  * dialogs on that version too), no dialog is opened: every node is checked
  * valid as imported, and each example deploys.
  *
- * The editor runs Node-RED's default code editor (Monaco), as a user opens
- * the examples; the other browser files run Ace (test/support/editor-browser.js).
- *
  * Then the paths: a detection in dropped from the palette takes a path no
  * other receiver has; its dialog names the node that already takes a path
  * typed into it (another detection in, a core http in for POST), and Deploy
@@ -76,7 +73,6 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
       locale: 'en-US',
       modules: dashboard ? [dashboard] : [],
       timeout: 15000,
-      codeEditor: 'monaco',
     });
     page = browser.page;
     await browser.openEditor(TYPES);

@@ -172,7 +172,8 @@ describe(`e2e: the editor in ${LANGS.join(' and ')}, Node-RED ${nodeRedVersion()
       before(async function () {
         if (!EditorBrowser.available()) this.skip();
         this.timeout(180000);
-        browser = await EditorBrowser.start({ locale: lang, viewport: { width: 1400, height: 1000 }, timeout: 15000 });
+        // Monaco, Node-RED's default code editor, which the other browser files leave for Ace
+        browser = await EditorBrowser.start({ locale: lang, viewport: { width: 1400, height: 1000 }, timeout: 15000, codeEditor: 'monaco' });
         // one folder for both languages: set here, as start() would empty it
         browser.artifacts = ARTIFACTS;
         page = browser.page;
