@@ -106,8 +106,14 @@ async function closeServers() {
  * One raw HTTP request. `body` may be a string, a Buffer or an array of
  * chunks (sent with chunked transfer encoding). Resolves with status,
  * headers, text and parsed JSON (when the answer is JSON).
+ * `onStaleSocket`: with a keep-alive `agent`, a request reset on a reused
+ * connection before any answer is sent again once on a new one, and
+ * onStaleSocket() called: the server closed that idle connection (Node's
+ * 5 s keep-alive bound) as the request went out, a race of the client that
+ * Node's documentation answers this way (http.ClientRequest reusedSocket).
  */
-function request(url, { method = 'POST', headers = {}, body, chunked = false, agent = false } = {}) {
+function request(url, options = {}) {
+  const { method = 'POST', headers = {}, body, chunked = false, agent = false, onStaleSocket } = options;
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const outHeaders = { ...headers };
@@ -132,6 +138,11 @@ function request(url, { method = 'POST', headers = {}, body, chunked = false, ag
     // A server may answer (413, 401) and close before the whole body is sent.
     req.on('error', (err) => {
       if (req.res) return;
+      if (onStaleSocket && req.reusedSocket && err.code === 'ECONNRESET') {
+        onStaleSocket();
+        resolve(request(url, { ...options, onStaleSocket: undefined, agent: false }));
+        return;
+      }
       reject(err);
     });
     (async () => {
