@@ -164,43 +164,43 @@ function orphans() {
 /**
  * Seconds per job on the 2-core CI machine with the other workers busy, to
  * start the long ones first and for --plan; not judged. From the fresh-clone
- * CI of 2026-12-03 (dev phase; Node-RED 5 below where it differs); an unknown
- * file counts as 14 s. The load files as they ran side by side (their run of
- * 2026-12-04: 85, 41 and 38 s).
+ * CI of 2026-12-04 (dev phase; Node-RED 5 below where it differs); an unknown
+ * file counts as 14 s. The load files as they ran side by side.
  */
 const ESTIMATE_S = {
-  unit: 180,
-  nodes: 95,
-  'editor.test.js': 150,
-  'examples-valid.test.js': 205,
-  'languages.test.js': 50,
-  'sentinel-failover.test.js': 92,
-  'redis.test.js': 51,
-  'burst.test.js': 41,
-  'demo-soak.test.js': 85,
-  'crash.test.js': 46,
-  'hostile.test.js': 38,
-  'dashboard.test.js': 43,
-  'banned-at-night.test.js': 47,
-  'alert.test.js': 29,
-  'alert-from-palette.test.js': 65,
-  'alert-delivery.test.js': 26,
+  unit: 200,
+  nodes: 110,
+  'editor.test.js': 160,
+  'examples-valid.test.js': 135,
+  'languages.test.js': 60,
+  'sentinel-failover.test.js': 100,
+  'redis.test.js': 65,
+  'burst.test.js': 42,
+  'demo-soak.test.js': 63,
+  'crash.test.js': 64,
+  'hostile.test.js': 33,
+  'dashboard.test.js': 55,
+  'banned-at-night.test.js': 43,
+  'alert.test.js': 34,
+  'alert-from-palette.test.js': 72,
+  'alert-delivery.test.js': 43,
   'completion.test.js': 26,
-  'migration.test.js': 36,
-  'openapi.test.js': 31,
-  'durable.test.js': 20,
-  'dead-letters-across-kill.test.js': 16,
-  'monitor.test.js': 25,
-  'demo-restart.test.js': 16,
-  'dead-letters-dialog.test.js': 20,
-  'stranded-dialog.test.js': 20,
+  'migration.test.js': 40,
+  'openapi.test.js': 32,
+  'durable.test.js': 30,
+  'dead-letters-across-kill.test.js': 15,
+  'monitor.test.js': 18,
+  'demo-restart.test.js': 18,
+  'dead-letters-dialog.test.js': 22,
+  'stranded-dialog.test.js': 24,
 };
 /** Estimates of a job that a phase runs in part (its env below): file → phase name → seconds. */
 const ESTIMATE_PART_S = {
   unit: { 'node22 · Node-RED 5': 5 },
-  nodes: { 'node22 · Node-RED 5': 104 },
-  'editor.test.js': { 'node22 · Node-RED 5': 155 },
-  'examples-valid.test.js': { 'node22 · Node-RED 5': 190 },
+  nodes: { 'node22 · Node-RED 5': 100 },
+  'editor.test.js': { 'node22 · Node-RED 5': 156 },
+  'examples-valid.test.js': { 'node22 · Node-RED 5': 95 },
+  'alert-delivery.test.js': { 'node22 · Node-RED 5': 18, 'node20 · Node-RED 4.1.0': 40 },
 };
 
 /**
