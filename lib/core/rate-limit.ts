@@ -78,7 +78,8 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
         return true;
       }
       period.heldBack++;
-      if (period.timer === undefined) {
+      // a summary only for an owner that says it (the warning gate asks none)
+      if (period.timer === undefined && options.onHeldBack) {
         period.timer = clock.setTimeout(() => summarize(key, period), period.start + options.periodMs - now);
         // A summary pending must not keep Node.js running.
         (period.timer as { unref?: () => void } | undefined)?.unref?.();

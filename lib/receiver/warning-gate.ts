@@ -6,6 +6,7 @@
  * of places remembered is bounded.
  */
 import { systemClock, type Clock } from '../core/clock';
+import { createRateLimit } from '../core/rate-limit';
 import type { SchemaError } from '../core/schema-error';
 
 export const DEFAULT_WARNING_PERIOD_MS = 60_000;
@@ -21,23 +22,10 @@ export function warningPlace(path: string): string {
   return path.replace(/\[\d+\]/g, '[]');
 }
 
+/** The package's rate limit (lib/core/rate-limit.ts), one report a period per place. */
 export function createWarningGate(periodMs = DEFAULT_WARNING_PERIOD_MS, clock: Clock = systemClock): WarningGate {
-  /** place → when it was last let through; oldest first (Map keeps insertion order). */
-  const lastShown = new Map<string, number>();
+  const limit = createRateLimit({ periodMs, clock, maxKeys: MAX_PLACES });
   return {
-    pass(warnings) {
-      const now = clock.now();
-      const out: SchemaError[] = [];
-      for (const warning of warnings) {
-        const place = warningPlace(warning.path);
-        const last = lastShown.get(place);
-        if (last !== undefined && now - last < periodMs) continue;
-        lastShown.delete(place);
-        lastShown.set(place, now);
-        if (lastShown.size > MAX_PLACES) lastShown.delete(lastShown.keys().next().value as string);
-        out.push(warning);
-      }
-      return out;
-    },
+    pass: (warnings) => warnings.filter((warning) => limit.pass(warningPlace(warning.path))),
   };
 }
