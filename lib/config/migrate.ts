@@ -106,6 +106,7 @@ const STEPS: Readonly<Record<string, readonly Step[]>> = {
   'detection-enroll': [],
   'detection-monitor': [],
   'detection-presence': [],
+  'detection-alarm': [],
 };
 
 /**

@@ -129,6 +129,31 @@ export const NODE_OPTIONS = {
     faceImage: choiceRule(['detection', 'photo'], { default: 'detection' }),
     faceFallback: flagRule({ default: true }),
   },
+  'detection-alarm': {
+    // what joins reads into one alarm (lib/alarm/alert-in.ts ALARM_KEYS)
+    keyBy: choiceRule(['subject', 'camera', 'subjectCamera', 'externalId'], { default: 'subject' }),
+    lookalike: flagRule({ default: true }),
+    // 0: no reminders, no escalation, no quiet close
+    remind: numberRule({ min: 0, default: 5 }),
+    remindUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
+    maxReminders: numberRule({ integer: true, min: 0, max: 100, default: 3 }),
+    escalate: numberRule({ min: 0, default: 15 }),
+    escalateUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
+    quiet: numberRule({ min: 0, default: 30 }),
+    quietUnits: choiceRule(['s', 'm', 'h'], { default: 'm' }),
+    // the Snooze button's time, and what it silences
+    snoozeFor: numberRule({ above: 0, default: 1 }),
+    snoozeUnits: choiceRule(['s', 'm', 'h'], { default: 'h' }),
+    snoozeScope: choiceRule(['key', 'camera'], { default: 'key' }),
+    // an urgent alert (msg.priority urgent or high) goes through a snooze
+    urgentPierces: flagRule({ default: true }),
+    maxOpen: numberRule({ integer: true, min: 1, max: 10_000, default: 200 }),
+    historyMax: numberRule({ integer: true, min: 1, max: 10_000, default: 500 }),
+    historyDays: numberRule({ above: 0, max: 3650, default: 30 }),
+    // how long a mail link works
+    linkHours: numberRule({ above: 0, max: 720, default: 24 }),
+    scope: choiceRule(['local', 'redis'], { default: 'local' }),
+  },
   'detection-sample': {
     // the kind when the dialog fixes it (kindType "kind"); else it is read from the message
     kind: choiceRule(['face', 'lpr'], { default: 'face', typed: 'kind' }),

@@ -15,3 +15,4 @@ export * from './outage-report';
 export * from './rate-limit';
 export * from './schema-error';
 export * from './time-zone';
+export * from './whole-file';

@@ -1,0 +1,7 @@
+/** Alarms people answer: the book and its rules, alerts read from events, the mail link's tokens, where the book is kept. */
+export * from './book';
+export * from './alert-in';
+export * from './link';
+export * from './local-store';
+export * from './action';
+export * from './notice';
