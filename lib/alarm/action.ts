@@ -7,7 +7,7 @@
  * callback (node-red-contrib-telegrambot's event node, ./telegram.ts). Any
  * other message is an alert.
  */
-import { MAX_TEXT, type ActionVia, type SnoozeScope } from './book';
+import { MAX_TEXT, type ActionVia, type SnoozeScope } from './types';
 
 export const ALARM_ACTIONS = ['ack', 'snooze', 'close', 'resume', 'arm', 'disarm', 'list'] as const;
 export type AlarmAction = (typeof ALARM_ACTIONS)[number];

@@ -10,7 +10,7 @@ import type { DetectionView } from '../events';
 import { DEFAULT_PICK_OPTIONS, pickImages } from '../image';
 import type { Lookalikes } from '../plates';
 import { sightingOf } from '../presence';
-import { MAX_TEXT, type AlertIn } from './book';
+import { MAX_TEXT, type AlertIn } from './types';
 
 /** What an alarm is keyed by: the plate or person, the camera, the plate or person at a camera, the externalId. */
 export const ALARM_KEYS = ['subject', 'camera', 'subjectCamera', 'externalId'] as const;

@@ -1,4 +1,5 @@
 /** Alarms people answer: the book and its rules, alerts read from events, the mail link's tokens, where the book is kept. */
+export * from './types';
 export * from './book';
 export * from './alert-in';
 export * from './link';

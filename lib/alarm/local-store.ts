@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { refuseNewer } from '../core/file-format';
 import { readWholeFile, removeWholeFile, writeWholeFile } from '../core/whole-file';
-import { AlarmBook, emptyBook, type BookOptions, type BookState } from './book';
+import { AlarmBook, emptyBook } from './book';
+import type { BookOptions, BookState } from './types';
 
 /** What the format is called in an error, and the version this code writes (and the newest it reads). */
 export const ALARM_FORMAT = 'detection-bridge alarms';

@@ -4,23 +4,13 @@
  * settings or its language: the sentence for people (`text`), the mail link
  * (`link`) and the Telegram buttons (`buttons`).
  */
-import type { Alarm, HistoryEntry, Snooze } from './book';
+import type { Alarm, HistoryEntry, Snooze } from './types';
 
 /** Why a message leaves on the notify or escalation output. */
 export type AlarmNotice = 'opened' | 'reminder' | 'escalation' | 'resumed' | 'armed';
 /** Why a message leaves on the changes output. */
 export type AlarmChange =
-  | 'joined'
-  | 'held'
-  | 'acknowledged'
-  | 'snoozed'
-  | 'closed'
-  | 'resumed'
-  | 'armed'
-  | 'disarmed'
-  | 'opened'
-  | 'reminded'
-  | 'escalated';
+  'joined' | 'held' | 'acknowledged' | 'snoozed' | 'closed' | 'resumed' | 'armed' | 'disarmed' | 'opened' | 'reminded' | 'escalated';
 
 export interface AlarmFacts {
   id: string;

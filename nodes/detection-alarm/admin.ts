@@ -35,12 +35,19 @@ export function serveAlarmAdmin(RED: NodeAPI): void {
         res.json({ deployed: false, alarms: [], snoozes: [], armed: true, held: 0, history: [] });
         return;
       }
-      res.status(404).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem('notFound', `no deployed alarm node ${String(req.params.id)}`)));
+      res
+        .status(404)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(JSON.stringify(problem('notFound', `no deployed alarm node ${String(req.params.id)}`)));
       return;
     }
     listing().then(
       (book) => res.json({ deployed: true, ...book }),
-      (err: Error) => res.status(500).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem('internal', err.message))),
+      (err: Error) =>
+        res
+          .status(500)
+          .type(PROBLEM_CONTENT_TYPE)
+          .send(JSON.stringify(problem('internal', err.message))),
     );
   });
 }

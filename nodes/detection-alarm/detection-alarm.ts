@@ -78,7 +78,11 @@ export = function register(RED: NodeAPI): void {
       const showStatus = throttledStatus(node, () => {
         if (!armed) return { fill: 'grey', shape: 'ring', text: s('status.disarmed', { held: heldNow }) };
         const text = s('status.counts', { open, opened: counts.opened, acknowledged: counts.acknowledged });
-        return { fill: open > 0 ? 'red' : 'green', shape: snoozes > 0 ? 'ring' : 'dot', text: snoozes > 0 ? text + s('status.snoozed', { count: snoozes }) : text };
+        return {
+          fill: open > 0 ? 'red' : 'green',
+          shape: snoozes > 0 ? 'ring' : 'dot',
+          text: snoozes > 0 ? text + s('status.snoozed', { count: snoozes }) : text,
+        };
       });
 
       /** Sends `msg` on `output` alone (several messages: in order). */
@@ -131,11 +135,14 @@ export = function register(RED: NodeAPI): void {
           clock.clearTimeout(timer);
         }
         timerAt = at;
-        timer = clock.setTimeout(() => {
-          timer = undefined;
-          timerAt = Infinity;
-          void sweep();
-        }, Math.min(MAX_WAIT_MS, Math.max(0, at - clock.now())));
+        timer = clock.setTimeout(
+          () => {
+            timer = undefined;
+            timerAt = Infinity;
+            void sweep();
+          },
+          Math.min(MAX_WAIT_MS, Math.max(0, at - clock.now())),
+        );
       }
       async function sweep(): Promise<void> {
         if (closing) return;
@@ -235,8 +242,13 @@ export = function register(RED: NodeAPI): void {
           const before = await update((book) => (action === 'arm' ? book.arm(actor, now) : book.disarm(actor, now)));
           const changed = action === 'arm' ? before !== undefined : before === true;
           if (changed) {
-            if (action === 'arm' && typeof before === 'number' && before > 0) emit(sendLater, 'notify', summaryMessage(c, 'armed', before, undefined, actor.by));
-            emit(sendLater, 'changes', changeMessage(action === 'arm' ? 'armed' : 'disarmed', { by: actor.by, held: typeof before === 'number' ? before : 0 }));
+            if (action === 'arm' && typeof before === 'number' && before > 0)
+              emit(sendLater, 'notify', summaryMessage(c, 'armed', before, undefined, actor.by));
+            emit(
+              sendLater,
+              'changes',
+              changeMessage(action === 'arm' ? 'armed' : 'disarmed', { by: actor.by, held: typeof before === 'number' ? before : 0 }),
+            );
           }
           return { result: null, reply: { ok: true, action, changed } };
         }
@@ -261,16 +273,33 @@ export = function register(RED: NodeAPI): void {
           if (action === 'snooze') return book.snoozeAlarm(alarmId, settings.snoozeScope, request.ms ?? settings.snoozeMs, actor, now);
           // resume named by an alarm: the snooze of what it is about
           const alarm = book.find(alarmId);
-          const ended = alarm ? book.resume(settings.snoozeScope === 'camera' && alarm.camera ? 'camera' : 'key', settings.snoozeScope === 'camera' && alarm.camera ? alarm.camera : alarm.key, actor, now) : undefined;
-          return alarm ? ({ ok: true, alarm, state: alarm.state, snooze: ended } as ActionResult) : ({ ok: false, reason: 'unknown' } as ActionResult);
+          const ended = alarm
+            ? book.resume(
+                settings.snoozeScope === 'camera' && alarm.camera ? 'camera' : 'key',
+                settings.snoozeScope === 'camera' && alarm.camera ? alarm.camera : alarm.key,
+                actor,
+                now,
+              )
+            : undefined;
+          return alarm
+            ? ({ ok: true, alarm, state: alarm.state, snooze: ended } as ActionResult)
+            : ({ ok: false, reason: 'unknown' } as ActionResult);
         });
-        if (!result.ok) return { result, reply: { ok: false, action, id: alarmId, reason: result.reason, text: refusalText(result), ...('by' in result ? { by: result.by } : {}) } };
+        if (!result.ok)
+          return {
+            result,
+            reply: { ok: false, action, id: alarmId, reason: result.reason, text: refusalText(result), ...('by' in result ? { by: result.by } : {}) },
+          };
         const facts = alarmFacts(result.alarm, result.state);
         if (action === 'ack') counts.acknowledged++;
         if (action === 'snooze' && result.alarm.state === 'acknowledged') counts.acknowledged++;
         if (action === 'close') await store.dropEvents([alarmId]).catch(() => undefined);
         const change = action === 'ack' ? 'acknowledged' : action === 'close' ? 'closed' : action === 'snooze' ? 'snoozed' : 'resumed';
-        emit(sendLater, 'changes', changeMessage(change, facts, { by: actor.by, via: actor.via, ...(result.snooze ? { snooze: snoozeFacts(result.snooze) } : {}) }));
+        emit(
+          sendLater,
+          'changes',
+          changeMessage(change, facts, { by: actor.by, via: actor.via, ...(result.snooze ? { snooze: snoozeFacts(result.snooze) } : {}) }),
+        );
         return { result, reply: { ok: true, action, alarm: facts, ...(result.snooze ? { snooze: snoozeFacts(result.snooze) } : {}) } };
       }
       function refusalText(result: Exclude<ActionResult, { ok: true }>): string {
@@ -305,7 +334,10 @@ export = function register(RED: NodeAPI): void {
               emit(send, 'replies', msg);
             })
           : onAlert(msg, send);
-        work.then(() => done(), (err: unknown) => done(flowError(RED, err)));
+        work.then(
+          () => done(),
+          (err: unknown) => done(flowError(RED, err)),
+        );
       });
 
       void opened.ready.then((store) => store.read(note)).catch(() => undefined);

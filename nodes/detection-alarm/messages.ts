@@ -7,7 +7,16 @@
  * (`buttons`), which detection-alert puts in the message it builds.
  */
 import type { NodeMessage } from 'node-red';
-import { alarmFacts, makeLinkToken, snoozeFacts, type Alarm, type AlarmChange, type AlarmFacts, type AlarmNotice, type Snooze } from '../../lib/alarm';
+import {
+  alarmFacts,
+  makeLinkToken,
+  snoozeFacts,
+  type Alarm,
+  type AlarmChange,
+  type AlarmFacts,
+  type AlarmNotice,
+  type Snooze,
+} from '../../lib/alarm';
 import { viewOfEvent } from '../../lib/events';
 import type { Vars } from '../shared/i18n';
 import type { AlarmSettings } from './settings';

@@ -14,6 +14,11 @@ export function readTelegramCallback(_payload: unknown): TelegramCallback | unde
   return undefined;
 }
 
-export function telegramReplies(_callback: TelegramCallback, _result: ActionResult | null, _reply: Record<string, unknown>, _c: MessageContext): Msg[] {
+export function telegramReplies(
+  _callback: TelegramCallback,
+  _result: ActionResult | null,
+  _reply: Record<string, unknown>,
+  _c: MessageContext,
+): Msg[] {
   return [];
 }

@@ -223,7 +223,11 @@ describe('detection-alarm node', function () {
     await helper.unload();
     assert.ok(fs.existsSync(path.join(userDir, 'detection-bridge', 'alarm-al.json')));
     ({ node, finished, out } = await start());
-    await until(() => /^1 open/.test(shown(node)?.text ?? ''), 5000, () => `the book loaded (status ${JSON.stringify(shown(node))})`);
+    await until(
+      () => /^1 open/.test(shown(node)?.text ?? ''),
+      5000,
+      () => `the book loaded (status ${JSON.stringify(shown(node))})`,
+    );
     await clock.advance(5 * MIN);
     await until(() => out.notify.length === 1, 5000, 'the reminder after the restart');
     assert.deepEqual([out.notify[0].alarm.id, out.notify[0].alarm.notice], [id, 'reminder']);
@@ -237,11 +241,7 @@ describe('detection-alarm node', function () {
       listed.alarms.map((a) => a.id),
       [id],
     );
-    assert.deepEqual(
-      listed.history.map((h) => h.action).sort(),
-      ['opened', 'reminded', 'snoozed'],
-      'one reminder (newest first in the history)',
-    );
+    assert.deepEqual(listed.history.map((h) => h.action).sort(), ['opened', 'reminded', 'snoozed'], 'one reminder (newest first in the history)');
     assert.equal(listed.history[0].action, 'reminded');
   });
 
