@@ -40,3 +40,37 @@ export class DurationHistogram {
     return out;
   }
 }
+
+/** Time from an alarm's opening to its acknowledgement (seconds): half a minute to a working day. */
+export const ACK_BUCKETS: readonly number[] = [30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14_400, 28_800];
+
+/**
+ * A histogram as a source's counters (`<prefix>:<i>` per bucket, not
+ * cumulative, `<prefix>:sum`, `<prefix>:count`): counters only grow, so
+ * what a node counted carries over a deploy as every other count does
+ * (./sources.ts), and the exporter makes buckets of them again.
+ */
+export function histogramCounters(h: DurationHistogram, prefix: string): Record<string, number> {
+  const out: Record<string, number> = { [`${prefix}:sum`]: h.sum, [`${prefix}:count`]: h.count };
+  let below = 0;
+  h.buckets().forEach((b, i) => {
+    out[`${prefix}:${i}`] = b.count - below;
+    below = b.count;
+  });
+  return out;
+}
+
+/** Prometheus buckets (cumulative) from counters made by histogramCounters with `bounds`. */
+export function bucketsOfCounters(
+  counters: Record<string, number>,
+  prefix: string,
+  bounds: readonly number[],
+): { buckets: Array<{ le: number; count: number }>; sum: number; count: number } {
+  const buckets: Array<{ le: number; count: number }> = [];
+  let running = 0;
+  for (let i = 0; i <= bounds.length; i++) {
+    running += counters[`${prefix}:${i}`] ?? 0;
+    buckets.push({ le: i < bounds.length ? bounds[i] : Infinity, count: running });
+  }
+  return { buckets, sum: counters[`${prefix}:sum`] ?? 0, count: counters[`${prefix}:count`] ?? 0 };
+}

@@ -11,7 +11,8 @@ import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { readiness } from './health';
 import { NODE_LABELS, ROWS, type Snapshot } from './rows';
 import { buildInfo, registerBuildInfo, runtimeRegistry } from './runtime';
-import { metricSources, type MetricSources } from './sources';
+import { ACK_BUCKETS, bucketsOfCounters } from './histogram';
+import { metricSources, SOURCE_KINDS, type MetricSources } from './sources';
 
 /** What a scrape answers. */
 export interface Scrape {
@@ -67,7 +68,7 @@ export function createMetricsExporter(
 
   /** Every key's values now; what costs I/O is asked of all sources at once, each bounded by slowMs. */
   const take = async (): Promise<Snapshot[]> => {
-    const entries = (['receiver', 'dedupe', 'presence', 'push'] as const).flatMap((kind) => sources.list(kind).map((entry) => ({ kind, entry })));
+    const entries = SOURCE_KINDS.flatMap((kind) => sources.list(kind).map((entry) => ({ kind, entry })));
     return Promise.all(
       entries.map(async ({ kind, entry }) => {
         const gauges = sources.gauges(entry);
@@ -128,38 +129,26 @@ export function createMetricsExporter(
   });
 
   // Kept by the receivers as plain numbers (./histogram.ts): served as prom-client serves a histogram.
-  const durationName = 'http_server_request_duration_seconds';
-  const duration = {
-    name: durationName,
-    help: 'Duration of HTTP server requests to a receiver, by method and status code (OpenTelemetry http.server.request.duration).',
-    type: 'histogram',
-    aggregator: 'sum',
-    collect() {},
-    reset() {},
-    get: async () => ({
-      name: durationName,
-      help: duration.help,
-      type: 'histogram',
-      aggregator: 'sum',
-      values: snapshot
+  plainHistogram(
+    registry,
+    'http_server_request_duration_seconds',
+    'Duration of HTTP server requests to a receiver, by method and status code (OpenTelemetry http.server.request.duration).',
+    () =>
+      snapshot
         .filter((s) => s.kind === 'receiver')
         .flatMap((s) =>
-          [...s.entry.meter.durations.values()].flatMap(({ method, status, histogram: h }) => {
-            const labels = { http_route: s.entry.key, http_request_method: method, http_response_status_code: String(status) };
-            return [
-              ...h.buckets().map((b) => ({
-                metricName: `${durationName}_bucket`,
-                labels: { ...labels, le: b.le === Infinity ? '+Inf' : b.le },
-                value: b.count,
-              })),
-              { metricName: `${durationName}_sum`, labels, value: h.sum },
-              { metricName: `${durationName}_count`, labels, value: h.count },
-            ];
-          }),
+          [...s.entry.meter.durations.values()].map(({ method, status, histogram: h }) => ({
+            labels: { http_route: s.entry.key, http_request_method: method, http_response_status_code: String(status) },
+            buckets: h.buckets(),
+            sum: h.sum,
+            count: h.count,
+          })),
         ),
-    }),
-  };
-  registry.registerMetric(duration as unknown as Metric);
+  );
+  // Kept by the alarm nodes as counters (./histogram.ts histogramCounters), so they carry over a deploy.
+  plainHistogram(registry, 'detection_bridge_alarm_time_to_ack_seconds', 'Time from an alarm opening to its acknowledgement.', () =>
+    snapshot.filter((s) => s.kind === 'alarm').map((s) => ({ labels: labelsOf(s), ...bucketsOfCounters(s.counters, 'ack', ACK_BUCKETS) })),
+  );
   registerBuildInfo(registry, buildInfo(options.nodeRedVersion));
   const served = Registry.merge([registry, runtimeRegistry()]);
 
@@ -170,4 +159,35 @@ export function createMetricsExporter(
       return { contentType: served.contentType, body: await served.metrics() };
     },
   };
+}
+
+interface HistogramSeries {
+  labels: Record<string, string>;
+  buckets: Array<{ le: number; count: number }>;
+  sum: number;
+  count: number;
+}
+
+/** A histogram kept as plain numbers elsewhere, served as prom-client serves one (its own Histogram would count again). */
+function plainHistogram(registry: Registry, name: string, help: string, series: () => HistogramSeries[]): void {
+  const metric = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    collect() {},
+    reset() {},
+    get: async () => ({
+      name,
+      help,
+      type: 'histogram',
+      aggregator: 'sum',
+      values: series().flatMap(({ labels, buckets, sum, count }) => [
+        ...buckets.map((b) => ({ metricName: `${name}_bucket`, labels: { ...labels, le: b.le === Infinity ? '+Inf' : b.le }, value: b.count })),
+        { metricName: `${name}_sum`, labels, value: sum },
+        { metricName: `${name}_count`, labels, value: count },
+      ]),
+    }),
+  };
+  registry.registerMetric(metric as unknown as Metric);
 }

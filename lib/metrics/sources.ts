@@ -1,6 +1,6 @@
 /**
  * What an operator's view reads, kept process-wide: each receiver, dedupe,
- * presence and push node registers a source (a function that reads the counts it keeps
+ * presence, push and alarm node registers a source (a function that reads the counts it keeps
  * anyway) under a stable key, and the metrics and health answers
  * (./prometheus.ts, ./health.ts) read every source when they are asked. No
  * node pays anything per event for it but what it counted already.
@@ -13,7 +13,9 @@
  */
 import { DurationHistogram } from './histogram';
 
-export type SourceKind = 'receiver' | 'dedupe' | 'push' | 'presence';
+/** The kinds of source, in the order the exporter reads them. */
+export const SOURCE_KINDS = ['receiver', 'dedupe', 'presence', 'push', 'alarm'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** Why a receiver does not take events now: a stable code (`not-mounted`, `redis-unreachable`, …) and what the code alone does not say. */
 export interface ReadinessProblem {

@@ -25,7 +25,9 @@ import {
 } from '../../lib/alarm';
 import { isUrgent } from '../../lib/alert';
 import { viewOfEvent } from '../../lib/events';
+import { ACK_BUCKETS, DurationHistogram, histogramCounters } from '../../lib/metrics';
 import { clockOf } from '../shared/clock';
+import { registerCounts } from '../shared/metrics';
 import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
@@ -71,7 +73,15 @@ export = function register(RED: NodeAPI): void {
       let closing = false;
 
       const counts = { opened: 0, reminders: 0, escalations: 0, acknowledged: 0, held: 0 };
+      const toAck = new DurationHistogram(ACK_BUCKETS);
       let open = 0;
+      // Read only when a monitor is scraped (lib/metrics): the totals go on across deploys.
+      registerCounts(
+        node,
+        'alarm',
+        () => ({ ...counts, ...histogramCounters(toAck, 'ack') }),
+        () => ({ open }),
+      );
       let snoozes = 0;
       let armed = true;
       let heldNow = 0;
@@ -291,8 +301,11 @@ export = function register(RED: NodeAPI): void {
             reply: { ok: false, action, id: alarmId, reason: result.reason, text: refusalText(result), ...('by' in result ? { by: result.by } : {}) },
           };
         const facts = alarmFacts(result.alarm, result.state);
-        if (action === 'ack') counts.acknowledged++;
-        if (action === 'snooze' && result.alarm.state === 'acknowledged') counts.acknowledged++;
+        // acknowledged now (a snooze of an open alarm acknowledges it too): counted, with its time to acknowledge
+        if ((action === 'ack' || action === 'snooze') && result.alarm.ackAt === now) {
+          counts.acknowledged++;
+          toAck.observe((now - result.alarm.openedAt) / 1000);
+        }
         if (action === 'close') await store.dropEvents([alarmId]).catch(() => undefined);
         const change = action === 'ack' ? 'acknowledged' : action === 'close' ? 'closed' : action === 'snooze' ? 'snoozed' : 'resumed';
         emit(

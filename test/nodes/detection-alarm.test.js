@@ -15,6 +15,7 @@ const path = require('node:path');
 const { getHelper, translatedModule, until, completeProbe, trackFinished } = require('../support');
 const { FakeClock } = require('../support/fake-clock');
 const ev = require('../fixtures/events');
+const { createMetricsExporter } = require('../../dist/lib/metrics');
 
 const helper = getHelper();
 const alarmNode = translatedModule('detection-alarm');
@@ -161,6 +162,19 @@ describe('detection-alarm node', function () {
     node.receive({ topic: 'ack', payload: alarm.id });
     await finished();
     assert.deepEqual([out.replies.at(-1).payload.ok, out.replies.at(-1).payload.reason], [false, 'closed']);
+
+    // what an operator sees (a monitor node serves the same exporter)
+    const { body } = await createMetricsExporter().scrape();
+    const value = (line) => Number(body.split('\n').find((l) => l.startsWith(line + ' '))?.slice(line.length + 1));
+    const labels = '{node="al",name=""}';
+    assert.equal(value(`detection_bridge_alarms_opened_total${labels}`), 1);
+    assert.equal(value(`detection_bridge_alarms_acknowledged_total${labels}`), 1);
+    assert.equal(value(`detection_bridge_alarm_reminders_total${labels}`), 1);
+    assert.equal(value(`detection_bridge_alarms_escalated_total${labels}`), 0);
+    assert.equal(value(`detection_bridge_alarms_open${labels}`), 0, 'closed: none open');
+    const bucket = (le) => value(`detection_bridge_alarm_time_to_ack_seconds_bucket{node="al",name="",le="${le}"}`);
+    assert.deepEqual([bucket(300), bucket(600), bucket('+Inf')], [0, 1, 1], 'acknowledged after 6 minutes');
+    assert.equal(value(`detection_bridge_alarm_time_to_ack_seconds_sum${labels}`), 360);
   });
 
   it('unanswered: at most the reminders asked for, one escalation, then closed when quiet', async () => {

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const promClient = require('prom-client');
-const { MetricSources, createMetricsExporter, outcomeOf } = require('../../../dist/lib/metrics');
+const { MetricSources, createMetricsExporter, outcomeOf, DurationHistogram, ACK_BUCKETS, histogramCounters } = require('../../../dist/lib/metrics');
 
 /** `name{labels} value` lines of an exposition, as a map. */
 function samples(text) {
@@ -46,6 +46,10 @@ describe('lib/metrics Prometheus exporter', () => {
       { name: 'on site' },
     );
     sources.register('push', 'p1', { read: () => ({ counters: { batchesSent: 4, batchesFailed: 1 } }) }, { name: '' });
+    const toAck = new DurationHistogram(ACK_BUCKETS);
+    for (const seconds of [45, 200, 200, 40_000]) toAck.observe(seconds);
+    const alarmCounts = { opened: 6, acknowledged: 4, reminders: 3, escalations: 1, held: 2, ...histogramCounters(toAck, 'ack') };
+    sources.register('alarm', 'al1', { read: () => ({ counters: alarmCounts, gauges: { open: 2 } }) }, { name: 'gate' });
 
     const exporter = createMetricsExporter(sources);
     const { contentType, body } = await exporter.scrape();
@@ -93,6 +97,23 @@ describe('lib/metrics Prometheus exporter', () => {
     assert.match(body, /# TYPE detection_bridge_presence_present gauge/);
     assert.equal(s.get('detection_bridge_push_batches_sent_total{node="p1",name=""}'), 4);
     assert.equal(s.get('detection_bridge_push_batches_failed_total{node="p1",name=""}'), 1);
+    const al = 'node="al1",name="gate"';
+    assert.deepEqual(
+      [
+        'alarms_opened_total',
+        'alarms_acknowledged_total',
+        'alarm_reminders_total',
+        'alarms_escalated_total',
+        'alarm_alerts_held_total',
+        'alarms_open',
+      ].map((m) => s.get(`detection_bridge_${m}{${al}}`)),
+      [6, 4, 3, 1, 2, 2],
+    );
+    const ack = (le) => s.get(`detection_bridge_alarm_time_to_ack_seconds_bucket{${al},le="${le}"}`);
+    assert.deepEqual([ack(30), ack(60), ack(300), ack(28800), ack('+Inf')], [0, 1, 3, 3, 4], 'cumulative buckets; 40,000 s only in +Inf');
+    assert.equal(s.get(`detection_bridge_alarm_time_to_ack_seconds_count{${al}}`), 4);
+    assert.equal(s.get(`detection_bridge_alarm_time_to_ack_seconds_sum{${al}}`), 40_445);
+    assert.match(body, /# TYPE detection_bridge_alarm_time_to_ack_seconds histogram/);
 
     counts.accepted = 10;
     assert.equal(samples((await exporter.scrape()).body).get(`detection_bridge_events_accepted_total{${p}}`), 10, 'read again at the next scrape');
