@@ -3,7 +3,8 @@
  * side: `msg.topic` names the action (ack, snooze, close, resume, arm,
  * disarm, list) and `msg.payload` the alarm (its id as text, or an object
  * with `id`, `by`, `note`, `minutes`, and for a snooze without an alarm:
- * `camera`, `plate`, `faceId`, `externalId`, `key` or `all: true`); or a Telegram button's
+ * `camera`, `plate`, `faceId`, `externalId`, `key` or `all: true`; for an ack
+ * or a close without an alarm, `all: true`: every open one); or a Telegram button's
  * callback (node-red-contrib-telegrambot's event node, ./telegram.ts). Any
  * other message is an alert.
  */
@@ -30,6 +31,8 @@ export interface ActionRequest {
   ms?: number;
   /** snooze or resume without an alarm: what. */
   target?: SnoozeTarget;
+  /** ack or close without an alarm: every one (a guard's one button: `all: true`). */
+  all?: boolean;
   via: ActionVia;
 }
 
@@ -82,6 +85,9 @@ export function readAction(topic: unknown, payload: unknown, plateKey: (plate: s
     else if (key) request.target = { scope: 'key', value: key, label: key };
     else return { ok: false, reason: 'invalid', problem: 'no-target' };
   }
-  if ((action === 'ack' || action === 'close') && id === undefined) return { ok: false, reason: 'invalid', problem: 'no-id' };
+  if ((action === 'ack' || action === 'close') && id === undefined) {
+    if (fields.all !== true) return { ok: false, reason: 'invalid', problem: 'no-id' };
+    request.all = true;
+  }
   return { ok: true, request };
 }

@@ -276,6 +276,29 @@ export = function register(RED: NodeAPI): void {
           emit(sendLater, 'changes', changeMessage('snoozed', snoozeFacts(snooze)));
           return { result: null, reply: { ok: true, action, snooze: snoozeFacts(snooze) } };
         }
+        if (request.all) {
+          // every alarm not acknowledged yet (ack), or every one (close), in one change
+          const results = await update((book) =>
+            book
+              .alarms()
+              .filter((a) => action === 'close' || a.state === 'open')
+              .map((a) => (action === 'ack' ? book.acknowledge(a.id, actor, now) : book.close(a.id, actor, now))),
+          );
+          const done = results.flatMap((r) => (r.ok ? [r] : []));
+          if (action === 'close') await store.dropEvents(done.map((r) => r.alarm.id)).catch(() => undefined);
+          for (const r of done) {
+            if (action === 'ack') {
+              counts.acknowledged++;
+              toAck.observe((now - r.alarm.openedAt) / 1000);
+            }
+            emit(
+              sendLater,
+              'changes',
+              changeMessage(action === 'ack' ? 'acknowledged' : 'closed', alarmFacts(r.alarm, r.state), { by: actor.by, via: actor.via }),
+            );
+          }
+          return { result: null, reply: { ok: true, action, alarms: done.map((r) => alarmFacts(r.alarm, r.state)) } };
+        }
         const alarmId = id as string;
         const result = await update((book) => {
           if (action === 'ack') return book.acknowledge(alarmId, actor, now);

@@ -165,7 +165,13 @@ describe('detection-alarm node', function () {
 
     // what an operator sees (a monitor node serves the same exporter)
     const { body } = await createMetricsExporter().scrape();
-    const value = (line) => Number(body.split('\n').find((l) => l.startsWith(line + ' '))?.slice(line.length + 1));
+    const value = (line) =>
+      Number(
+        body
+          .split('\n')
+          .find((l) => l.startsWith(line + ' '))
+          ?.slice(line.length + 1),
+      );
     const labels = '{node="al",name=""}';
     assert.equal(value(`detection_bridge_alarms_opened_total${labels}`), 1);
     assert.equal(value(`detection_bridge_alarms_acknowledged_total${labels}`), 1);
@@ -272,6 +278,27 @@ describe('detection-alarm node', function () {
       [out.notify[0].alarm.notice, out.notify[0].alarm.held, out.notify[0].payload],
       ['armed', 2, 'Armed again by Schedule: 2 alerts arrived while disarmed; they were held, not sent.'],
     );
+  });
+
+  it('one button for a guard: ack with all: true acknowledges every open alarm at once', async () => {
+    const { node, finished, out } = await start();
+    for (const plate of ['P1', 'P2', 'P3']) node.receive({ payload: plateEvent(plate) });
+    await finished();
+    const first = out.notify.find((m) => m.alarm.label === 'P1').alarm.id;
+    node.receive({ topic: 'ack', payload: { id: first, by: 'Anna' } });
+    await finished();
+    node.receive({ topic: 'ack', payload: { all: true, by: 'Ben' } });
+    await finished();
+    const reply = out.replies.at(-1).payload;
+    assert.deepEqual(
+      reply.alarms.map((a) => [a.label, a.ackBy]).sort(),
+      [
+        ['P2', 'Ben'],
+        ['P3', 'Ben'],
+      ],
+      'the one Anna acknowledged stays hers',
+    );
+    assert.equal(out.changes.filter((m) => m.topic === 'acknowledged').length, 3);
   });
 
   it('an action it cannot run reaches Catch with a code; a message that is no event too', async () => {
