@@ -25,9 +25,6 @@
   const check = validators.check;
   const redisCheck = validators.config('redis', 'redis-gone');
   const DEFAULT_CLASSES = DetectionBridgePlates.DEFAULT_LOOKALIKE_CLASSES;
-  /** The rules the runtime reads link settings with (nodes/detection-alarm/settings.ts). */
-  const LINK_BASE = /^https?:\/\/[^\s/]+/i;
-  const LINK_PATH = /^\/[\w\-./~]*$/;
 
   function inDialog(node: EditorNode): boolean {
     return DetectionBridgeEditor.inDialog(node, '#node-input-scope');
@@ -45,7 +42,7 @@
   /** The page's path as the runtime serves it. */
   function pathOf(node: AlarmNode, typed: unknown): string {
     const path = String(typed === undefined || typed === null ? '' : typed).trim();
-    return path === '' ? '/detection-alarm/' + node.id : path.replace(/\/+$/, '');
+    return path === '' ? '/detection-alarm/' + node.id : DetectionBridgeRoutes.normalizeNodePath(path).replace(/\/+$/, '');
   }
   function esc(text: unknown): string {
     return $('<span>')
@@ -91,14 +88,14 @@
         value: '',
         validate: function (v, _opt) {
           const base = String(v === undefined || v === null ? '' : v).trim();
-          return check(this, base === '' || LINK_BASE.test(base), 'linkBase');
+          return check(this, base === '' || DetectionBridgeUrls.baseUrlProblem(base.replace(/\/+$/, '')) === undefined, 'linkBase');
         },
       },
       linkPath: {
         value: '',
         validate: function (v, _opt) {
           const path = String(v === undefined || v === null ? '' : v).trim();
-          return check(this, path === '' || (LINK_PATH.test(path) && path.indexOf('//') < 0), 'linkPath');
+          return check(this, path === '' || DetectionBridgeRoutes.routePathProblem(path) === undefined, 'linkPath');
         },
       },
       linkHours: option(TYPE, 'linkHours'),

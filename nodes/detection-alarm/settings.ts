@@ -7,6 +7,7 @@
 import type { NodeAPI, NodeDef } from 'node-red';
 import type { AlarmKeyBy, BookOptions } from '../../lib/alarm';
 import { durationMs, nodeOptions, type SavedOptions } from '../../lib/config';
+import { baseUrlProblem, normalizeNodePath, routePathProblem } from '../../lib/http';
 import { DEFAULT_LOOKALIKE_CLASSES, normalisePlate, parseLookalikeClasses, type Lookalikes } from '../../lib/plates';
 import { translate, type Vars } from '../shared/i18n';
 import { propertyReader, typedLabel, type PropertyReader, type PropertyUtil } from '../shared/typed-property';
@@ -69,10 +70,12 @@ export function alarmSettings(
     lookalikes = parsed.lookalikes;
   }
   const fold = lookalikes;
+  // the rules the dialog runs too (lib/http: base-url.ts, route-path.ts)
   const base = (config.linkBase ?? '').trim().replace(/\/+$/, '');
-  if (base !== '' && !/^https?:\/\/[^\s/]+/i.test(base)) return { ok: false, problem: t('errors.link-base', { base }) };
-  const path = (config.linkPath ?? '').trim() || `/detection-alarm/${node.id}`;
-  if (!/^\/[\w\-./~]*$/.test(path) || path.includes('//')) return { ok: false, problem: t('errors.link-path', { path }) };
+  if (base !== '' && baseUrlProblem(base) !== undefined) return { ok: false, problem: t('errors.link-base', { base }) };
+  const typed = (config.linkPath ?? '').trim();
+  if (typed !== '' && routePathProblem(typed) !== undefined) return { ok: false, problem: t('errors.link-path', { path: typed }) };
+  const path = typed === '' ? `/detection-alarm/${node.id}` : normalizeNodePath(typed);
   return {
     ok: true,
     settings: {

@@ -738,6 +738,91 @@ const CASES = {
       },
     ],
   },
+  'detection-alarm': {
+    valid: {
+      steps: [
+        { select: 'keyBy', value: 'subjectCamera' },
+        { fill: 'remind', value: '2' },
+        { fill: 'maxReminders', value: '4' },
+        { fill: 'escalate', value: '10' },
+        { fill: 'snoozeFor', value: '30' },
+        { select: 'snoozeUnits', value: 'm' },
+        { select: 'snoozeScope', value: 'camera' },
+        { fill: 'linkBase', value: 'https://alarms.example.com:1880/' },
+        { fill: 'linkPath', value: '/alarm/gate' },
+      ],
+      check: async (page, nr, ui) => {
+        const shown = (names) => Promise.all(names.map((n) => page.locator(`#node-input-${n}`).isVisible()));
+        assert.equal(
+          await page.locator('#detection-alarm-path').innerText(),
+          'https://alarms.example.com:1880/alarm/gate/…',
+          'the page’s address as the links will carry it',
+        );
+        assert.deepEqual(await shown(['lookalike', 'lookalikeClasses']), [true, true], 'plates are a key: the look-alikes are shown');
+        await ui.step({ select: 'keyBy', value: 'camera' });
+        assert.deepEqual(await shown(['lookalike', 'lookalikeClasses']), [false, false], 'one alarm per camera: no plate options');
+        await ui.step({ select: 'keyBy', value: 'subjectCamera' });
+        assert.deepEqual(await shown(['redis', 'sharedName']), [false, false], 'kept here: the Redis rows are hidden');
+        await ui.step({ select: 'scope', value: 'redis' });
+        assert.deepEqual(await shown(['redis', 'sharedName']), [true, true]);
+        assert.ok(await ui.hasInputError('redis'), 'shared without a Redis server: the list is marked');
+        await ui.step({ select: 'scope', value: 'local' });
+        assert.match(await page.locator('#detection-alarm-history').innerText(), /deployed/, 'the history waits for a deploy');
+      },
+      ports: 4,
+      expect: {
+        keyBy: 'subjectCamera',
+        remind: 2,
+        maxReminders: 4,
+        escalate: 10,
+        snoozeFor: 30,
+        snoozeUnits: 'm',
+        snoozeScope: 'camera',
+        linkBase: 'https://alarms.example.com:1880/',
+        linkPath: '/alarm/gate',
+        scope: 'local',
+      },
+    },
+    invalid: [
+      {
+        steps: [{ fill: 'linkBase', value: 'alarms.example.com' }],
+        error: 'linkBase',
+        reason: 'validators.linkBase',
+        restore: [{ fill: 'linkBase', value: 'https://alarms.example.com:1880/' }],
+      },
+      {
+        steps: [{ fill: 'linkPath', value: 'alarm page' }],
+        error: 'linkPath',
+        reason: 'validators.linkPath',
+        restore: [{ fill: 'linkPath', value: '' }],
+      },
+      { steps: [{ fill: 'remind', value: '-1' }], error: 'remind', reason: 'validators.remind', restore: [{ fill: 'remind', value: '2' }] },
+      {
+        steps: [{ fill: 'maxReminders', value: '1.5' }],
+        error: 'maxReminders',
+        reason: 'validators.maxReminders',
+        restore: [{ fill: 'maxReminders', value: '4' }],
+      },
+      {
+        steps: [{ fill: 'snoozeFor', value: '0' }],
+        error: 'snoozeFor',
+        reason: 'validators.snoozeFor',
+        restore: [{ fill: 'snoozeFor', value: '30' }],
+      },
+      {
+        steps: [{ fill: 'linkHours', value: '1000' }],
+        error: 'linkHours',
+        reason: 'validators.linkHours',
+        restore: [{ fill: 'linkHours', value: '24' }],
+      },
+      {
+        steps: [{ fill: 'lookalikeClasses', value: '0' }],
+        error: 'lookalikeClasses',
+        reason: 'validators.classes',
+        restore: [{ fill: 'lookalikeClasses', value: '0ODQ 1I 2Z 5S 8B 6G' }],
+      },
+    ],
+  },
   'detection-monitor': {
     // metrics are never served without a credential unless the box says so
     fresh: 'validators.credential-needed',
