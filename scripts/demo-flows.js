@@ -41,11 +41,21 @@ function readJson(file) {
  * bridge, e.g. http://127.0.0.1:5023), `redisUrl`, `haveRedis`,
  * `haveDashboard` (tabs that need them are left out without), `token` (the
  * demo receiver's Bearer token), `listenerPort` (the listener example's own port, on
- * 127.0.0.1; default 8443). Returns `{ flows, credentials, tabs }`:
+ * 127.0.0.1; default 8443), `nodeRedUrl` (where the demo's Node-RED answers: the
+ * alarm example's mail links point there). Returns `{ flows, credentials, tabs }`:
  * credentials by node id, as Node-RED's flows_cred.json holds them (see
  * withCredentials for the admin API), tabs as `{ id, label, file }`.
  */
-function buildDemoFlows({ coreUrl, redisUrl, haveRedis = false, haveDashboard = false, token = DEMO_TOKEN, listenerPort = 8443, root = ROOT } = {}) {
+function buildDemoFlows({
+  coreUrl,
+  redisUrl,
+  haveRedis = false,
+  haveDashboard = false,
+  token = DEMO_TOKEN,
+  listenerPort = 8443,
+  nodeRedUrl,
+  root = ROOT,
+} = {}) {
   const flows = [];
   const credentials = { [DEMO_IN]: { token } };
   const tabs = [];
@@ -56,6 +66,8 @@ function buildDemoFlows({ coreUrl, redisUrl, haveRedis = false, haveDashboard = 
       if (node.type === 'detection-redis') flows.push({ ...node, ...(redisUrl ? { url: redisUrl } : {}) });
       // A receiver's own port (the listener example): on this machine only, like the demo's Node-RED.
       else if (node.type === 'detection-listener') flows.push({ ...node, host: '127.0.0.1', port: listenerPort });
+      // the alarm's mail links open the demo's own Node-RED
+      else if (node.type === 'detection-alarm' && nodeRedUrl) flows.push({ ...node, z: id, linkBase: nodeRedUrl });
       else if (node.type === 'platform-server') {
         // Examples point at the demo core; give it the demo credentials.
         flows.push({ ...node, ...(coreUrl ? { url: coreUrl } : {}) });
@@ -151,6 +163,8 @@ function demoFeeds(base, { haveRedis = false, haveDashboard = false, token = DEM
     // names, sites and time zones that vary, for the cards
     { tab: exampleTabId('live-dashboard'), path: '/detections/dashboard', share: 2, scenario: 'mixed', seed: 3, images: 'realistic', enrolled: true },
     { tab: exampleTabId('alert-with-picture'), path: '/detections/alerts', share: 2, scenario: ALERT_SCENARIO, images: 'realistic' },
+    // banned plates at Gate 2 LPR at night: alarms that remind and escalate until someone answers
+    { tab: exampleTabId('alarm-acknowledge-escalate'), path: '/detections/alarms', share: 1, scenario: ALERT_SCENARIO, images: 'realistic' },
     { tab: exampleTabId('receive-detections'), path: '/detections', share: 1, scenario: 'mixed', seed: 4, images: 'pictures' },
     { tab: exampleTabId('dedupe-and-route'), path: '/detections/deduped', share: 1, scenario: 'mixed', seed: 5, images: 'pictures' },
     { tab: exampleTabId('durable-receive'), path: '/durable/detections', share: 1, scenario: 'mixed', seed: 6, images: 'pictures' },

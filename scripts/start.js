@@ -167,7 +167,15 @@ module.exports = {
 const flowFile = path.join(userDir, 'flows.json');
 const placed = placeDemoFlows(
   userDir,
-  buildDemoFlows({ coreUrl, redisUrl: `redis://127.0.0.1:${redisPort}`, haveRedis, haveDashboard, token: DEMO_TOKEN, listenerPort }),
+  buildDemoFlows({
+    coreUrl,
+    redisUrl: `redis://127.0.0.1:${redisPort}`,
+    haveRedis,
+    haveDashboard,
+    token: DEMO_TOKEN,
+    listenerPort,
+    nodeRedUrl: base,
+  }),
   { reset: resetFlows, keep: keepFlows },
 );
 console.log(`Flows: ${placed.why}.`);
