@@ -45,20 +45,21 @@ export function readableTime(ms: number, zone: string): string {
   return `${(wall ?? new Date(ms)).toISOString().slice(0, 16).replace('T', ' ')} ${wall ? zone : 'UTC'}`;
 }
 
-/** Why a page does nothing, or the book's answer when it refused the action. */
+/** Why a page does nothing: the link, the request, or the book's answer to the action. */
 export type PageRefusal =
   | { reason: 'malformed' | 'forged' | 'used' | 'unknown' | 'method' | 'action' | 'too-large' | 'form' | 'failed' }
   | { reason: 'expired'; expires: number }
   | { reason: 'closed'; by: string; at: number }
-  /** The book refused (acknowledged by someone else meanwhile, closed): its sentence and the status that fits. */
-  | { reason: 'refused'; status: number; text: string };
+  /** The book refused an acknowledgement: somebody was first. */
+  | { reason: 'already'; by: string; at: number };
 
-const STATUS: Record<Exclude<PageRefusal['reason'], 'refused'>, number> = {
+const STATUS: Record<PageRefusal['reason'], number> = {
   malformed: 403,
   forged: 403,
   expired: 410,
   used: 410,
   closed: 410,
+  already: 409,
   unknown: 404,
   method: 405,
   action: 400,
@@ -189,12 +190,11 @@ export function refusalPage(refusal: PageRefusal, t: PageText, zone: string): { 
     case 'unknown':
       text = t('page.refused.nothing', { reason: t('refused.unknown') });
       break;
-    case 'refused':
-      text = t('page.refused.unchanged', { reason: refusal.text });
+    case 'already':
+      text = t('page.refused.unchanged', { reason: t('refused.already', { by: refusal.by || '-', at: readableTime(refusal.at, zone) }) });
       break;
     default:
       text = t(`page.refused.${refusal.reason}`, { max: MAX_FORM_BYTES });
   }
-  const status = refusal.reason === 'refused' ? refusal.status : STATUS[refusal.reason];
-  return { status, html: document(t, t('page.title.refused'), paragraph(text)) };
+  return { status: STATUS[refusal.reason], html: document(t, t('page.title.refused'), paragraph(text)) };
 }

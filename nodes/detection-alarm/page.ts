@@ -41,8 +41,6 @@ export interface PageDeps {
 
 /** A form that trickles in is given up after this long without a byte. */
 const FORM_STALL_MS = 10_000;
-/** The status of the book's refusal of an action. */
-const REFUSED_STATUS: Record<string, number> = { already: 409, closed: 410, unknown: 404 };
 /** Page paths served now, by route key → node id: a second node on one path is refused, not left in the shadow of the first. */
 const claimed = new Map<string, string>();
 
@@ -108,11 +106,9 @@ export function mountLinkPage(RED: NodeAPI, node: Node, settings: AlarmSettings,
     const refused = await store.update((book) => (book.useLink(claim.alarm, claim.nonce) ? undefined : linkStanding(book, claim)));
     if (refused) return refuse(req, res, refused.ok ? { reason: 'used' } : refused.refusal);
     const by = fieldText(form.name) || t('by.link');
-    const { result, reply } = await deps.act({ action, id: claim.alarm, by, via: 'link' });
-    if (!result || !result.ok) {
-      const reason = result ? result.reason : 'unknown';
-      return refuse(req, res, { reason: 'refused', status: REFUSED_STATUS[reason] ?? 409, text: String(reply.text ?? '') });
-    }
+    const { result } = await deps.act({ action, id: claim.alarm, by, via: 'link' });
+    // closed or acknowledged by someone else between the check and the press
+    if (!result || !result.ok) return refuse(req, res, result && result.reason !== 'unknown' ? result : { reason: 'unknown' });
     const zone = systemTimeZone();
     const { alarm, snooze } = result;
     const done =
