@@ -1,4 +1,4 @@
-/** Alarms people answer: the book and its rules, alerts read from events, the mail link's tokens, where the book is kept. */
+/** Alarms people answer: the book and its rules, alerts read from events, the mail link's tokens and page, where the book is kept. */
 export * from './types';
 export * from './book';
 export * from './alert-in';
@@ -6,3 +6,4 @@ export * from './link';
 export * from './local-store';
 export * from './action';
 export * from './notice';
+export * from './page';

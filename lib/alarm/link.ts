@@ -44,13 +44,16 @@ export function makeLinkToken(secret: string, scope: string, alarm: string, expi
   return `${body}.${sign(secret, scope, body)}`;
 }
 
-/** What `token` claims, or why it is refused (the book then says whether it was used, or the alarm closed). */
+/**
+ * What `token` claims, or why it is refused (the book then says whether it
+ * was used, or the alarm closed); an expired one says when (its page does).
+ */
 export function readLinkToken(
   secret: string,
   scope: string,
   token: string,
   now: number,
-): { ok: true; claim: LinkClaim } | { ok: false; refusal: LinkRefusal } {
+): { ok: true; claim: LinkClaim } | { ok: false; refusal: Exclude<LinkRefusal, 'expired'> } | { ok: false; refusal: 'expired'; expires: number } {
   const parts = token.split('.');
   if (parts.length !== 4) return { ok: false, refusal: 'malformed' };
   const [alarm, nonce, expiry, signature] = parts;
@@ -59,6 +62,6 @@ export function readLinkToken(
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, refusal: 'forged' };
   const expires = parseInt(expiry, 36) * 1000;
-  if (!(expires > now)) return { ok: false, refusal: 'expired' };
+  if (!(expires > now)) return { ok: false, refusal: 'expired', expires };
   return { ok: true, claim: { alarm, nonce, expires } };
 }

@@ -56,6 +56,8 @@ export const LISTENER_CLOSE_WAIT_MS = 10_000;
 export class Listener extends EventEmitter {
   readonly server: Server;
   private readonly routes = new Map<string, RouteHandler>();
+  /** Routes that serve one segment below their path (a page whose last segment is a token). */
+  private readonly below = new Map<string, RouteHandler>();
   private stateNow: ListenerState = 'idle';
   private errorNow: (Error & { code?: string }) | undefined;
   private starting: Promise<void> | undefined;
@@ -107,15 +109,19 @@ export class Listener extends EventEmitter {
     return this.routes.has(listenerRouteKey(path));
   }
 
-  /** Serves `path` with `handler`; throws when another receiver already serves it. */
-  mount(path: string, handler: RouteHandler): ListenerRoute {
+  /**
+   * Serves `path` with `handler` (with `below`: every `<path>/<segment>`
+   * instead, one segment deeper); throws when another receiver already serves it.
+   */
+  mount(path: string, handler: RouteHandler, options: { below?: boolean } = {}): ListenerRoute {
     const key = listenerRouteKey(path);
-    if (this.routes.has(key)) throw Object.assign(new Error(`${path} is already served on this listener`), { code: 'ERR_PATH_IN_USE' });
-    this.routes.set(key, handler);
+    const routes = options.below ? this.below : this.routes;
+    if (routes.has(key)) throw Object.assign(new Error(`${path} is already served on this listener`), { code: 'ERR_PATH_IN_USE' });
+    routes.set(key, handler);
     return {
       path,
       remove: () => {
-        if (this.routes.get(key) === handler) this.routes.delete(key);
+        if (routes.get(key) === handler) routes.delete(key);
       },
     };
   }
@@ -177,7 +183,8 @@ export class Listener extends EventEmitter {
       this.refuse(req, res, expectsContinue, problem('forbidden', `${req.socket.remoteAddress ?? 'this address'} may not send to this receiver`));
       return;
     }
-    const handler = this.routes.get(listenerRouteKey(pathnameOf(req.url)));
+    const key = listenerRouteKey(pathnameOf(req.url));
+    const handler = this.routes.get(key) ?? this.below.get(key.slice(0, key.lastIndexOf('/')) || '/');
     if (!handler) {
       this.refuse(req, res, expectsContinue, problem('notFound', 'no receiver at this path'));
       return;

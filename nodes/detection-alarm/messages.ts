@@ -46,7 +46,7 @@ export interface MessageContext {
 const minutes = (ms: number): number => Math.max(1, Math.round(ms / 60_000));
 
 /** How long the Snooze button snoozes, as people read it (`1 h`, `30 min`). */
-export function snoozeLength(c: MessageContext): string {
+export function snoozeLength(c: Pick<MessageContext, 'settings' | 't'>): string {
   const ms = c.settings.snoozeMs;
   if (ms % 3_600_000 === 0) return c.t('time.hours', { count: ms / 3_600_000 });
   if (ms >= 60_000) return c.t('time.minutes', { count: minutes(ms) });

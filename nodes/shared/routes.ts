@@ -129,14 +129,25 @@ export function mountRoute(app: ExpressApp, path: string, middlewares: Middlewar
       if (removed) return;
       removed = true;
       guarded.delete(key);
-      const router = routerOf(app);
-      if (!router) return;
-      for (let i = router.stack.length - 1; i >= 0; i--) {
-        const route = router.stack[i].route;
-        if (route && route.stack.some((layer) => layer.handle === handler)) router.stack.splice(i, 1);
-      }
+      removeRoutes(app, handler);
     },
   };
+}
+
+/** Takes the routes that end in `handler` off `app`. */
+function removeRoutes(app: ExpressApp, handler: Middleware): void {
+  const router = routerOf(app);
+  if (!router) return;
+  for (let i = router.stack.length - 1; i >= 0; i--) {
+    const route = router.stack[i].route;
+    if (route && route.stack.some((layer) => layer.handle === handler)) router.stack.splice(i, 1);
+  }
+}
+
+/** Node-RED's httpNodeMiddleware, as a list. */
+function nodeMiddlewares(RED: NodeAPI): Middleware[] {
+  const configured = (RED.settings as unknown as Record<string, unknown>).httpNodeMiddleware;
+  return (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
 }
 
 /** How long a request that arrives during a deploy waits for the receiver's successor, and how many may. */
@@ -163,8 +174,21 @@ export function receiverRouteKey(RED: NodeAPI, path: string, listenerId?: string
 /** Mounts a receiver's `handler` on `path`: on `listener`'s own port, else on httpNode after Node-RED's httpNodeMiddleware. */
 export function mountReceiverRoute(RED: NodeAPI, path: string, handler: RouteHandler, listener?: Listener): MountedRoute {
   if (listener) return { fullPath: path, ...listener.mount(path, handler) };
-  const configured = (RED.settings as unknown as Record<string, unknown>).httpNodeMiddleware;
-  const middlewares = (Array.isArray(configured) ? configured : configured ? [configured] : []) as Middleware[];
   const server = (RED as unknown as { server?: Server }).server;
-  return mountRoute(RED.httpNode as unknown as ExpressApp, path, middlewares, (req, res) => handler(req, res), server);
+  return mountRoute(RED.httpNode as unknown as ExpressApp, path, nodeMiddlewares(RED), (req, res) => handler(req, res), server);
+}
+
+/**
+ * Mounts a page's `handler` on `<path>/<one segment>` (the segment a token
+ * it reads from req.url): on `listener`'s own port, else on httpNode after
+ * httpNodeMiddleware. Its POST bodies are small forms and not guarded from
+ * the admin app's parsers: with both apps at `/`, the handler finds the form
+ * already parsed in req.body.
+ */
+export function mountPageRoute(RED: NodeAPI, path: string, handler: RouteHandler, listener?: Listener): MountedRoute {
+  if (listener) return { fullPath: path, ...listener.mount(path, handler, { below: true }) };
+  const app = RED.httpNode as unknown as ExpressApp;
+  const serve: Middleware = (req, res) => handler(req, res);
+  app.all(`${path === '/' ? '' : path}/:token`, ...nodeMiddlewares(RED), serve);
+  return { fullPath: `${app.path()}${path}`.replace(/\/{2,}/g, '/'), remove: () => removeRoutes(app, serve) };
 }

@@ -75,6 +75,25 @@ describe('lib/http/listener', function () {
     assert.equal((await request(`${base}/a`, {}, 'x')).status, 200);
   });
 
+  it('a route below a path serves one segment deeper (a page and its token), apart from the path’s own route', async () => {
+    const listener = await started();
+    const page = listener.mount('/alarm/page', echo, { below: true });
+    const base = `http://127.0.0.1:${listener.port}`;
+    const get = (p) => request(`${base}${p}`, { method: 'GET' });
+    assert.deepEqual(await get('/alarm/page/Ab.c-D_e').then((r) => [r.status, r.body]), [200, 'got 0 at /alarm/page/Ab.c-D_e'], 'the URL as sent');
+    assert.equal((await get('/Alarm/Page/tok/')).status, 200);
+    for (const other of ['/alarm/page', '/alarm/page/a/b', '/alarm/pagex/tok', '/alarm/tok']) assert.equal((await get(other)).status, 404, other);
+    assert.throws(
+      () => listener.mount('/alarm/page/', echo, { below: true }),
+      (err) => err.code === 'ERR_PATH_IN_USE',
+    );
+    listener.mount('/alarm/page', echo);
+    assert.equal((await get('/alarm/page')).status, 200, 'the path itself is another route');
+    page.remove();
+    assert.equal((await get('/alarm/page/tok')).status, 404);
+    assert.equal((await get('/alarm/page')).status, 200);
+  });
+
   it('answers 403 with a problem body to an address outside the allow-list, before the handler', async () => {
     let called = 0;
     const listener = await started({ allow: parseAllowList('10.0.0.0/8') });
