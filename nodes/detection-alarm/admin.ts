@@ -23,12 +23,14 @@ export function listAlarms(nodeId: string, listing: Listing): { remove(): void }
   };
 }
 
-let served = false;
+/** Admin apps served already: once each (a test harness makes a new one per run). */
+const served = new WeakSet<object>();
 
 export function serveAlarmAdmin(RED: NodeAPI): void {
-  if (served) return;
-  served = true;
-  RED.httpAdmin.get('/detection-bridge/alarms/:id', RED.auth.needsPermission('detection-alarm.read'), (req: Request, res: Response) => {
+  const app = RED.httpAdmin;
+  if (!app || served.has(app)) return;
+  served.add(app);
+  app.get('/detection-bridge/alarms/:id', RED.auth.needsPermission('detection-alarm.read'), (req: Request, res: Response) => {
     const listing = listings.get(String(req.params.id));
     if (!listing) {
       if (req.query.optional === '1') {
