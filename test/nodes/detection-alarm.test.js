@@ -87,6 +87,18 @@ describe('detection-alarm node', function () {
     return got;
   }
 
+  /** A scrape of every node's metrics: line → value (0 when absent). */
+  async function metrics() {
+    const { body } = await createMetricsExporter().scrape();
+    return (line) =>
+      Number(
+        body
+          .split('\n')
+          .find((l) => l.startsWith(line + ' '))
+          ?.slice(line.length + 1) ?? 0,
+      );
+  }
+
   /** The node's own status as last shown (the helper's spy on `status` is shared by every node). */
   const shown = (node) => {
     const own = node.status.getCalls().filter((c) => c.thisValue === node);
@@ -100,6 +112,8 @@ describe('detection-alarm node', function () {
   }
 
   it('opens an alarm, joins a second read, reminds and escalates while unanswered, and stops at an acknowledgement', async () => {
+    // the counters of node id `al` go on across the tests of this process (as across deploys): what this test adds
+    const before = await metrics();
     const { node, finished, out } = await start();
     node.receive({ payload: plateEvent('8OB123') });
     await finished();
@@ -164,14 +178,8 @@ describe('detection-alarm node', function () {
     assert.deepEqual([out.replies.at(-1).payload.ok, out.replies.at(-1).payload.reason], [false, 'closed']);
 
     // what an operator sees (a monitor node serves the same exporter)
-    const { body } = await createMetricsExporter().scrape();
-    const value = (line) =>
-      Number(
-        body
-          .split('\n')
-          .find((l) => l.startsWith(line + ' '))
-          ?.slice(line.length + 1),
-      );
+    const after = await metrics();
+    const value = (line) => after(line) - (line.startsWith('detection_bridge_alarms_open{') ? 0 : before(line));
     const labels = '{node="al",name=""}';
     assert.equal(value(`detection_bridge_alarms_opened_total${labels}`), 1);
     assert.equal(value(`detection_bridge_alarms_acknowledged_total${labels}`), 1);
