@@ -1,13 +1,15 @@
-/** The alert message: its text from a template of fields, its picture, and the message each common sender takes. */
+/** The alert message: its text from a template of fields, its picture, an alarm's sentence, link and buttons, and the message each common sender takes. */
 export { ALERT_FIELDS, renderTemplate, unknownFields, type AlertField, type AlertValues } from './template';
 export { alertTags, alertValues, isUrgent, type FieldContext } from './fields';
 export { alertPicture, type AlertPicture, type PictureResult } from './picture';
-export { cut, cutBytes, type AlertInput } from './text';
+export { cut, cutBytes, withLinkLine, type AlertInput, type AlertLink } from './text';
+export { CALLBACK_DATA_MAX_BYTES, isRepeatNotice, readAlarmNotice, type AlertAlarm, type AlertButton } from './alarm-notice';
 export {
   ALERT_SENDERS,
   buildAlert,
   emailText,
   telegramChatId,
+  telegramKeyboard,
   TELEGRAM_CAPTION_MAX,
   TELEGRAM_TEXT_MAX,
   type AlertSender,
@@ -23,6 +25,8 @@ export {
   PUSHOVER_MAX_ATTACHMENT,
   PUSHOVER_MESSAGE_MAX,
   PUSHOVER_TITLE_MAX,
+  PUSHOVER_URL_MAX,
+  PUSHOVER_URL_TITLE_MAX,
   rfc2047,
   slackMessage,
   slackText,

@@ -8,11 +8,15 @@
  * node-red-node-email 5.2 (61-email.js: msg.topic the subject, msg.payload
  * the text, msg.attachments nodemailer's attachments, msg.priority, msg.to)
  * and node-red-contrib-telegrambot 17 (telegrambot/nodes/out-node.js:
- * msg.payload { chatId, type, content, caption, options, fileOptions }).
- * The web hooks are in ./webhooks.ts.
+ * msg.payload { chatId, type, content, caption, options, fileOptions };
+ * `options` goes to node-telegram-bot-api's sendPhoto or sendMessage as the
+ * Bot API's optional parameters, so `options.reply_markup` carries buttons).
+ * The web hooks are in ./webhooks.ts. An alarm's link is the body's last
+ * line where a sender has no link of its own.
  */
+import type { AlertButton } from './alarm-notice';
 import type { AlertPicture } from './picture';
-import { cut, type AlertInput } from './text';
+import { cut, withLinkLine, type AlertInput, type AlertLink } from './text';
 import { gotifyMessage, ntfyMessage, pushoverMessage, PUSHOVER_MAX_ATTACHMENT, slackMessage, teamsMessage, teamsTakes } from './webhooks';
 
 /** The senders an alert is shaped for; lib/config/node-options.ts restates the list. */
@@ -23,7 +27,7 @@ export type AlertSender = (typeof ALERT_SENDERS)[number];
 export const TELEGRAM_CAPTION_MAX = 1024;
 export const TELEGRAM_TEXT_MAX = 4096;
 
-export { cut, type AlertInput };
+export { cut, type AlertInput, type AlertLink };
 
 export interface SenderOptions {
   /** e-mail: the recipients typed in the node (empty: the e-mail node's own). */
@@ -43,7 +47,7 @@ export interface BuiltAlert {
   props: Record<string, unknown>;
   /** The picture attached, or null. */
   picture: AlertPicture | null;
-  /** The body as sent, with the note when the picture was left out here. */
+  /** The body as sent, with the note when the picture was left out here, and the link's line where it is one. */
   body: string;
   /** Why the sender left the picture out. */
   dropped?: 'unsupported' | 'too-large';
@@ -65,8 +69,13 @@ export function emailText(text: string): string {
   return LOOKS_LIKE_HTML.test(text) ? text.replace(/<(?=[a-z])/gi, '‹') : text;
 }
 
-function withNote(body: string, note: string): string {
-  return body === '' ? note : `${body}\n${note}`;
+function withLine(body: string, line: string): string {
+  return body === '' ? line : `${body}\n${line}`;
+}
+
+/** Telegram's inline keyboard of `buttons`, one row (Bot API InlineKeyboardMarkup). */
+export function telegramKeyboard(buttons: readonly AlertButton[]): { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> } {
+  return { inline_keyboard: [buttons.map((b) => ({ text: b.text, callback_data: b.data }))] };
 }
 
 /** The message `sender` takes for `input`. */
@@ -76,20 +85,23 @@ export function buildAlert(sender: AlertSender, input: AlertInput, options: Send
   const drop = (why: 'unsupported' | 'too-large'): void => {
     if (!picture) return;
     dropped = why;
-    body = withNote(body, why === 'unsupported' ? options.notes.unsupported : options.notes.tooLarge);
+    body = withLine(body, why === 'unsupported' ? options.notes.unsupported : options.notes.tooLarge);
     picture = null;
   };
   if (sender === 'slack') drop('unsupported');
   if (sender === 'pushover' && picture && picture.data.length > PUSHOVER_MAX_ATTACHMENT) drop('too-large');
-  if (sender === 'teams' && picture && !teamsTakes(input.subject, body, picture, input.urgent)) drop('too-large');
+  if (sender === 'teams' && picture && !teamsTakes(input.subject, body, picture, input.urgent, input.link)) drop('too-large');
 
   const content = { ...input, body, picture };
+  const { link } = input;
+  let sent = body;
   let props: Record<string, unknown>;
   switch (sender) {
     case 'email':
+      if (link) sent = withLine(body, link.line);
       props = {
         topic: input.subject,
-        payload: emailText(body),
+        payload: emailText(sent),
         attachments: picture ? [{ filename: picture.filename, content: picture.data, contentType: picture.contentType }] : undefined,
       };
       if (options.to) props.to = options.to;
@@ -100,17 +112,19 @@ export function buildAlert(sender: AlertSender, input: AlertInput, options: Send
     case 'telegram': {
       const text = input.subject === '' ? body : body === '' ? input.subject : `${input.subject}\n\n${body}`;
       const chatId = telegramChatId(options.chatId);
+      const sendOptions = input.buttons && input.buttons.length > 0 ? { reply_markup: telegramKeyboard(input.buttons) } : {};
+      if (link) sent = withLine(body, link.line);
       props = {
         payload: picture
           ? {
               chatId,
               type: 'photo',
               content: picture.data,
-              caption: cut(text, TELEGRAM_CAPTION_MAX),
-              options: {},
+              caption: withLinkLine(text, TELEGRAM_CAPTION_MAX, link),
+              options: sendOptions,
               fileOptions: { filename: picture.filename, contentType: picture.contentType },
             }
-          : { chatId, type: 'message', content: cut(text, TELEGRAM_TEXT_MAX), options: {} },
+          : { chatId, type: 'message', content: withLinkLine(text, TELEGRAM_TEXT_MAX, link), options: sendOptions },
       };
       break;
     }
@@ -122,13 +136,15 @@ export function buildAlert(sender: AlertSender, input: AlertInput, options: Send
       break;
     case 'gotify':
       props = gotifyMessage(content);
+      if (link) sent = withLine(body, link.line);
       break;
     case 'slack':
       props = slackMessage(content);
+      if (link) sent = withLine(body, link.line);
       break;
     case 'teams':
       props = teamsMessage(content);
       break;
   }
-  return { props, picture, body, dropped };
+  return { props, picture, body: sent, dropped };
 }

@@ -5,7 +5,7 @@
  * follows the service's own documentation, named at each function.
  */
 import type { AlertPicture } from './picture';
-import { cut, cutBytes, type AlertInput } from './text';
+import { cut, cutBytes, withLinkLine, type AlertInput, type AlertLink } from './text';
 
 type Props = Record<string, unknown>;
 
@@ -47,7 +47,9 @@ export function rfc2047(value: string): string {
  * RFC 2047-encoded where it is not ASCII, as ntfy documents for any header
  * ("List of all parameters"; the server decodes every header it reads).
  * Urgent: X-Priority high (4). The JSON form is not used: it must go to the
- * server's root URL and takes a picture only by URL.
+ * server's root URL and takes a picture only by URL. An alarm's link is a
+ * view action ("Action buttons": header `Actions: view, <label>, <url>`),
+ * a button under the notification, not a line of text.
  */
 export function ntfyMessage(input: AlertInput): Props {
   const headers: Record<string, string> = {};
@@ -56,6 +58,8 @@ export function ntfyMessage(input: AlertInput): Props {
   if (tags !== '') headers.Tags = tags;
   // X-Priority, not its alias Priority: proxies (Cloudflare) set an HTTP Priority header of their own (RFC 9218), which ntfy ignores
   if (input.urgent) headers['X-Priority'] = 'high';
+  // the label quoted: a comma or semicolon in it would split the action
+  if (input.link) headers.Actions = rfc2047(`view, "${input.link.label.replace(/"/g, "'")}", ${input.link.url}`);
   const message = cutBytes(input.body, NTFY_MESSAGE_MAX_BYTES);
   if (input.picture) {
     headers.Filename = rfc2047(input.picture.filename);
@@ -73,6 +77,8 @@ export function ntfyMessage(input: AlertInput): Props {
 export const PUSHOVER_MESSAGE_MAX = 1024;
 export const PUSHOVER_TITLE_MAX = 250;
 export const PUSHOVER_MAX_ATTACHMENT = 5_242_880;
+export const PUSHOVER_URL_MAX = 512;
+export const PUSHOVER_URL_TITLE_MAX = 100;
 
 /**
  * Pushover (pushover.net/api): POST to https://api.pushover.net/1/messages.json
@@ -82,6 +88,8 @@ export const PUSHOVER_MAX_ATTACHMENT = 5_242_880;
  * msg.headers' content-type says application/x-www-form-urlencoded. The
  * token and the user key are the node's credentials; the API takes them in
  * the body only. Urgent: priority 1 (high, past the user's quiet hours).
+ * An alarm's link is the message's supplementary URL (url, url_title: at
+ * most 512 and 100 characters, "Supplementary URLs").
  */
 export function pushoverMessage(input: AlertInput, keys: { token: string; user: string }): Props {
   const payload: Record<string, string | number> = {
@@ -91,6 +99,10 @@ export function pushoverMessage(input: AlertInput, keys: { token: string; user: 
   };
   if (input.subject !== '') payload.title = cut(input.subject, PUSHOVER_TITLE_MAX);
   if (input.urgent) payload.priority = 1;
+  if (input.link && input.link.url.length <= PUSHOVER_URL_MAX) {
+    payload.url = input.link.url;
+    payload.url_title = cut(input.link.label, PUSHOVER_URL_TITLE_MAX);
+  } else if (input.link) payload.message = withLinkLine(input.body === '' ? input.subject : input.body, PUSHOVER_MESSAGE_MAX, input.link);
   if (input.picture) {
     payload.attachment_base64 = input.picture.data.toString('base64');
     payload.attachment_type = input.picture.contentType;
@@ -114,20 +126,30 @@ export function markdownText(text: string): string {
  * message is Markdown (extras client::display contentType text/markdown),
  * the event's text escaped, each line a hard break, the picture a data URL
  * image at the end. Priority 5 (the Android app sounds), urgent 8 (and
- * vibrates).
+ * vibrates). An alarm's link is a Markdown link after the text, and what a
+ * tap on the notification opens (extras client::notification click.url).
  */
 export function gotifyMessage(input: AlertInput): Props {
   const lines = input.body === '' ? [] : input.body.split('\n').map(markdownText);
+  if (input.link) lines.push(`[${markdownText(input.link.label)}](${linkTarget(input.link.url)})`);
   if (input.picture) lines.push('', `![${markdownText(input.picture.filename)}](${dataUrl(input.picture)})`);
   return {
     payload: {
       title: input.subject,
       message: lines.join('  \n'),
       priority: input.urgent ? 8 : 5,
-      extras: { 'client::display': { contentType: 'text/markdown' } },
+      extras: {
+        'client::display': { contentType: 'text/markdown' },
+        ...(input.link ? { 'client::notification': { click: { url: input.link.url } } } : {}),
+      },
     },
     headers: { 'content-type': 'application/json' },
   };
+}
+
+/** A URL as a Markdown link's destination: the characters that would end it percent-encoded. */
+function linkTarget(url: string): string {
+  return url.replace(/[\s()<>]/g, (c) => encodeURIComponent(c));
 }
 
 function dataUrl(picture: AlertPicture): string {
@@ -150,13 +172,16 @@ export function slackText(text: string): string {
  * subject (docs.slack.dev/reference/block-kit/blocks/header-block), a
  * section with the body (.../section-block); with blocks, text is what
  * notifications show. Slack takes a picture by URL only
- * (image blocks), so none is sent. Slack has no priority.
+ * (image blocks), so none is sent. Slack has no priority. An alarm's link is
+ * the section's last line, a link in Slack's markup (`<url|label>`).
  */
 export function slackMessage(input: AlertInput): Props {
   const blocks: unknown[] = [];
   if (input.subject !== '') blocks.push({ type: 'header', text: { type: 'plain_text', text: cut(input.subject, SLACK_HEADER_MAX) } });
-  if (input.body !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: cut(slackText(input.body), SLACK_SECTION_MAX) } });
-  const text = slackText([input.subject, input.body].filter((part) => part !== '').join('\n'));
+  const link = input.link ? { ...input.link, line: `<${input.link.url}|${slackText(input.link.label.replace(/\|/g, '/'))}>` } : undefined;
+  const section = withLinkLine(slackText(input.body), SLACK_SECTION_MAX, link);
+  if (section !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: section } });
+  const text = slackText([input.subject, input.body, input.link?.line ?? ''].filter((part) => part !== '').join('\n'));
   return { payload: { text, blocks }, headers: { 'content-type': 'application/json' } };
 }
 
@@ -170,7 +195,7 @@ export function slackMessage(input: AlertInput): Props {
  */
 export const TEAMS_MAX_BYTES = 26 * 1024;
 
-function teamsCard(subject: string, body: string, picture: AlertPicture | null, urgent: boolean): Props {
+function teamsCard(subject: string, body: string, picture: AlertPicture | null, urgent: boolean, link?: AlertLink): Props {
   const elements: unknown[] = [];
   if (subject !== '')
     elements.push({ type: 'TextBlock', text: subject, size: 'Large', weight: 'Bolder', wrap: true, ...(urgent ? { color: 'Attention' } : {}) });
@@ -184,17 +209,23 @@ function teamsCard(subject: string, body: string, picture: AlertPicture | null, 
       {
         contentType: 'application/vnd.microsoft.card.adaptive',
         contentUrl: null,
-        content: { $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4', body: elements },
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body: elements,
+          ...(link ? { actions: [{ type: 'Action.OpenUrl', title: link.label, url: link.url }] } : {}),
+        },
       },
     ],
   };
 }
 
 /** Whether the card with `picture` stays within Teams' message size. */
-export function teamsTakes(subject: string, body: string, picture: AlertPicture, urgent: boolean): boolean {
+export function teamsTakes(subject: string, body: string, picture: AlertPicture, urgent: boolean, link?: AlertLink): boolean {
   // base64 is 4/3 of the bytes: a large picture is refused before it is encoded
   if (Math.ceil(picture.data.length / 3) * 4 > TEAMS_MAX_BYTES) return false;
-  return Buffer.byteLength(JSON.stringify(teamsCard(subject, body, picture, urgent))) <= TEAMS_MAX_BYTES;
+  return Buffer.byteLength(JSON.stringify(teamsCard(subject, body, picture, urgent, link))) <= TEAMS_MAX_BYTES;
 }
 
 /**
@@ -203,8 +234,9 @@ export function teamsTakes(subject: string, body: string, picture: AlertPicture,
  * Adaptive Cards only): JSON { type: 'message', attachments: [an Adaptive
  * Card] }, the subject in large bold (red when urgent: Teams has no
  * priority), each line of the body a text block, the picture a data URL image
- * when the whole fits (teamsTakes; else left out and said by the caller).
+ * when the whole fits (teamsTakes; else left out and said by the caller), an
+ * alarm's link a button under the card (Action.OpenUrl).
  */
 export function teamsMessage(input: AlertInput): Props {
-  return { payload: teamsCard(input.subject, input.body, input.picture, input.urgent), headers: { 'content-type': 'application/json' } };
+  return { payload: teamsCard(input.subject, input.body, input.picture, input.urgent, input.link), headers: { 'content-type': 'application/json' } };
 }

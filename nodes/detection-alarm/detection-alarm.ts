@@ -348,7 +348,7 @@ export = function register(RED: NodeAPI): void {
 
       node.on('input', (incoming: NodeMessage, send: Send, done: Done) => {
         const msg = incoming as Msg;
-        const callback = readTelegramCallback(msg.payload);
+        const callback = readTelegramCallback(msg.payload, msg.originalMessage);
         if (callback) {
           act({ action: callback.action, id: callback.id, by: callback.by, via: 'telegram' })
             .then(async ({ result, reply }) => {

@@ -5,6 +5,8 @@
  * A thin adapter: the text, the picture and each sender's shape are lib/alert.
  * msg.payload is replaced (the event is not needed after it, and a small
  * message is cheap to clone on a fan-out); every other property stays.
+ * A notice of detection-alarm (msg.alarm) adds its sentence, its link and
+ * its buttons; its summaries come without an event and are built from it.
  */
 import type { NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import {
@@ -12,9 +14,13 @@ import {
   alertTags,
   alertValues,
   buildAlert,
+  isRepeatNotice,
   isUrgent,
+  readAlarmNotice,
   renderTemplate,
   unknownFields,
+  type AlertAlarm,
+  type AlertLink,
   type AlertPicture,
   type AlertSender,
 } from '../../lib/alert';
@@ -110,6 +116,13 @@ export = function register(RED: NodeAPI): void {
       const counts = { alerts: 0, without: 0 };
       let lastWithout = false;
       const showStatus = throttledStatus(node, () => ({ fill: lastWithout ? 'yellow' : 'green', shape: 'dot', text: s('status.counts', counts) }));
+      /** The alarm's subject (a reminder or escalation says so) and body (its sentence first). */
+      const alarmText = (alarm: AlertAlarm, subject: string, body: string): { subject: string; body: string } => ({
+        subject: isRepeatNotice(alarm) ? t(`alarm.${alarm.notice}`, { subject }) : subject,
+        body: alarm.text ? (body === '' ? alarm.text : `${alarm.text}\n${body}`) : body,
+      });
+      const alarmLink = (alarm: AlertAlarm | undefined): AlertLink | undefined =>
+        alarm?.link ? { url: alarm.link, label: t('alarm.link-label'), line: t('alarm.link', { url: alarm.link }) } : undefined;
       const notes = {
         unsupported: t('picture.unsupported'),
         tooLarge: sender === 'pushover' || sender === 'teams' ? t('picture.too-large', { service: t(`service.${sender}`) }) : '',
@@ -122,34 +135,40 @@ export = function register(RED: NodeAPI): void {
             return;
           }
           try {
+            const m = msg as AlertMessage;
+            const alarm = readAlarmNotice(m.alarm);
             const view = viewOfEvent(event);
-            if (!view) {
+            if (!view && typeof alarm?.subject !== 'string') {
               done(coded(t('errors.not-an-event', { property: propertyLabel }), 'NOT_A_DETECTION'));
               return;
             }
-            const m = msg as AlertMessage;
-            const match = m.match as { text?: unknown } | undefined;
-            const values = alertValues(view, { tagPrefix: prefix, why: match?.text, kindName: t(`kind.${view.kind}`) });
-            const subject = renderTemplate(subjectTemplate || t(`default.subject-${view.kind}`), values)
-              .replace(/\s*\n\s*/g, ' ')
-              .trim();
-            let body = renderTemplate(bodyTemplate || t('default.body'), values);
-
-            // Without a picture the alert still goes out, saying why it has none.
+            // a summary of alarms (a snooze ended, armed again, a reminder whose event was lost): its own subject and sentence
+            let subject = alarm?.subject ?? '';
+            let body = '';
             let picture: AlertPicture | null = null;
-            if (choices.picture) {
-              const found = alertPicture(event, pick);
-              if (found.ok) picture = found.picture;
-              else {
-                if (found.reason === 'unreadable') node.warn(t('warn.unreadable', { path: found.path }));
-                const note = t(found.reason === 'unreadable' ? 'picture.unreadable' : 'picture.none');
-                body = body === '' ? note : `${body}\n${note}`;
+            if (view) {
+              const match = m.match as { text?: unknown } | undefined;
+              const values = alertValues(view, { tagPrefix: prefix, why: match?.text, kindName: t(`kind.${view.kind}`) });
+              subject = renderTemplate(subjectTemplate || t(`default.subject-${view.kind}`), values)
+                .replace(/\s*\n\s*/g, ' ')
+                .trim();
+              body = renderTemplate(bodyTemplate || t('default.body'), values);
+              // Without a picture the alert still goes out, saying why it has none.
+              if (choices.picture) {
+                const found = alertPicture(event, pick);
+                if (found.ok) picture = found.picture;
+                else {
+                  if (found.reason === 'unreadable') node.warn(t('warn.unreadable', { path: found.path }));
+                  const note = t(found.reason === 'unreadable' ? 'picture.unreadable' : 'picture.none');
+                  body = body === '' ? note : `${body}\n${note}`;
+                }
               }
             }
+            if (alarm) ({ subject, body } = alarmText(alarm, subject, body));
             const urgent = isUrgent(m.priority);
             const built = buildAlert(
               sender,
-              { subject, body, picture, urgent, tags: alertTags(view, prefix) },
+              { subject, body, picture, urgent, tags: view ? alertTags(view, prefix) : [], link: alarmLink(alarm), buttons: alarm?.buttons },
               {
                 to,
                 from,
@@ -172,7 +191,7 @@ export = function register(RED: NodeAPI): void {
             };
             counts.alerts++;
             // Slack takes no picture at all: by design, not a picture missing.
-            lastWithout = choices.picture && !attached && built.dropped !== 'unsupported';
+            lastWithout = Boolean(view) && choices.picture && !attached && built.dropped !== 'unsupported';
             if (lastWithout) counts.without++;
             showStatus();
             send(m);

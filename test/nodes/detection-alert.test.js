@@ -336,6 +336,91 @@ describe('detection-alert node', function () {
     assert.equal(lastStatus(node).text, 'detection-alert.status.chat-id');
   });
 
+  describe('a notice of detection-alarm (msg.alarm)', function () {
+    const LINK = 'https://alarms.example.com/detection-alarm/al/k7m2qx9d.AbCdEfGh1.m7k2a.sig';
+    const BUTTONS = [
+      { action: 'ack', text: 'Acknowledge', data: 'alarm:ack:k7m2qx9d' },
+      { action: 'snooze', text: 'Snooze 1 h', data: 'alarm:snooze:k7m2qx9d' },
+    ];
+    const notice = (extra) => ({ id: 'k7m2qx9d', notice: 'opened', text: '', link: LINK, buttons: BUTTONS, ...extra });
+    const REMIND = 'Reminder 1 of 3: alarm k7m2qx9d not acknowledged for 5 min (2 reads).';
+
+    it('e-mail: a reminder or escalation says so in the subject, its sentence first, the link last', async () => {
+      const { node, got } = await start();
+      node.receive({ payload: plate(), alarm: notice() });
+      node.receive({ payload: plate(), alarm: notice({ notice: 'reminder', text: REMIND }) });
+      node.receive({ payload: plate(), alarm: notice({ notice: 'escalation', text: 'Escalated: alarm k7m2qx9d.', link: undefined }) });
+      await until(() => got.out.length === 3, 3000, 'three alerts');
+      const [first, reminder, escalation] = got.out;
+      assert.equal(first.topic, 'Plate XYZ987 at Car Park Gate 2');
+      assert.match(first.payload, /^Plate: XYZ987\n/, 'the first notice has no sentence of its own');
+      assert.equal(first.payload.split('\n').at(-1), `Acknowledge or snooze: ${LINK}`);
+      assert.equal(reminder.topic, 'Reminder: Plate XYZ987 at Car Park Gate 2');
+      assert.deepEqual(reminder.payload.split('\n').slice(0, 2), [REMIND, 'Plate: XYZ987']);
+      assert.equal(reminder.alert.text, reminder.payload);
+      assert.equal(reminder.attachments.length, 1, 'the picture as for any alert');
+      assert.equal(escalation.topic, 'Escalated: Plate XYZ987 at Car Park Gate 2');
+      assert.equal(escalation.payload.includes('Acknowledge or snooze'), false, 'no link: no line');
+      assert.equal(got.caught.length, 0);
+    });
+
+    it('Telegram: the buttons as an inline keyboard; the link line stays whole when the caption is cut', async () => {
+      const { node, got } = await start({ sender: 'telegram', chatId: '616161', body: 'x'.repeat(1100) });
+      node.receive({ payload: plate(), alarm: notice({ notice: 'reminder', text: REMIND }) });
+      await until(() => got.out.length === 1, 3000, 'an alert');
+      const photo = got.out[0].payload;
+      assert.equal(photo.type, 'photo');
+      assert.deepEqual(photo.options, {
+        reply_markup: {
+          inline_keyboard: [
+            [
+              { text: 'Acknowledge', callback_data: 'alarm:ack:k7m2qx9d' },
+              { text: 'Snooze 1 h', callback_data: 'alarm:snooze:k7m2qx9d' },
+            ],
+          ],
+        },
+      });
+      assert.equal(photo.caption.length, 1024);
+      assert.ok(photo.caption.startsWith(`Reminder: Plate XYZ987 at Car Park Gate 2\n\n${REMIND}\nxxx`), photo.caption.slice(0, 200));
+      assert.ok(photo.caption.endsWith(`x…\nAcknowledge or snooze: ${LINK}`), photo.caption.slice(-200));
+    });
+
+    it('a summary comes without an event: built from its subject and sentence, no picture missing; without a subject it is no alert', async () => {
+      const { node, got } = await start({ sender: 'telegram', chatId: '616161' });
+      const text = '3 alerts arrived while snoozed; they were held, not sent.';
+      node.receive({ topic: 'Snooze ended: gate 1', payload: text, alarm: { notice: 'resumed', subject: 'Snooze ended: gate 1', text, held: 3 } });
+      // a reminder whose event was lost: its facts, still with its buttons and link
+      node.receive({ topic: 'Alarm: 8OB123', payload: REMIND, alarm: notice({ notice: 'reminder', subject: 'Alarm: 8OB123', text: REMIND }) });
+      node.receive({ payload: 'just text', alarm: { notice: 'resumed', text } });
+      await until(() => got.out.length === 2 && got.caught.length === 1, 3000, 'two alerts and an error');
+      const [summary, reminder] = got.out.map((m) => m.payload);
+      assert.deepEqual(summary, { chatId: 616161, type: 'message', content: `Snooze ended: gate 1\n\n${text}`, options: {} });
+      assert.equal(reminder.content, `Reminder: Alarm: 8OB123\n\n${REMIND}\nAcknowledge or snooze: ${LINK}`);
+      assert.equal(reminder.options.reply_markup.inline_keyboard[0].length, 2);
+      assert.equal(got.caught[0].error.code, 'NOT_A_DETECTION');
+      assert.equal((await statusIs(node, '2 alerts · 0 without picture')).fill, 'green', 'a summary has no picture to miss');
+    });
+
+    it('web hooks take the link their own way: ntfy and Teams a button, Pushover its URL, Gotify and Slack a link', async () => {
+      const built = {};
+      for (const sender of ['ntfy', 'pushover', 'gotify', 'slack', 'teams']) {
+        const { node, got } = await start({ sender }, { credentials: { pushoverToken: 't', pushoverUser: 'u' } });
+        node.receive({ payload: plate(), alarm: notice() });
+        await until(() => got.out.length === 1, 3000, `the ${sender} alert`);
+        built[sender] = got.out[0];
+        await helper.unload();
+      }
+      assert.equal(built.ntfy.headers.Actions, `view, "Acknowledge or snooze", ${LINK}`);
+      assert.equal(built.ntfy.headers.Message.includes(LINK), false, 'a button, not a line');
+      assert.deepEqual([built.pushover.payload.url, built.pushover.payload.url_title], [LINK, 'Acknowledge or snooze']);
+      const gotify = built.gotify.payload;
+      assert.ok(gotify.message.includes(`  \n[Acknowledge or snooze](${LINK})`), gotify.message);
+      assert.deepEqual(gotify.extras['client::notification'], { click: { url: LINK } });
+      assert.ok(built.slack.payload.blocks[1].text.text.endsWith(`\n<${LINK}|Acknowledge or snooze>`));
+      assert.deepEqual(built.teams.payload.attachments[0].content.actions, [{ type: 'Action.OpenUrl', title: 'Acknowledge or snooze', url: LINK }]);
+    });
+  });
+
   it('runs with the defaults of a node written with only its type: e-mail, picture on', async () => {
     await helper.load(translatedModule(TYPE), [
       { id: 'f1', type: 'tab' },

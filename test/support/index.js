@@ -354,10 +354,15 @@ function ownStatus(node) {
 /**
  * The sender nodes users wire alerts to, installed into a test's user directory from npm as a
  * user installs them (Manage palette), at the versions the alert tests were written against.
- * Not dev dependencies: node-red-node-email bundles a utf7 whose semver range its own bundle does
- * not hold, and `npm ci` refuses such a lock file ("Missing: semver@5.3.0").
+ * node-red-node-email is no dev dependency: it bundles a utf7 whose semver range its own bundle
+ * does not hold, and `npm ci` refuses such a lock file ("Missing: semver@5.3.0").
+ * node-red-contrib-telegrambot is one (the node tests of the alarm's Telegram buttons load it), and
+ * its exact version there is the one installed here.
  */
-const SENDER_MODULES = Object.freeze({ email: 'node-red-node-email@5.2.5', telegram: 'node-red-contrib-telegrambot@17.0.6' });
+const SENDER_MODULES = Object.freeze({
+  email: 'node-red-node-email@5.2.5',
+  telegram: `node-red-contrib-telegrambot@${require(path.join(ROOT, 'package.json')).devDependencies['node-red-contrib-telegrambot']}`,
+});
 
 module.exports = {
   ROOT,

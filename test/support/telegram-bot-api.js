@@ -17,6 +17,16 @@
  * as Telegram does. `failNext(method, status, description)` makes the next
  * call of a method fail that way.
  *
+ * Buttons: a message sent with `reply_markup` keeps it (the Message's
+ * `reply_markup`, and the call's `replyMarkup`, parsed). `pressButton(message,
+ * data, from)` queues a callback_query update as Telegram makes one when a
+ * button of that message is pressed; getUpdates hands queued updates out
+ * (long polling: it holds the request until one is queued or its `timeout`
+ * runs out; updates below its `offset` are confirmed and dropped).
+ * answerCallbackQuery, editMessageCaption, editMessageText and
+ * editMessageReplyMarkup act on the messages sent here: an edit of no such
+ * message, or one that changes nothing, is refused (400) as Telegram refuses it.
+ *
  * Every call is kept in `calls`, in the order it came:
  *
  *   { method, token, chatId, text, caption, photo, filename, contentType, params, files, result }
@@ -60,6 +70,13 @@ class TelegramBotApi {
     this.waiters = new Set();
     this.failures = new Map();
     this.nextMessageId = 1;
+    /** Messages sent, by message_id, as edits leave them. */
+    this.messages = new Map();
+    this.updates = [];
+    this.nextUpdateId = 1;
+    this.nextQueryId = 1;
+    /** getUpdates requests held, each a function answering it now. */
+    this.polls = new Set();
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((err) => {
         this.errors.push(err);
@@ -109,6 +126,7 @@ class TelegramBotApi {
       contentType: photo ? photo.contentType : undefined,
       params,
       files,
+      replyMarkup: params.reply_markup ? JSON.parse(params.reply_markup) : undefined,
     };
     this.calls.push(call);
     this.wake();
@@ -118,10 +136,12 @@ class TelegramBotApi {
       const { status, description } = failures.shift();
       return answer(res, status, { ok: false, error_code: status, description });
     }
-    const result = this.result(call);
+    const result = method === 'getUpdates' ? await this.poll(params, res) : this.result(call);
+    if (res.destroyed) return undefined;
     if (result === undefined) return answer(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     if (result instanceof Error) return answer(res, 400, { ok: false, error_code: 400, description: result.message });
     call.result = result;
+    this.wake();
     return answer(res, 200, { ok: true, result });
   }
 
@@ -153,6 +173,16 @@ class TelegramBotApi {
         const photo = [{ file_id: id, file_unique_id: `u${id}`, width: 320, height: 240, file_size: size }];
         return this.message(params, { photo, ...(params.caption ? { caption: params.caption } : {}) });
       }
+      case 'answerCallbackQuery':
+        if (!params.callback_query_id) return new Error('Bad Request: query is too old and response timeout expired or query ID is invalid');
+        return true;
+      case 'editMessageText':
+        if (!params.text) return new Error('Bad Request: message text is empty');
+        return this.edit(params, { text: params.text, reply_markup: keyboard(params.reply_markup) });
+      case 'editMessageCaption':
+        return this.edit(params, { caption: params.caption || undefined, reply_markup: keyboard(params.reply_markup) });
+      case 'editMessageReplyMarkup':
+        return this.edit(params, { reply_markup: keyboard(params.reply_markup) });
       case 'sendDocument': {
         if (!params.chat_id) return new Error('Bad Request: chat_id is empty');
         const file = files.find((f) => f.field === 'document');
@@ -168,6 +198,57 @@ class TelegramBotApi {
     }
   }
 
+  /**
+   * Queues the update Telegram sends when `from` (a User: { id, first_name, last_name?, username? })
+   * presses the button `data` under `message` (a sent Message, as a call's `result`). Resolves with
+   * the update once a getUpdates call took it.
+   */
+  pressButton(message, data, from) {
+    const update = {
+      update_id: this.nextUpdateId++,
+      callback_query: { id: `cbq-${this.nextQueryId++}`, from: { is_bot: false, ...from }, message, chat_instance: '-4000000000000000001', data },
+    };
+    this.updates.push(update);
+    for (const answerNow of [...this.polls]) answerNow();
+    return this.until(1, 10000, 'getUpdates', (c) => (c.result || []).some((u) => u.update_id === update.update_id)).then(() => update);
+  }
+
+  /** getUpdates: the updates from `offset` on, at once or as soon as one is queued; [] after `timeout` seconds. */
+  poll(params, res) {
+    const offset = Number(params.offset) || 0;
+    this.updates = this.updates.filter((u) => u.update_id >= offset);
+    if (this.updates.length > 0 || !(Number(params.timeout) > 0)) return Promise.resolve([...this.updates]);
+    return new Promise((resolve) => {
+      const answerNow = () => {
+        clearTimeout(timer);
+        this.polls.delete(answerNow);
+        resolve([...this.updates]);
+      };
+      const timer = setTimeout(answerNow, Math.min(Number(params.timeout), 30) * 1000);
+      this.polls.add(answerNow);
+      res.on('close', answerNow);
+    });
+  }
+
+  /** An edit of a sent message, named by its chat (id or @username) and message id; `change` what the edit sets. */
+  edit(params, change) {
+    const message = this.messages.get(Number(params.message_id));
+    const chat = message && [String(message.chat.id), `@${message.chat.username}`];
+    if (!message || !chat.includes(String(params.chat_id))) return new Error('Bad Request: message to edit not found');
+    const media = message.photo !== undefined || message.document !== undefined;
+    if ('caption' in change && !media) return new Error('Bad Request: there is no caption in the message to edit');
+    if ('text' in change && media) return new Error('Bad Request: there is no text in the message to edit');
+    const edited = { ...message, ...change, edit_date: Math.floor(Date.now() / 1000) };
+    for (const [key, value] of Object.entries(change)) if (value === undefined) delete edited[key];
+    const same = (key) => JSON.stringify(edited[key]) === JSON.stringify(message[key]);
+    if (same('text') && same('caption') && same('reply_markup'))
+      return new Error(
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      );
+    this.messages.set(edited.message_id, edited);
+    return edited;
+  }
+
   /** A sent Message in the chat `params.chat_id`. */
   message(params, content) {
     const chatId = params.chat_id;
@@ -177,7 +258,12 @@ class TelegramBotApi {
         ? { id: Number(chatId), type: 'group', title: 'Test group' }
         : { id: Number(chatId), type: 'private', first_name: 'Test user' }
       : { id: -1001000000001, type: 'channel', title: 'Test channel', username: chatId.replace(/^@/, '') };
-    return { message_id: this.nextMessageId++, from: BOT_USER, chat, date: Math.floor(Date.now() / 1000), ...content };
+    const markup = params.reply_markup ? JSON.parse(params.reply_markup) : undefined;
+    const sent = { message_id: this.nextMessageId++, from: BOT_USER, chat, date: Math.floor(Date.now() / 1000), ...content };
+    // Telegram's Message holds an inline keyboard only, not an empty one
+    if (markup && markup.inline_keyboard && markup.inline_keyboard.some((row) => row.length > 0)) sent.reply_markup = markup;
+    this.messages.set(sent.message_id, sent);
+    return sent;
   }
 
   wake() {
@@ -185,11 +271,11 @@ class TelegramBotApi {
   }
 
   /**
-   * Resolves with the calls once `n` have come (of `method` only, when given; at once if they
-   * already have); rejects after `timeoutMs` saying which calls came.
+   * Resolves with the calls once `n` have come (of `method` only, when given, and only those `which`
+   * accepts; at once if they already have); rejects after `timeoutMs` saying which calls came.
    */
-  until(n, timeoutMs = 10000, method) {
-    const mine = () => this.calls.filter((c) => method === undefined || c.method === method);
+  until(n, timeoutMs = 10000, method, which = () => true) {
+    const mine = () => this.calls.filter((c) => (method === undefined || c.method === method) && which(c));
     return new Promise((resolve, reject) => {
       const check = () => {
         const got = mine();
@@ -216,11 +302,18 @@ class TelegramBotApi {
 
   /** Stops listening and cuts the connections a client keeps alive. */
   close() {
+    for (const answerNow of [...this.polls]) answerNow();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
   }
+}
+
+/** An edit's reply_markup as the message keeps it: an inline keyboard with buttons, else none. */
+function keyboard(text) {
+  const markup = text ? JSON.parse(text) : undefined;
+  return markup && markup.inline_keyboard && markup.inline_keyboard.some((row) => row.length > 0) ? markup : undefined;
 }
 
 function readBody(req) {
