@@ -9,7 +9,7 @@
  * Writes are coalesced: changes made while a write is under way go out
  * together in the next one, so a burst costs two writes, not one each.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { refuseNewer } from '../core/file-format';
@@ -192,7 +192,7 @@ export class LocalAlarms implements AlarmStore {
   }
 
   private eventsDir(): string {
-    return this.options.file.replace(/\.json$/, '') + '.events';
+    return eventsDirOf(this.options.file);
   }
 
   async putEvent(id: string, event: unknown): Promise<void> {
@@ -232,4 +232,15 @@ export class LocalAlarms implements AlarmStore {
   async close(): Promise<void> {
     await this.save().catch(() => undefined);
   }
+}
+
+/** Where the events of the book in `file` are kept. */
+function eventsDirOf(file: string): string {
+  return file.replace(/\.json$/, '') + '.events';
+}
+
+/** Removes the book kept in `file` and its events (a node that now keeps its book elsewhere). */
+export async function removeAlarmFiles(file: string): Promise<void> {
+  await removeWholeFile(file);
+  await rm(eventsDirOf(file), { recursive: true, force: true });
 }

@@ -8,7 +8,8 @@
  * by ./store.ts; the messages are ./messages.ts; the link page ./page.ts.
  *
  * Times are on the node's clock (clockOf: the system's, or a test's): one
- * timer at the next due time.
+ * timer at the next due time (and, shared through Redis, at least every
+ * POLL_MS, for what other instances changed).
  */
 import type { NodeAPI, NodeMessage } from 'node-red';
 import {
@@ -22,6 +23,7 @@ import {
   type ActionResult,
   type AlarmBook,
   type DueItem,
+  type RaiseResult,
 } from '../../lib/alarm';
 import { isUrgent } from '../../lib/alert';
 import { viewOfEvent } from '../../lib/events';
@@ -32,20 +34,30 @@ import { coded, flowError, nodeText, statusText } from '../shared/i18n';
 import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty } from '../shared/typed-property';
+import { withRedisState } from '../shared/redis';
 import { changeMessage, dueMessage, noticeOf, summaryMessage, type MessageContext, type Msg } from './messages';
 import { alarmSettings, type AlarmDef } from './settings';
 import { openAlarmStore } from './store';
 import { mountLinkPage } from './page';
 import { readTelegramCallback, telegramReplies } from './telegram';
 import { listAlarms, serveAlarmAdmin } from './admin';
+import { DueTimer } from './due-timer';
 
 const TYPE = 'detection-alarm';
-/** Longest single wait of the timer (Node's timers take at most 2^31 - 1 ms): a day, then it waits again. */
-const MAX_WAIT_MS = 86_400_000;
+/** Shared through Redis: swept at least this often, for what other instances changed (ms on the node's clock). */
+const POLL_MS = 10_000;
 const OUTPUT = { notify: 0, escalate: 1, changes: 2, replies: 3 } as const;
 type Output = keyof typeof OUTPUT;
 type Send = (msg: Array<NodeMessage | NodeMessage[] | null>) => void;
 type Done = (err?: Error) => void;
+/** What the node shows and when it wakes, read from the book. */
+interface BookView {
+  open: number;
+  snoozes: number;
+  armed: boolean;
+  held: number;
+  nextDue: number;
+}
 
 interface AlarmCredentials {
   /** Signs the mail links; empty: one the node makes and keeps with its book. */
@@ -70,6 +82,7 @@ export = function register(RED: NodeAPI): void {
       if (!parsed.ok) return;
       const settings = parsed.settings;
       const opened = opening.opened;
+      const connection = opened.connection;
       let closing = false;
 
       const counts = { opened: 0, reminders: 0, escalations: 0, acknowledged: 0, held: 0 };
@@ -86,6 +99,12 @@ export = function register(RED: NodeAPI): void {
       let armed = true;
       let heldNow = 0;
       const showStatus = throttledStatus(node, () => {
+        if (connection) {
+          const text = armed
+            ? s('status.counts', { open, opened: counts.opened, acknowledged: counts.acknowledged })
+            : s('status.disarmed', { held: heldNow });
+          return withRedisState(RED, connection, snoozes > 0 && armed ? text + s('status.snoozed', { count: snoozes }) : text);
+        }
         if (!armed) return { fill: 'grey', shape: 'ring', text: s('status.disarmed', { held: heldNow }) };
         const text = s('status.counts', { open, opened: counts.opened, acknowledged: counts.acknowledged });
         return {
@@ -114,51 +133,52 @@ export = function register(RED: NodeAPI): void {
 
       /**
        * Runs `change` on the book and notes, from the book as changed, what
-       * the status shows and when the timer wakes: at once, before the
-       * change is written (a test's clock sees the next timer as soon as a
-       * sweep ran).
+       * the status shows and when the timer wakes. Here, the change holds
+       * at once: noted before it is written (a test's clock sees the next
+       * timer as soon as a sweep ran). Shared, `change` runs again after a
+       * conflict, so it only reads and changes the book, and what is noted
+       * is read from the book as written, once it is.
        */
       async function update<T>(change: (book: AlarmBook) => T): Promise<T> {
         const store = await opened.ready;
-        return store.update((book) => {
-          const result = change(book);
-          note(book);
-          return result;
+        const { result, view } = await store.update((book) => {
+          const out = { result: change(book), view: viewOf(book) };
+          if (!store.shared) note(out.view);
+          return out;
         });
+        if (store.shared) note(view);
+        return result;
       }
-      function note(book: AlarmBook): void {
-        open = book.size;
-        snoozes = book.snoozes(clock.now()).length;
-        armed = book.armed;
-        heldNow = book.heldDisarmed;
-        wakeAt(book.nextDue());
+      function viewOf(book: AlarmBook): BookView {
+        return { open: book.size, snoozes: book.snoozes(clock.now()).length, armed: book.armed, held: book.heldDisarmed, nextDue: book.nextDue() };
+      }
+      function note(view: BookView): void {
+        ({ open, snoozes, armed } = view);
+        heldNow = view.held;
+        // shared: another instance may change the book at any time
+        timer.wakeAt(connection ? Math.min(view.nextDue, clock.now() + POLL_MS) : view.nextDue);
         showStatus();
       }
 
       // ---- reminders, escalations, quiet closes, snoozes ending: one timer at the next due time ----
-      let timer: unknown;
-      let timerAt = Infinity;
-      function wakeAt(at: number): void {
-        if (closing || !Number.isFinite(at)) return;
-        if (timer !== undefined) {
-          if (timerAt <= at) return;
-          clock.clearTimeout(timer);
-        }
-        timerAt = at;
-        timer = clock.setTimeout(
-          () => {
-            timer = undefined;
-            timerAt = Infinity;
-            void sweep();
-          },
-          Math.min(MAX_WAIT_MS, Math.max(0, at - clock.now())),
-        );
-      }
+      const timer = new DueTimer(clock, sweep);
       async function sweep(): Promise<void> {
         if (closing) return;
+        let items: DueItem[];
+        try {
+          items = await update((book) => book.due(clock.now()));
+          reached();
+        } catch (err) {
+          if (!connection) node.error(flowError(RED, err));
+          else {
+            // Redis unreachable: tried again at the next poll (what falls due meanwhile goes out late)
+            sharedFailed(err as Error);
+            timer.wakeAt(clock.now() + POLL_MS);
+          }
+          return;
+        }
         try {
           const store = await opened.ready;
-          const items = await update((book) => book.due(clock.now()));
           const c = context(store.secret);
           for (const item of items) await sendDue(item, c);
           const closed = items.filter((i) => i.type === 'closed').map((i) => (i as { alarm: { id: string } }).alarm.id);
@@ -200,7 +220,17 @@ export = function register(RED: NodeAPI): void {
         }
         const now = clock.now();
         const store = await opened.ready;
-        const result = await update((book) => book.raise(read.alert, now));
+        let result: RaiseResult;
+        try {
+          result = await update((book) => book.raise(read.alert, now));
+          reached();
+        } catch (err) {
+          if (!connection) throw err;
+          // the shared book cannot be changed: the alert still reaches people, as a notice of its own
+          sharedFailed(err as Error);
+          emit(send, 'notify', Object.assign(msg, { alarm: { notice: 'untracked', text: '' } }));
+          return;
+        }
         const c = context(store.secret);
         switch (result.outcome) {
           case 'opened':
@@ -236,7 +266,8 @@ export = function register(RED: NodeAPI): void {
         const now = clock.now();
         const actor = { by: request.by, via: request.via, note: request.note };
         const store = await opened.ready;
-        const c = context(store.secret);
+        // the secret is read once the book is (shared: loaded by the change)
+        const c = (): MessageContext => context(store.secret);
         const { action, id } = request;
         if (action === 'list') {
           const listed = await store.read((book) => ({
@@ -253,7 +284,7 @@ export = function register(RED: NodeAPI): void {
           const changed = action === 'arm' ? before !== undefined : before === true;
           if (changed) {
             if (action === 'arm' && typeof before === 'number' && before > 0)
-              emit(sendLater, 'notify', summaryMessage(c, 'armed', before, undefined, actor.by));
+              emit(sendLater, 'notify', summaryMessage(c(), 'armed', before, undefined, actor.by));
             emit(
               sendLater,
               'changes',
@@ -267,7 +298,7 @@ export = function register(RED: NodeAPI): void {
           if (action === 'resume') {
             const ended = await update((book) => book.resume(target.scope, target.value, actor, now));
             if (ended) {
-              if (ended.held > 0) emit(sendLater, 'notify', summaryMessage(c, 'resumed', ended.held, ended));
+              if (ended.held > 0) emit(sendLater, 'notify', summaryMessage(c(), 'resumed', ended.held, ended));
               emit(sendLater, 'changes', changeMessage('resumed', snoozeFacts(ended)));
             }
             return { result: null, reply: { ok: ended !== undefined, action, snooze: ended ? snoozeFacts(ended) : null } };
@@ -376,13 +407,36 @@ export = function register(RED: NodeAPI): void {
         );
       });
 
-      void opened.ready.then((store) => store.read(note)).catch(() => undefined);
+      // ---- shared through Redis: its state in the status; one warning per outage ----
+      let warnedShared = false;
+      function sharedFailed(err: Error): void {
+        if (warnedShared) return;
+        warnedShared = true;
+        node.warn(t('warn.shared-failed', { message: flowError(RED, err).message }));
+      }
+      function reached(): void {
+        warnedShared = false;
+      }
+      const unwatch = connection?.use((state) => {
+        // back (or first connected): catch up with what fell due meanwhile, here or elsewhere
+        if (state === 'connected') timer.sweepNow();
+        showStatus();
+      });
+
+      void opened.ready
+        .then((store) => store.read(viewOf))
+        .then(note)
+        .catch(() => undefined);
       node.on('close', (removed: boolean, done: () => void) => {
         closing = true;
-        if (timer !== undefined) clock.clearTimeout(timer);
+        unwatch?.();
         page.close();
         listing.remove();
-        void opened.close(removed).then(done, done);
+        // a sweep under way sends what it took (shared: no other instance will) before the node stops
+        void timer
+          .stop()
+          .then(() => opened.close(removed))
+          .then(done, done);
       });
     },
     { credentials: { linkSecret: { type: 'password' } } },

@@ -18,7 +18,7 @@ const LANGS = fs.readdirSync(LOCALES);
 // detection filter: eleven kinds of rule, plate matching and time windows, each option one line.
 // detection in and detection sample: every field of msg.detection, one line each (23 of them).
 // detection alarm: four outputs, seven actions, twenty options, each one line.
-const WORDS = { 'detection-in': 900, 'detection-filter': 480, 'detection-redis': 480, 'detection-sample': 490, 'detection-alarm': 490 };
+const WORDS = { 'detection-in': 900, 'detection-filter': 480, 'detection-redis': 480, 'detection-sample': 490, 'detection-alarm': 510 };
 const DEFAULT_WORDS = 400;
 
 const help = (type, lang = 'en-US') => fs.readFileSync(path.join(LOCALES, lang, `${type}.html`), 'utf8');
