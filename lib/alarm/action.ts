@@ -74,12 +74,14 @@ export function readAction(topic: unknown, payload: unknown, plateKey: (plate: s
   if ((action === 'snooze' || action === 'resume') && id === undefined) {
     const camera = text(fields.camera);
     const plate = text(fields.plate);
+    // a plate of nothing but spaces and dashes keys nothing (lib/presence/sighting.ts reads no key from it)
+    const plateValue = plate === undefined ? '' : plateKey(plate);
     const faceId = text(fields.faceId);
     const externalId = text(fields.externalId);
     const key = text(fields.key);
     if (fields.all === true) request.target = { scope: 'all', value: '', label: '' };
     else if (camera) request.target = { scope: 'camera', value: camera, label: camera };
-    else if (plate) request.target = { scope: 'key', value: `lpr:${plateKey(plate)}`, label: plate };
+    else if (plate && plateValue !== '') request.target = { scope: 'key', value: `lpr:${plateValue}`, label: plate };
     else if (faceId) request.target = { scope: 'key', value: `face:${faceId}`, label: faceId };
     else if (externalId) request.target = { scope: 'key', value: `ext:${externalId}`, label: externalId };
     else if (key) request.target = { scope: 'key', value: key, label: key };

@@ -44,22 +44,23 @@ const BIG_STRING = 4096;
 
 /**
  * A copy of `event` without its large strings (base64 pictures), but the
- * one picture an alert shows by default (lib/image's default choice); small
- * fields are shared with the event, not copied.
+ * one picture an alert shows by default (lib/image's default choice), known
+ * by where it is (another crop of the same text goes too); small fields are
+ * shared with the event, not copied.
  */
 export function slimEvent(event: unknown): unknown {
   const picked = pickImages(event, { ...DEFAULT_PICK_OPTIONS, plateMode: 'first' });
-  const keep = picked.ok ? picked.images[0]?.text : undefined;
-  const walk = (value: unknown, depth: number): unknown => {
-    if (typeof value === 'string') return value.length > BIG_STRING && value !== keep ? undefined : value;
+  const keep = picked.ok ? picked.images[0]?.path : undefined;
+  const walk = (value: unknown, path: string, depth: number): unknown => {
+    if (typeof value === 'string') return value.length > BIG_STRING && path !== keep ? undefined : value;
     if (value === null || typeof value !== 'object' || depth > 12) return value;
-    if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+    if (Array.isArray(value)) return value.map((item, i) => walk(item, `${path}[${i}]`, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(value)) {
-      const kept = walk(item, depth + 1);
+      const kept = walk(item, path === '' ? name : `${path}.${name}`, depth + 1);
       if (kept !== undefined) out[name] = kept;
     }
     return out;
   };
-  return walk(event, 0);
+  return walk(event, '', 0);
 }

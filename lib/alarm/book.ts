@@ -201,7 +201,7 @@ export class AlarmBook {
 
   /** Ends a snooze before its time; undefined when there is none. */
   resume(scope: SnoozeScope, value: string, actor: Actor, now: number): Snooze | undefined {
-    const wanted = scope === 'camera' ? value.trim().toLowerCase() : scope === 'all' ? '' : value;
+    const wanted = scope === 'camera' ? cut(value).trim().toLowerCase() : scope === 'all' ? '' : value;
     const at = this.state.snoozes.findIndex((x) => x.scope === scope && x.value === wanted && x.until > now);
     if (at < 0) return undefined;
     const [snooze] = this.state.snoozes.splice(at, 1);

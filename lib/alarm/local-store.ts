@@ -215,7 +215,11 @@ export class LocalAlarms implements AlarmStore {
     for (const id of ids) await removeWholeFile(join(this.eventsDir(), `${id}.json`));
   }
 
-  /** Removes event files of alarms no longer in the book (closed while a removal failed, or by a crash between the two). */
+  /**
+   * Removes event files of alarms no longer in the book (closed while a
+   * removal failed, or by a crash between the two; a write a crash cut
+   * short leaves only its `.json.tmp`). How many alarms' files it removed.
+   */
   async sweepEvents(): Promise<number> {
     let names: string[];
     try {
@@ -224,7 +228,8 @@ export class LocalAlarms implements AlarmStore {
       return 0;
     }
     const open = new Set(this.book.alarms().map((a) => a.id));
-    const stale = names.filter((n) => n.endsWith('.json') && !open.has(n.slice(0, -5))).map((n) => n.slice(0, -5));
+    const ids = names.map((n) => /^(.+)\.json(?:\.tmp)?$/.exec(n)?.[1]).filter((id): id is string => id !== undefined);
+    const stale = [...new Set(ids)].filter((id) => !open.has(id));
     await this.dropEvents(stale);
     return stale.length;
   }
