@@ -35,7 +35,7 @@ import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty } from '../shared/typed-property';
 import { withRedisState } from '../shared/redis';
-import { changeMessage, dueMessage, noticeOf, summaryMessage, type MessageContext, type Msg } from './messages';
+import { bookTag, changeMessage, dueMessage, noticeOf, summaryMessage, type MessageContext, type Msg } from './messages';
 import { alarmSettings, type AlarmDef } from './settings';
 import { openAlarmStore } from './store';
 import { mountLinkPage } from './page';
@@ -122,9 +122,11 @@ export = function register(RED: NodeAPI): void {
       };
       const sendLater: Send = (msg) => node.send(msg as NodeMessage[]);
 
+      const book = bookTag(settings.shared?.name ?? node.id);
       const context = (secret: string): MessageContext => ({
         settings,
         nodeId: node.id,
+        book,
         secret,
         root: settings.listener ? '' : httpRoot(RED),
         t,
@@ -379,7 +381,12 @@ export = function register(RED: NodeAPI): void {
 
       node.on('input', (incoming: NodeMessage, send: Send, done: Done) => {
         const msg = incoming as Msg;
-        const callback = readTelegramCallback(msg.payload, msg.originalMessage);
+        const callback = readTelegramCallback(msg.payload, msg.originalMessage, book);
+        if (callback === 'other') {
+          // another alarm node's button, on the same Telegram event node: that node answers it
+          done();
+          return;
+        }
         if (callback) {
           act({ action: callback.action, id: callback.id, by: callback.by, via: 'telegram' })
             .then(async ({ result, reply }) => {

@@ -6,6 +6,7 @@
  * people (`text`), the mail link (`link`) and the Telegram buttons
  * (`buttons`), which detection-alert puts in the message it builds.
  */
+import { createHash } from 'node:crypto';
 import type { NodeMessage } from 'node-red';
 import {
   alarmFacts,
@@ -30,12 +31,24 @@ export interface AlarmButton {
   data: string;
 }
 
-/** The prefix of a button's callback data: `alarm:<action>:<id>`. */
+/**
+ * The prefix of a button's callback data: `alarm:<action>:<id>:<book>`, the
+ * book the short hash of the node's id (or of its shared name): a press
+ * reaches every alarm node the Telegram event node is wired to, and only the
+ * node that keeps the alarm answers it.
+ */
 export const BUTTON_PREFIX = 'alarm:';
+
+/** The book part of a button's data: 8 hex digits of SHA-256 of the node's id, or of the shared name. */
+export function bookTag(name: string): string {
+  return createHash('sha256').update(name).digest('hex').slice(0, 8);
+}
 
 export interface MessageContext {
   settings: AlarmSettings;
   nodeId: string;
+  /** The book the node keeps (bookTag): in its buttons' data. */
+  book: string;
   secret: string;
   /** httpNodeRoot, or '' on a listener's own port. */
   root: string;
@@ -62,8 +75,8 @@ export function linkOf(c: MessageContext, alarm: Alarm): string {
 
 function buttonsOf(c: MessageContext, alarm: Alarm): AlarmButton[] {
   return [
-    { action: 'ack', text: c.t('button.ack'), data: `${BUTTON_PREFIX}ack:${alarm.id}` },
-    { action: 'snooze', text: c.t('button.snooze', { time: snoozeLength(c) }), data: `${BUTTON_PREFIX}snooze:${alarm.id}` },
+    { action: 'ack', text: c.t('button.ack'), data: `${BUTTON_PREFIX}ack:${alarm.id}:${c.book}` },
+    { action: 'snooze', text: c.t('button.snooze', { time: snoozeLength(c) }), data: `${BUTTON_PREFIX}snooze:${alarm.id}:${c.book}` },
   ];
 }
 

@@ -56,18 +56,21 @@ const PressedMessage = z.object({
   message: z.object({ text: z.string().optional(), caption: z.string().optional(), photo: z.array(z.unknown()).optional() }),
 });
 
-const DATA = new RegExp(`^${BUTTON_PREFIX}(ack|snooze):([a-z0-9]{1,32})$`);
+const DATA = new RegExp(`^${BUTTON_PREFIX}(ack|snooze):([a-z0-9]{1,32}):([0-9a-f]{8})$`);
 
 /**
  * The button pressed, when `payload` is the event node's callback of one of
- * the alarm's buttons (`alarm:<action>:<id>`); undefined for anything else,
- * which the node then reads as usual. `original` is msg.originalMessage.
+ * this node's alarm buttons (`alarm:<action>:<id>:<book>`, `book` this
+ * node's bookTag); `other` for another alarm node's button (the node lets
+ * it be: that node answers it); undefined for anything else, which the node
+ * then reads as usual. `original` is msg.originalMessage.
  */
-export function readTelegramCallback(payload: unknown, original?: unknown): TelegramCallback | undefined {
+export function readTelegramCallback(payload: unknown, original: unknown, book: string): TelegramCallback | 'other' | undefined {
   const read = CallbackPayload.safeParse(payload);
   if (!read.success) return undefined;
   const button = DATA.exec(read.data.content);
   if (!button) return undefined;
+  if (button[3] !== book) return 'other';
   const { from, chatId, messageId, inlineMessageId, callbackQueryId } = read.data;
   const name = [from?.first_name, from?.last_name]
     .filter((part) => part !== undefined && part.trim() !== '')

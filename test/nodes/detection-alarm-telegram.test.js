@@ -1,4 +1,5 @@
 'use strict';
+const { createHash } = require('node:crypto');
 /**
  * detection-alarm's Telegram buttons through the real nodes of
  * node-red-contrib-telegrambot (the dev dependency), wired as users wire
@@ -19,6 +20,8 @@ const { TelegramBotApi } = require('../support/telegram-bot-api');
 const ev = require('../fixtures/events');
 
 const helper = getHelper();
+/** The book part of the alarm node `al`'s buttons: 8 hex digits of SHA-256 of its id. */
+const BOOK = createHash('sha256').update('al').digest('hex').slice(0, 8);
 const telegrambot = require('node-red-contrib-telegrambot/telegrambot/99-telegrambot.js');
 
 const TOKEN = '7000000003:AAFakeTokenForTheAlarmTestOnly';
@@ -127,8 +130,8 @@ describe('detection-alarm: Telegram buttons through node-red-contrib-telegrambot
     assert.deepEqual(photo.replyMarkup, {
       inline_keyboard: [
         [
-          { text: 'Acknowledge', callback_data: `alarm:ack:${id}` },
-          { text: 'Snooze 1 h', callback_data: `alarm:snooze:${id}` },
+          { text: 'Acknowledge', callback_data: `alarm:ack:${id}:${BOOK}` },
+          { text: 'Snooze 1 h', callback_data: `alarm:snooze:${id}:${BOOK}` },
         ],
       ],
     });
@@ -145,7 +148,7 @@ describe('detection-alarm: Telegram buttons through node-red-contrib-telegrambot
     assert.deepEqual(reminder.replyMarkup, photo.replyMarkup);
 
     await clock.advance(1 * MIN);
-    const press = await telegram.pressButton(photo.result, `alarm:ack:${id}`, ANNA);
+    const press = await telegram.pressButton(photo.result, `alarm:ack:${id}:${BOOK}`, ANNA);
     const acked = await change('acknowledged');
     assert.deepEqual(
       [acked.alarm.id, acked.alarm.state, acked.alarm.ackBy, acked.alarm.by, acked.alarm.via],
@@ -163,7 +166,7 @@ describe('detection-alarm: Telegram buttons through node-red-contrib-telegrambot
 
     // Bob presses Acknowledge under the reminder, sent before Anna answered
     await clock.advance(1 * MIN);
-    const second = await telegram.pressButton(reminder.result, `alarm:ack:${id}`, BOB);
+    const second = await telegram.pressButton(reminder.result, `alarm:ack:${id}:${BOOK}`, BOB);
     const answers = await telegram.until(2, 10_000, 'answerCallbackQuery');
     assert.deepEqual(
       [answers[1].params.callback_query_id, answers[1].params.text],
@@ -183,11 +186,11 @@ describe('detection-alarm: Telegram buttons through node-red-contrib-telegrambot
     const [text] = await telegram.until(1, 10_000, 'sendMessage');
     assert.deepEqual(
       text.replyMarkup.inline_keyboard[0].map((b) => b.callback_data),
-      [`alarm:ack:${id}`, `alarm:snooze:${id}`],
+      [`alarm:ack:${id}:${BOOK}`, `alarm:snooze:${id}:${BOOK}`],
     );
 
     await clock.advance(2 * MIN);
-    await telegram.pressButton(text.result, `alarm:snooze:${id}`, BOB);
+    await telegram.pressButton(text.result, `alarm:snooze:${id}:${BOOK}`, BOB);
     const snoozed = await change('snoozed');
     assert.deepEqual([snoozed.alarm.by, snoozed.alarm.via, snoozed.alarm.snooze.until], ['Bob', 'telegram', new Date(T0 + 62 * MIN).toISOString()]);
     const [answer] = await telegram.until(1, 10_000, 'answerCallbackQuery');
@@ -211,5 +214,19 @@ describe('detection-alarm: Telegram buttons through node-red-contrib-telegrambot
     assert.equal(caught.error.code, 'NOT_A_DETECTION');
     assert.equal(caught.payload.content, 'menu:open');
     assert.equal(telegram.calls.filter((c) => c.method === 'answerCallbackQuery').length, 0);
+  });
+
+  it('a button of another alarm node’s book is left to that node: no answer, no edit, no error here', async () => {
+    helper.getNode('al').receive({ payload: plateEvent('YY9876', false) });
+    const { id } = await opened();
+    const [text] = await telegram.until(1, 10_000, 'sendMessage');
+    const other = createHash('sha256').update('another-alarm-node').digest('hex').slice(0, 8);
+    await telegram.pressButton(text.result, `alarm:ack:${id}:${other}`, ANNA);
+    // then this node's own button: its answer comes after the other was passed over
+    const own = await telegram.pressButton(text.result, `alarm:ack:${id}:${BOOK}`, BOB);
+    const answers = await telegram.until(1, 10_000, 'answerCallbackQuery');
+    assert.equal(answers[0].params.callback_query_id, own.callback_query.id, 'the first answer is to the press of this node’s button');
+    assert.equal((await change('acknowledged')).alarm.by, 'Bob', 'Anna’s press of the other book’s button acknowledged nothing');
+    assert.equal(got.caught.length, 0, JSON.stringify(got.caught.map((m) => m.error)));
   });
 });

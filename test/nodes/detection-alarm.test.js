@@ -9,6 +9,7 @@
  * actions the node cannot run reach Catch with a code.
  */
 const assert = require('node:assert/strict');
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -129,8 +130,8 @@ describe('detection-alarm node', function () {
     assert.deepEqual(
       alarm.buttons.map((b) => [b.action, b.text, b.data]),
       [
-        ['ack', 'Acknowledge', `alarm:ack:${alarm.id}`],
-        ['snooze', 'Snooze 30 min', `alarm:snooze:${alarm.id}`],
+        ['ack', 'Acknowledge', `alarm:ack:${alarm.id}:${createHash('sha256').update('al').digest('hex').slice(0, 8)}`],
+        ['snooze', 'Snooze 30 min', `alarm:snooze:${alarm.id}:${createHash('sha256').update('al').digest('hex').slice(0, 8)}`],
       ],
     );
     assert.match(alarm.link, new RegExp(`^https://alarms\\.example\\.com/detection-alarm/al/${alarm.id}\\.`));
