@@ -109,6 +109,7 @@ const SUITES = {
  * with the dev dependency's Node-RED whatever the phase).
  */
 const ONE_VERSION = new Set([
+  'alarm.test.js',
   'crash.test.js',
   'dead-letters-across-kill.test.js',
   'demo-restart.test.js',
