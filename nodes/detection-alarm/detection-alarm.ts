@@ -15,12 +15,9 @@ import type { NodeAPI, NodeMessage } from 'node-red';
 import {
   alarmFacts,
   alertOf,
-  historyFacts,
   readAction,
   slimEvent,
   snoozeFacts,
-  type ActionRequest,
-  type ActionResult,
   type AlarmBook,
   type DueItem,
   type RaiseResult,
@@ -35,6 +32,7 @@ import { registerNode } from '../shared/register';
 import { failConfig, throttledStatus } from '../shared/status';
 import { readProperty } from '../shared/typed-property';
 import { withRedisState } from '../shared/redis';
+import { alarmActions } from './actions';
 import { bookTag, changeMessage, dueMessage, noticeOf, summaryMessage, type MessageContext, type Msg } from './messages';
 import { alarmSettings, type AlarmDef } from './settings';
 import { openAlarmStore } from './store';
@@ -263,118 +261,21 @@ export = function register(RED: NodeAPI): void {
         }
       }
 
-      // ---- actions: a message, a Telegram button, the link page ----
-      async function act(request: ActionRequest): Promise<{ result: ActionResult | null; reply: Record<string, unknown> }> {
-        const now = clock.now();
-        const actor = { by: request.by, via: request.via, note: request.note };
-        const store = await opened.ready;
-        // the secret is read once the book is (shared: loaded by the change)
-        const c = (): MessageContext => context(store.secret);
-        const { action, id } = request;
-        if (action === 'list') {
-          const listed = await store.read((book) => ({
-            alarms: book.alarms().map((a) => alarmFacts(a)),
-            snoozes: book.snoozes(now).map(snoozeFacts),
-            armed: book.armed,
-            held: book.heldDisarmed,
-            history: book.history().map(historyFacts),
-          }));
-          return { result: null, reply: { ok: true, action, ...listed } };
-        }
-        if (action === 'arm' || action === 'disarm') {
-          const before = await update((book) => (action === 'arm' ? book.arm(actor, now) : book.disarm(actor, now)));
-          const changed = action === 'arm' ? before !== undefined : before === true;
-          if (changed) {
-            if (action === 'arm' && typeof before === 'number' && before > 0)
-              emit(sendLater, 'notify', summaryMessage(c(), 'armed', before, undefined, actor.by));
-            emit(
-              sendLater,
-              'changes',
-              changeMessage(action === 'arm' ? 'armed' : 'disarmed', { by: actor.by, held: typeof before === 'number' ? before : 0 }),
-            );
-          }
-          return { result: null, reply: { ok: true, action, changed } };
-        }
-        if ((action === 'snooze' || action === 'resume') && request.target) {
-          const target = request.target;
-          if (action === 'resume') {
-            const ended = await update((book) => book.resume(target.scope, target.value, actor, now));
-            if (ended) {
-              if (ended.held > 0) emit(sendLater, 'notify', summaryMessage(c(), 'resumed', ended.held, ended));
-              emit(sendLater, 'changes', changeMessage('resumed', snoozeFacts(ended)));
-            }
-            return { result: null, reply: { ok: ended !== undefined, action, snooze: ended ? snoozeFacts(ended) : null } };
-          }
-          const snooze = await update((book) => book.snooze(target.scope, target.value, target.label, request.ms ?? settings.snoozeMs, actor, now));
-          emit(sendLater, 'changes', changeMessage('snoozed', snoozeFacts(snooze)));
-          return { result: null, reply: { ok: true, action, snooze: snoozeFacts(snooze) } };
-        }
-        if (request.all) {
-          // every alarm not acknowledged yet (ack), or every one (close), in one change
-          const results = await update((book) =>
-            book
-              .alarms()
-              .filter((a) => action === 'close' || a.state === 'open')
-              .map((a) => (action === 'ack' ? book.acknowledge(a.id, actor, now) : book.close(a.id, actor, now))),
-          );
-          const done = results.flatMap((r) => (r.ok ? [r] : []));
-          if (action === 'close') await store.dropEvents(done.map((r) => r.alarm.id)).catch(() => undefined);
-          for (const r of done) {
-            if (action === 'ack') {
-              counts.acknowledged++;
-              toAck.observe((now - r.alarm.openedAt) / 1000);
-            }
-            emit(
-              sendLater,
-              'changes',
-              changeMessage(action === 'ack' ? 'acknowledged' : 'closed', alarmFacts(r.alarm, r.state), { by: actor.by, via: actor.via }),
-            );
-          }
-          return { result: null, reply: { ok: true, action, alarms: done.map((r) => alarmFacts(r.alarm, r.state)) } };
-        }
-        const alarmId = id as string;
-        const result = await update((book) => {
-          if (action === 'ack') return book.acknowledge(alarmId, actor, now);
-          if (action === 'close') return book.close(alarmId, actor, now);
-          if (action === 'snooze') return book.snoozeAlarm(alarmId, settings.snoozeScope, request.ms ?? settings.snoozeMs, actor, now);
-          // resume named by an alarm: the snooze of what it is about
-          const alarm = book.find(alarmId);
-          const ended = alarm
-            ? book.resume(
-                settings.snoozeScope === 'camera' && alarm.camera ? 'camera' : 'key',
-                settings.snoozeScope === 'camera' && alarm.camera ? alarm.camera : alarm.key,
-                actor,
-                now,
-              )
-            : undefined;
-          return alarm
-            ? ({ ok: true, alarm, state: alarm.state, snooze: ended } as ActionResult)
-            : ({ ok: false, reason: 'unknown' } as ActionResult);
-        });
-        if (!result.ok)
-          return {
-            result,
-            reply: { ok: false, action, id: alarmId, reason: result.reason, text: refusalText(result), ...('by' in result ? { by: result.by } : {}) },
-          };
-        const facts = alarmFacts(result.alarm, result.state);
-        // acknowledged now (a snooze of an open alarm acknowledges it too): counted, with its time to acknowledge
-        if ((action === 'ack' || action === 'snooze') && result.alarm.ackAt === now) {
+      // ---- actions: a message, a Telegram button, the link page (./actions.ts) ----
+      const act = alarmActions({
+        settings,
+        t,
+        clock,
+        store: () => opened.ready,
+        update,
+        context,
+        changed: (msg) => emit(sendLater, 'changes', msg),
+        notify: (msg) => emit(sendLater, 'notify', msg),
+        acknowledged: (alarm, now) => {
           counts.acknowledged++;
-          toAck.observe((now - result.alarm.openedAt) / 1000);
-        }
-        if (action === 'close') await store.dropEvents([alarmId]).catch(() => undefined);
-        const change = action === 'ack' ? 'acknowledged' : action === 'close' ? 'closed' : action === 'snooze' ? 'snoozed' : 'resumed';
-        emit(
-          sendLater,
-          'changes',
-          changeMessage(change, facts, { by: actor.by, via: actor.via, ...(result.snooze ? { snooze: snoozeFacts(result.snooze) } : {}) }),
-        );
-        return { result, reply: { ok: true, action, alarm: facts, ...(result.snooze ? { snooze: snoozeFacts(result.snooze) } : {}) } };
-      }
-      function refusalText(result: Exclude<ActionResult, { ok: true }>): string {
-        if (result.reason === 'unknown') return t('refused.unknown');
-        return t(`refused.${result.reason}`, { by: result.by || t('refused.itself'), at: new Date(result.at).toISOString() });
-      }
+          toAck.observe((now - alarm.openedAt) / 1000);
+        },
+      });
 
       const listing = listAlarms(node.id, async () => (await act({ action: 'list', by: '', via: 'editor' })).reply);
       const page = mountLinkPage(RED, node, settings, { t, clock, act, store: () => opened.ready });
