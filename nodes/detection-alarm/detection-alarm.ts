@@ -63,11 +63,12 @@ interface AlarmCredentials {
 }
 
 export = function register(RED: NodeAPI): void {
+  // served from the start: a dialog asks before any alarm node is deployed
+  serveAlarmAdmin(RED);
   registerNode<AlarmDef, AlarmCredentials>(
     RED,
     TYPE,
     (node, config) => {
-      serveAlarmAdmin(RED);
       const t = nodeText(RED, TYPE);
       const s = statusText(RED, TYPE);
       const clock = clockOf(RED);
