@@ -23,11 +23,8 @@ export function listAlarms(nodeId: string, listing: Listing): { remove(): void }
   };
 }
 
-let served = false;
-
+/** Once per runtime, when the node type registers: a dialog asks before any alarm node is deployed. */
 export function serveAlarmAdmin(RED: NodeAPI): void {
-  if (served) return;
-  served = true;
   RED.httpAdmin.get('/detection-bridge/alarms/:id', RED.auth.needsPermission('detection-alarm.read'), (req: Request, res: Response) => {
     const listing = listings.get(String(req.params.id));
     if (!listing) {

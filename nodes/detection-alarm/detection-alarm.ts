@@ -53,11 +53,11 @@ interface AlarmCredentials {
 }
 
 export = function register(RED: NodeAPI): void {
+  serveAlarmAdmin(RED);
   registerNode<AlarmDef, AlarmCredentials>(
     RED,
     TYPE,
     (node, config) => {
-      serveAlarmAdmin(RED);
       const t = nodeText(RED, TYPE);
       const s = statusText(RED, TYPE);
       const clock = clockOf(RED);
