@@ -6,8 +6,8 @@
  *   docs/images/editor-flow.png  the "live demo" tab of `npm start` in the Node-RED
  *                                editor, events flowing: each node's status and the
  *                                debug sidebar
- *   docs/images/dashboard.png    the live-dashboard example's page (FlowFuse Dashboard 2.0): present
- *                                now, the latest plates and faces
+ *   docs/images/dashboard.png    the live-dashboard example's page (FlowFuse Dashboard 2.0): open
+ *                                alarms, present now, the latest plates and faces
  *
  * Builds the package, starts Node-RED (the dev dependency) on a free port of
  * 127.0.0.1 with this clone linked into a temporary user directory and the
@@ -118,7 +118,7 @@ async function main() {
     );
     await fsp.mkdir(IMAGES, { recursive: true });
 
-    // The dashboard: wait for a full list of plates, some faces and a few present, every picture decoded.
+    // The dashboard: wait for an open alarm, a full list of plates, some faces and a few present, every picture decoded.
     console.log('The dashboard…');
     const dash = await context.newPage();
     await dash.setViewportSize({ width: 1440, height: 900 });
@@ -129,7 +129,8 @@ async function main() {
         const pictures = [...document.querySelectorAll('img.wall-picture, img.here-picture')];
         const faces = document.querySelectorAll('.wall-card .wall-name').length;
         const present = document.querySelectorAll('.here-card').length;
-        return cards.length >= keep + 3 && faces >= 3 && present >= 3 && pictures.every((img) => img.complete && img.naturalWidth > 0);
+        const alarms = document.querySelectorAll('.alarm-row').length;
+        return cards.length >= keep + 3 && faces >= 3 && present >= 3 && alarms >= 1 && pictures.every((img) => img.complete && img.naturalWidth > 0);
       },
       KEEP,
       { timeout: 180000, polling: 500 },

@@ -31,7 +31,14 @@
  *   new page gets them from the presence node's list, and again after its
  *   connection drops and comes back; each card goes when its key leaves (the
  *   test's copy of the flow has Away after 3 s, set in the editor before the
- *   deploy).
+ *   deploy);
+ * - open alarms (issue 43): the simulator's plate XYZ987 (on the example's
+ *   *alarm plates* list) opens an alarm, listed with camera, since when and
+ *   reads; a name typed in *Your name*, Acknowledge, then Snooze: the list
+ *   says acknowledged by that name and snoozed, so does the alarm node's
+ *   status, and its edit dialog's history lists both actions with the name
+ *   and "dashboard"; after a page reload the list is back, from the node's
+ *   answer to `list` (the template gets no stored message again).
  *
  * Every wait is on what the page shows (no sleeping; the one pause paces the
  * sightings that keep a key present while it is checked). No console errors or
@@ -100,6 +107,11 @@ function dropConnection(page) {
 
 /** A name longer than a card is wide at 1920 px. */
 const LONG_NAME = ['Maximiliana-Alexandrina', 'Konstantina Evangelina', 'Papadopoulou-Vasquez de la Torre y Montenegro'];
+
+/** Who acknowledges and snoozes the alarm from the dashboard (typed in "Your name"). */
+const ALARM_BY = 'Ada Lovelace';
+/** The plate the example's *alarm plates* filter lists (the plate sample's; the simulator sends it too). */
+const ALARM_PLATE = 'XYZ987';
 
 /** Plates as a wall would show them; all different, so order can be checked. */
 const PLATES = ['KL 4411', '7ABC123', 'B MW 2020', 'M AB 123', 'HH 4711', 'S DX 812', 'XYZ988', 'F 1234', 'DD 2468', 'N 35711', '8KPL442'];
@@ -187,6 +199,37 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     return last;
   }
 
+  /** The rows of the open alarms list on `page`: label, text (camera, since, reads, state), and the buttons shown. */
+  function alarmRows(page = dash) {
+    return page.evaluate(() =>
+      [...document.querySelectorAll('.alarm-row')].map((row) => ({
+        label: (row.querySelector('.alarm-plate, .alarm-person')?.textContent || '').trim(),
+        text: (row.querySelector('.alarm-text')?.innerText || '').replace(/\s+/g, ' ').trim(),
+        buttons: [...row.querySelectorAll('button')].map((b) => b.textContent.trim()),
+      })),
+    );
+  }
+
+  /** Waits until the open alarms list (on `page`) satisfies `predicate`; fails with what it was. */
+  async function alarmsUntil(predicate, what, page = dash) {
+    let last;
+    try {
+      await until(
+        async () => {
+          last = await alarmRows(page);
+          return predicate(last);
+        },
+        20000,
+        what,
+      );
+    } catch (err) {
+      const got = received.filter(([n]) => n === `msg-input:${ids.alarmList}`).map(([, msg]) => `${msg.topic} ${JSON.stringify(msg.payload)}`);
+      err.message += `; the open alarms were ${JSON.stringify(last)}; the list got ${got.join('\n')}`;
+      throw err;
+    }
+    return last;
+  }
+
   it(`imports the ${EXAMPLE} example from Menu → Import → Examples and deploys it`, async function () {
     await browser.importExample(EXAMPLE);
     const nodes = await browser.flowNodes();
@@ -200,6 +243,8 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       plateCard: one('change', 'plate card'),
       presence: one('detection-presence', 'who is present'),
       present: one('ui-template', 'present now'),
+      alarms: one('detection-alarm', 'alarms'),
+      alarmList: one('ui-template', 'open alarms'),
     };
     assert.deepEqual(
       nodes.filter((n) => n.valid === false).map((n) => `${n.type} "${n.name}": ${n.errors}`),
@@ -241,6 +286,7 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     await cardsUntil('Latest faces', (cards) => cards.length === 0, 'the faces group');
     await cardsUntil('Present now', (cards) => cards.length === 0, 'the present-now group');
     await dash.getByText('No one present').waitFor();
+    await dash.getByText('No open alarms').waitFor();
     await dash.getByText('Waiting for the first plate…').waitFor();
     await dash.getByText('Waiting for the first face…').waitFor();
   });
@@ -293,12 +339,65 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     }
   });
 
+  it(`lists the alarm the simulator's ${ALARM_PLATE} opened; acknowledged and snoozed from the page by a name typed there: the list, the node's status and its dialog's history say who, from the dashboard`, async function () {
+    assert.ok(dash, 'the dashboard page was opened by the test before');
+    // the simulator's two plates were XYZ987: one alarm, opened by the first, joined by the second
+    const [opened] = await alarmsUntil(
+      (rows) => rows.length === 1 && rows[0].label === ALARM_PLATE && / 2 reads\b/.test(rows[0].text),
+      `one alarm, ${ALARM_PLATE}, with its two reads`,
+    );
+    assert.match(opened.text, /Gate 2 LPR · since \d\d:\d\d \S+ · 2 reads open\b/, 'camera, since when, reads, state');
+    assert.deepEqual(opened.buttons, ['Acknowledge', 'Snooze']);
+
+    await dash.getByLabel('Your name').fill(ALARM_BY);
+    const row = dash.locator('.alarm-row').filter({ hasText: ALARM_PLATE });
+    await row.getByRole('button', { name: 'Acknowledge' }).click();
+    const [acknowledged] = await alarmsUntil(
+      (rows) => rows.length === 1 && rows[0].text.includes(`acknowledged by ${ALARM_BY} at `),
+      'acknowledged by the name typed',
+    );
+    assert.deepEqual(acknowledged.buttons, ['Snooze'], 'no Acknowledge on an acknowledged alarm');
+    const counts = translate('detection-alarm.status.counts', { open: 1, opened: 1, acknowledged: 1 });
+    await until(() => (comms.status(ids.alarms) || {}).text === counts, 20000, `the alarm node's status "${counts}"`);
+
+    await row.getByRole('button', { name: 'Snooze' }).click();
+    await alarmsUntil((rows) => rows.length === 1 && / · snoozed until \d\d:\d\d \S+$/.test(rows[0].text), 'snoozed until');
+    const snoozed = counts + translate('detection-alarm.status.snoozed', { count: 1 });
+    await dash.screenshot({ path: path.join(ARTIFACTS, `${EXAMPLE}-alarms.png`), animations: 'disabled' });
+
+    // What crossed the websocket to the list: each change, small, never the event or its picture.
+    const toList = received.filter(([n]) => n === `msg-input:${ids.alarmList}`).map(([, msg]) => msg);
+    assert.deepEqual(
+      toList.map((msg) => msg.topic).sort(),
+      ['ack', 'acknowledged', 'joined', 'list', 'opened', 'snooze', 'snoozed'],
+      'the list asked for when the page opened, the changes, and the answers to its two buttons',
+    );
+    for (const msg of toList)
+      assert.ok(!/data:image|detectionImages|lprPlateInfo/.test(JSON.stringify(msg)), `${msg.topic}: no event in the message`);
+
+    // The editor: the node's status, and its dialog's history with who did what, from where.
+    await page.bringToFront();
+    await browser.statusShows(ids.alarms, snoozed);
+    await browser.editNode(ids.alarms);
+    const history = page.locator('#detection-alarm-history tr');
+    await history.first().waitFor();
+    const rows = (await history.allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+    const line = (action) => rows.filter((r) => r.includes(`${action} · ${ALARM_PLATE}`));
+    assert.equal(line('acknowledged').length, 1, `one "acknowledged" in the history: ${JSON.stringify(rows)}`);
+    assert.match(line('acknowledged')[0], new RegExp(`${ALARM_BY} \\(dashboard\\)$`), 'acknowledged: the author and where from');
+    assert.match(line('snoozed')[0] || '', new RegExp(`${ALARM_BY} \\(dashboard\\)$`), `snoozed: the author and where from: ${JSON.stringify(rows)}`);
+    assert.equal(line('opened').length, 1, 'opened, once');
+    await browser.cancelEdit();
+    await dash.bringToFront();
+  });
+
   it(`keeps the newest ${KEEP} plates, newest first, a resent event once, each picture decoded by the browser`, async function () {
     assert.ok(dash, 'the dashboard page was opened by the test before');
     const sent = [];
     const post = async (plate, change = () => {}) => {
       const event = buildSampleEvent('lpr', { messageId: `e2e-dashboard-${plate}`, images: 'pictures' });
-      event.payload.lprPlateInfo.plate = plate;
+      // the reader's second guess too: the sample's, XYZ987, is on the example's alarm plates list
+      event.payload.lprPlateInfo.plate = event.payload.lprPlateInfo.similar1Plate = plate;
       change(event);
       const res = await postJson(`${nr.url}${RECEIVER_PATH}`, event);
       assert.equal(res.status, 200, `${plate}: ${res.text}`);
@@ -400,6 +499,9 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     const faces = await cardsIn('Latest faces');
     assert.equal(plates.length, KEEP, 'nine plates before the reload');
     assert.ok(faces.length >= 4, `faces before the reload: ${faces.length}`);
+    const alarms = await alarmRows();
+    assert.equal(alarms.length, 1, `one alarm before the reload: ${JSON.stringify(alarms)}`);
+    const framesBefore = received.length;
     await dash.reload();
     const platesAfter = await cardsUntil(
       'Latest plates',
@@ -423,6 +525,17 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
       faces.map((_, i) => i === 0),
       'the newest face is the large one',
     );
+    // The open alarms: the page asked the alarm node for the list, and shows it as before.
+    const alarmsAfter = await alarmsUntil((rows) => rows.length === 1, 'the alarm back after the reload');
+    assert.deepEqual(alarmsAfter, alarms, 'the same alarm, acknowledged and snoozed by the same name');
+    assert.deepEqual(
+      received
+        .slice(framesBefore)
+        .filter(([n]) => n === `msg-input:${ids.alarmList}`)
+        .map(([, msg]) => [msg.topic, msg.payload.alarms.map((a) => a.label)]),
+      [['list', [ALARM_PLATE]]],
+      'the list, the one message the reloaded page got',
+    );
   });
 
   it(`shows who is present now: a plate and a person with picture, since when and camera; a new page gets them from the list, again after a reconnect; each card goes when its key leaves`, async function () {
@@ -435,7 +548,7 @@ describe(`e2e: the live-dashboard example in Chromium, Node-RED ${nodeRedVersion
     const sighting = (kind, n) => {
       const at = n === 0 ? new Date(kind === 'lpr' ? t0 - 1 : t0) : new Date();
       const event = buildSampleEvent(kind, { messageId: `e2e-present-${kind}-${n}`, images: 'pictures', now: at });
-      if (kind === 'lpr') event.payload.lprPlateInfo.plate = plate;
+      if (kind === 'lpr') event.payload.lprPlateInfo.plate = event.payload.lprPlateInfo.similar1Plate = plate;
       else Object.assign(event.payload.personInfo, person);
       return event;
     };

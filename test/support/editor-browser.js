@@ -277,6 +277,8 @@ class EditorBrowser {
         );
       if (opened || attempt === 3) break;
     }
+    // The folder lists 20 examples and more: one low in the list is shown once scrolled to.
+    await labelOf(name).scrollIntoViewIfNeeded();
     await this.settled(treeLabel, name);
     const listed = await lib.locator('.red-ui-treeList-label-text').allInnerTexts();
     // Picking the example fetches its flow, then enables Import; a click lost while the
