@@ -1,6 +1,6 @@
 'use strict';
 // Functions run inside the page (page.evaluate) use the browser's and the editor's globals.
-/* global window, document, innerWidth, innerHeight, NodeFilter, RED, $ */
+/* global window, document, getComputedStyle, innerWidth, innerHeight, NodeFilter, RED, $ */
 /**
  * The Node-RED editor in a headless Chromium, for the browser tests: a fresh
  * Node-RED with the packed module (NodeRedProcess) and Chromium start side by
@@ -219,7 +219,11 @@ class EditorBrowser {
     await this.settled(okButton);
     await this.page.waitForFunction(() => {
       const trays = document.querySelectorAll('.red-ui-tray');
-      return trays.length > 0 && trays[trays.length - 1].contains(document.activeElement);
+      // Node-RED lowers the tray stack as a tray opens and raises it again once the tray's last
+      // resize ran (tray.js raiseTrayZ, in 4 and 5): a dialog closed before that resize meets it
+      // half taken down (the comment node's oneditresize, its text editor gone)
+      const raised = getComputedStyle(document.getElementById('red-ui-editor-stack')).zIndex === '13';
+      return raised && trays.length > 0 && trays[trays.length - 1].contains(document.activeElement);
     });
   }
 
