@@ -12,16 +12,7 @@
  * POLL_MS, for what other instances changed).
  */
 import type { NodeAPI, NodeMessage } from 'node-red';
-import {
-  alarmFacts,
-  alertOf,
-  readAction,
-  slimEvent,
-  snoozeFacts,
-  type AlarmBook,
-  type DueItem,
-  type RaiseResult,
-} from '../../lib/alarm';
+import { alarmFacts, alertOf, readAction, slimEvent, snoozeFacts, type AlarmBook, type DueItem, type RaiseResult } from '../../lib/alarm';
 import { isUrgent } from '../../lib/alert';
 import { viewOfEvent } from '../../lib/events';
 import { ACK_BUCKETS, DurationHistogram, histogramCounters } from '../../lib/metrics';
