@@ -43,6 +43,8 @@ type Done = (err?: Error) => void;
 interface BookView {
   open: number;
   snoozes: number;
+  /** When the soonest snooze ends (Infinity: none runs). */
+  snoozeEnds: number;
   armed: boolean;
   held: number;
   nextDue: number;
@@ -86,6 +88,7 @@ export = function register(RED: NodeAPI): void {
         () => ({ open }),
       );
       let snoozes = 0;
+      let snoozeEnds = Infinity;
       let armed = true;
       let heldNow = 0;
       const showStatus = throttledStatus(node, () => {
@@ -93,16 +96,35 @@ export = function register(RED: NodeAPI): void {
           const text = armed
             ? s('status.counts', { open, opened: counts.opened, acknowledged: counts.acknowledged })
             : s('status.disarmed', { held: heldNow });
-          return withRedisState(RED, connection, snoozes > 0 && armed ? text + s('status.snoozed', { count: snoozes }) : text);
+          return withRedisState(RED, connection, snoozes > 0 && armed ? text + snoozedText() : text);
         }
         if (!armed) return { fill: 'grey', shape: 'ring', text: s('status.disarmed', { held: heldNow }) };
         const text = s('status.counts', { open, opened: counts.opened, acknowledged: counts.acknowledged });
         return {
           fill: open > 0 ? 'red' : 'green',
           shape: snoozes > 0 ? 'ring' : 'dot',
-          text: snoozes > 0 ? text + s('status.snoozed', { count: snoozes }) : text,
+          text: snoozes > 0 ? text + snoozedText() : text,
         };
       });
+      /** ` · 1 snoozed, 42 min left`: the soonest snooze's time left, redrawn as its minutes go by. */
+      let statusTick: unknown;
+      function snoozedText(): string {
+        const leftMs = Math.max(0, snoozeEnds - clock.now());
+        const minutes = Math.ceil(leftMs / 60_000);
+        const [hours, rest] = [Math.floor(minutes / 60), minutes % 60];
+        const left = [hours > 0 ? t('time.hours', { count: hours }) : '', rest > 0 || hours === 0 ? t('time.minutes', { count: rest }) : '']
+          .filter(Boolean)
+          .join(' ');
+        if (statusTick === undefined && !closing && Number.isFinite(snoozeEnds))
+          statusTick = clock.setTimeout(
+            () => {
+              statusTick = undefined;
+              showStatus();
+            },
+            leftMs % 60_000 || 60_000,
+          );
+        return s('status.snoozed', { count: snoozes, left });
+      }
 
       /** Sends `msg` on `output` alone (several messages: in order). */
       const emit = (send: Send, output: Output, msg: Msg | Msg[]): void => {
@@ -142,10 +164,12 @@ export = function register(RED: NodeAPI): void {
         return result;
       }
       function viewOf(book: AlarmBook): BookView {
-        return { open: book.size, snoozes: book.snoozes(clock.now()).length, armed: book.armed, held: book.heldDisarmed, nextDue: book.nextDue() };
+        const running = book.snoozes(clock.now());
+        const snoozeEnds = Math.min(Infinity, ...running.map((x) => x.until));
+        return { open: book.size, snoozes: running.length, snoozeEnds, armed: book.armed, held: book.heldDisarmed, nextDue: book.nextDue() };
       }
       function note(view: BookView): void {
-        ({ open, snoozes, armed } = view);
+        ({ open, snoozes, armed, snoozeEnds } = view);
         heldNow = view.held;
         // shared: another instance may change the book at any time
         timer.wakeAt(connection ? Math.min(view.nextDue, clock.now() + POLL_MS) : view.nextDue);
@@ -323,12 +347,11 @@ export = function register(RED: NodeAPI): void {
         showStatus();
       });
 
-      void opened.ready
-        .then((store) => store.read(viewOf))
-        .then(note)
-        .catch(() => undefined);
+      // noted as it is read: a view noted a tick later could undo a change made meanwhile
+      void opened.ready.then((store) => store.read((book) => note(viewOf(book)))).catch(() => undefined);
       node.on('close', (removed: boolean, done: () => void) => {
         closing = true;
+        if (statusTick !== undefined) clock.clearTimeout(statusTick);
         unwatch?.();
         page.close();
         listing.remove();

@@ -50,7 +50,7 @@
       .html();
   }
 
-  DetectionBridgeEditor.define<AlarmNode>(TYPE, {
+  DetectionBridgeEditor.define<AlarmNode>('detection-alarm', {
     icon: 'detection-alarm.svg',
     defaults: {
       property: {

@@ -482,6 +482,15 @@ describe(`e2e: examples open valid, and receivers' paths, Node-RED ${nodeRedVers
         notListening,
         { timeout: 30000 },
       );
+      // the receiver's status from before this deploy stays until its new instance draws its own
+      await page.waitForFunction(
+        (id) => {
+          const status = RED.nodes.node(id).status;
+          return !!status && typeof status.text === 'string' && !/path in use/.test(status.text);
+        },
+        fresh,
+        { timeout: 30000 },
+      );
       for (const [id, status] of Object.entries(await receiverStatuses(true)))
         assert.doesNotMatch(status.text, /path in use/, `${id}: ${status.text}`);
       noNewProblems();

@@ -219,6 +219,16 @@ describe('detection-alarm node', function () {
     node.receive({ topic: 'snooze', payload: { camera: 'gate 1', minutes: 20, by: 'Night shift' } });
     await finished();
     assert.equal(out.replies.at(-1).payload.snooze.until, new Date(T0 + 20 * MIN).toISOString());
+    // the time left under the node, as it goes by
+    const left = (text) =>
+      until(
+        () => shown(node)?.text.endsWith(text),
+        5000,
+        () => `"${text}" under the node (${shown(node)?.text})`,
+      );
+    await left(' · 1 snoozed, 20 min left');
+    await clock.advance(5 * MIN);
+    await left(' · 1 snoozed, 15 min left');
     for (const plate of ['AAA111', 'BBB222', 'AAA111']) node.receive({ payload: plateEvent(plate, 'Gate 1') });
     node.receive({ payload: plateEvent('CCC333', 'Gate 2') });
     await finished();
@@ -235,7 +245,7 @@ describe('detection-alarm node', function () {
     await finished();
     assert.equal(out.notify.at(-1).alarm.label, 'DDD444', 'an urgent alert goes through the snooze');
 
-    await clock.advance(20 * MIN);
+    await clock.advance(15 * MIN);
     const summary = await until(() => out.notify.find((m) => m.alarm.notice === 'resumed'), 5000, 'a summary when the snooze ends');
     assert.deepEqual([summary.topic, summary.alarm.held], ['Snooze ended: gate 1', 3], 'named as typed in the snooze');
     node.receive({ payload: plateEvent('EEE555', 'Gate 1') });
