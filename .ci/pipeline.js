@@ -179,6 +179,7 @@ const ESTIMATE_S = {
   'burst.test.js': 42,
   'demo-soak.test.js': 63,
   'crash.test.js': 64,
+  'alarm.test.js': 55,
   'hostile.test.js': 33,
   'dashboard.test.js': 55,
   'banned-at-night.test.js': 43,

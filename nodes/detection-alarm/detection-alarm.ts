@@ -4,7 +4,8 @@
  * changes); unacknowledged, the alarm reminds (output 1) and escalates
  * (output 2); acknowledged, snoozed or closed by a message, a Telegram
  * button or the mail link's page, it says so on output 3 and answers the
- * asker on output 4. A thin adapter: the rules are lib/alarm's book, kept
+ * asker on output 4 (a Telegram button's press: on output 5, for the
+ * Telegram sender). A thin adapter: the rules are lib/alarm's book, kept
  * by ./store.ts; the messages are ./messages.ts; the link page ./page.ts.
  *
  * Times are on the node's clock (clockOf: the system's, or a test's): one
@@ -35,7 +36,7 @@ import { DueTimer } from './due-timer';
 const TYPE = 'detection-alarm';
 /** Shared through Redis: swept at least this often, for what other instances changed (ms on the node's clock). */
 const POLL_MS = 10_000;
-const OUTPUT = { notify: 0, escalate: 1, changes: 2, replies: 3 } as const;
+const OUTPUT = { notify: 0, escalate: 1, changes: 2, replies: 3, telegram: 4 } as const;
 type Output = keyof typeof OUTPUT;
 type Send = (msg: Array<NodeMessage | NodeMessage[] | null>) => void;
 type Done = (err?: Error) => void;
@@ -128,7 +129,7 @@ export = function register(RED: NodeAPI): void {
 
       /** Sends `msg` on `output` alone (several messages: in order). */
       const emit = (send: Send, output: Output, msg: Msg | Msg[]): void => {
-        const out: Array<NodeMessage | NodeMessage[] | null> = [null, null, null, null];
+        const out: Array<NodeMessage | NodeMessage[] | null> = [null, null, null, null, null];
         out[OUTPUT[output]] = msg;
         send(out);
       };
@@ -256,6 +257,8 @@ export = function register(RED: NodeAPI): void {
               emit(send, 'changes', changeMessage('closed', alarmFacts(result.closed, 'closed'), { by: '' }));
             }
             counts.opened++;
+            // the status was drawn as the book changed, before this count
+            showStatus();
             msg.alarm = noticeOf(c, result.alarm, 'opened', '');
             emit(send, 'notify', msg);
             emit(send, 'changes', changeMessage('opened', alarmFacts(result.alarm)));
@@ -290,6 +293,7 @@ export = function register(RED: NodeAPI): void {
         acknowledged: (alarm, now) => {
           counts.acknowledged++;
           toAck.observe((now - alarm.openedAt) / 1000);
+          showStatus();
         },
       });
 
@@ -308,7 +312,7 @@ export = function register(RED: NodeAPI): void {
           act({ action: callback.action, id: callback.id, by: callback.by, via: 'telegram' })
             .then(async ({ result, reply }) => {
               const store = await opened.ready;
-              emit(send, 'replies', telegramReplies(callback, result, reply, context(store.secret)));
+              emit(send, 'telegram', telegramReplies(callback, result, reply, context(store.secret)));
               done();
             })
             .catch((err: unknown) => done(flowError(RED, err)));

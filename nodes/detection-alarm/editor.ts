@@ -119,12 +119,12 @@
     },
     credentials: { linkSecret: { type: 'password' } },
     inputs: 1,
-    outputs: 4,
+    outputs: 5,
     inputLabels: function () {
       return this._('detection-alarm.inputs.events');
     },
     outputLabels: function (index: number) {
-      return this._('detection-alarm.outputs.' + ['notify', 'escalate', 'changes', 'replies'][index]);
+      return this._('detection-alarm.outputs.' + ['notify', 'escalate', 'changes', 'replies', 'telegram'][index]);
     },
     property: ['msg', 'flow', 'global'],
     oneditprepare: function () {

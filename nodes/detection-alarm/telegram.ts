@@ -1,7 +1,7 @@
 /**
  * An alert's Telegram buttons (Acknowledge, Snooze) pressed: the callback
  * node-red-contrib-telegrambot's event node (event callback_query) sends,
- * read here, and what goes back through its sender node (output 4): the
+ * read here, and what goes back through its sender node (output 5): the
  * answer Telegram shows whoever pressed (answerCallbackQuery), and an edit
  * of the pressed message that takes its buttons off and says who answered.
  *

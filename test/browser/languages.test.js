@@ -73,7 +73,7 @@ const FLOW = [
   { id: 'lang-monitor', type: 'detection-monitor', wires: [] },
   { id: 'lang-presence', type: 'detection-presence', scope: 'redis', redis: 'lang-redis', exitCameras: 'Gate 1 exit', wires: [[], [], [], []] },
   // the link rows filled, so the page's address is shown
-  { id: 'lang-alarm', type: 'detection-alarm', linkBase: 'https://alarms.example.com', wires: [[], [], [], []] },
+  { id: 'lang-alarm', type: 'detection-alarm', linkBase: 'https://alarms.example.com', wires: [[], [], [], [], []] },
 ].map((n, i) => (n.wires ? { ...n, x: 120 + (i % 3) * 220, y: 60 + Math.floor(i / 3) * 80 } : n));
 /** The node of the flow that uses configuration type `type`, and its property for it. */
 const USERS = {

@@ -225,7 +225,7 @@ describe(`e2e: alarms people answer, by e-mail, Telegram and the mail link's pag
     const sender = { type: 'telegram sender', name: '', bot: 'e2ealarmbotconf1', haserroroutput: false, outputs: 1 };
     replace(only(flow, 'debug', 'Telegram (put a telegram sender here)'), sender);
     replace(only(flow, 'debug', 'escalation (a telegram sender)'), sender);
-    replace(only(flow, 'debug', 'replies (a telegram sender for button presses)'), sender);
+    replace(only(flow, 'debug', 'Telegram answers (a telegram sender)'), sender);
     only(flow, 'detection-alert', 'Telegram').chatId = String(CHAT_ID);
     only(flow, 'detection-alert', 'Telegram: the next person').chatId = String(NEXT_CHAT_ID);
     flow.push(
@@ -352,6 +352,13 @@ describe(`e2e: alarms people answer, by e-mail, Telegram and the mail link's pag
     await until(() => mailsOf('ABC123')[0], 15000, 'the e-mail of ABC123');
     await nr.stop('SIGKILL');
     await nr.start();
+    // the flows start after the admin API answers: the alarm node is there once its book answers
+    await nr.answers(PATH, 405);
+    await until(
+      async () => (await request(`${nr.url}/detection-bridge/alarms/${alarmId}`, { method: 'GET' })).status === 200,
+      15000,
+      'the alarm node started',
+    );
 
     const after = await book(alarmId);
     assert.ok(

@@ -5,7 +5,7 @@ const { createHash } = require('node:crypto');
  * node-red-contrib-telegrambot (the dev dependency), wired as users wire
  * them: detection-alarm notify → detection-alert (Telegram) → telegram
  * sender; telegram event (callback_query) → detection-alarm → the same
- * sender (output 4). The bot's "Bot API URL" points at a fake Telegram Bot
+ * sender (output 5). The bot's "Bot API URL" points at a fake Telegram Bot
  * API on 127.0.0.1 (test/support/telegram-bot-api.js), which long-polls
  * updates to the bot and keeps what was sent and edited. A fake clock drives
  * the alarm node (its reminders); the bot runs on real time.
@@ -73,7 +73,7 @@ function flow(apiUrl) {
       snoozeFor: 1,
       snoozeUnits: 'h',
       linkBase: 'https://alarms.example.com',
-      wires: [['alert'], [], ['changes'], ['send']],
+      wires: [['alert'], [], ['changes'], [], ['send']],
     },
     { id: 'alert', type: 'detection-alert', z: 'f1', name: '', sender: 'telegram', chatId: String(CHAT_ID), wires: [['send']] },
     { id: 'send', type: 'telegram sender', z: 'f1', name: '', bot: 'bot', haserroroutput: false, outputs: 1, wires: [['sent']] },

@@ -769,7 +769,7 @@ const CASES = {
         await ui.step({ select: 'scope', value: 'local' });
         assert.match(await page.locator('#detection-alarm-history').innerText(), /deployed/, 'the history waits for a deploy');
       },
-      ports: 4,
+      ports: 5,
       expect: {
         keyBy: 'subjectCamera',
         remind: 2,
