@@ -226,6 +226,11 @@ describe(`e2e: configuration versions in the editor, Node-RED ${nodeRedVersion()
     await browser.settled('#node-dialog-ok');
     const bridgeId = await page.locator('#node-input-bridge').inputValue();
     assert.ok(bridgeId && bridgeId !== '_ADD_', 'the new events bridge is chosen');
+    // hidden as the list's change reaches the dialog, a moment after the configuration tray closed
+    await page
+      .locator('#node-input-baseUrl')
+      .waitFor({ state: 'hidden', timeout: 10000 })
+      .catch(() => undefined);
     assert.ok(!(await page.locator('#node-input-baseUrl').isVisible()), 'the URL of its own is no longer shown');
     assert.equal(await page.locator('#detection-sample-url').innerText(), `${OWN_URL}/api/v1/webhook-models/lpr`, "the bridge's address");
     await page.locator('#node-dialog-ok').click();
