@@ -250,19 +250,21 @@ export = function register(RED: NodeAPI): void {
         }
         const c = context(store.secret);
         switch (result.outcome) {
-          case 'opened':
-            await store.putEvent(result.alarm.id, slimEvent(event)).catch((err: Error) => node.warn(t('warn.event-save', { message: err.message })));
-            if (result.closed) {
-              await store.dropEvents([result.closed.id]).catch(() => undefined);
-              emit(send, 'changes', changeMessage('closed', alarmFacts(result.closed, 'closed'), { by: '' }));
-            }
+          case 'opened': {
+            // kept for its reminders, taken before the message goes on (a flow may change it), written
+            // after: the changes leave in the order the book made them (a second read's joined after this)
+            const slim = slimEvent(event);
+            if (result.closed) emit(send, 'changes', changeMessage('closed', alarmFacts(result.closed, 'closed'), { by: '' }));
             counts.opened++;
             // the status was drawn as the book changed, before this count
             showStatus();
             msg.alarm = noticeOf(c, result.alarm, 'opened', '');
             emit(send, 'notify', msg);
             emit(send, 'changes', changeMessage('opened', alarmFacts(result.alarm)));
+            await store.putEvent(result.alarm.id, slim).catch((err: Error) => node.warn(t('warn.event-save', { message: err.message })));
+            if (result.closed) await store.dropEvents([result.closed.id]).catch(() => undefined);
             break;
+          }
           case 'joined':
             msg.alarm = { ...alarmFacts(result.alarm), change: 'joined' };
             emit(send, 'changes', msg);
