@@ -150,8 +150,9 @@ export function sampleRequestHandler(
       sendProblem(res, problem('unauthorized', detail), { headers: { 'www-authenticate': 'Bearer realm="events-bridge"' }, head: method === 'HEAD' });
       return;
     }
-    const served = options.enrollments ? 'the sample and enrollment endpoints' : 'the sample endpoints';
-    sendProblem(res, problem('notFound', `${path} is not simulated; detection-bridge-sim serves only ${served}`), {
+    const served = [options.enrollments && 'enrollment endpoints', options.webhooks && 'WebHooks controller'].filter(Boolean).join(' and ');
+    const what = served ? `the sample endpoints and the ${served}` : 'the sample endpoints';
+    sendProblem(res, problem('notFound', `${path} is not simulated; detection-bridge-sim serves only ${what}`), {
       head: method === 'HEAD',
     });
   };
