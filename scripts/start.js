@@ -125,7 +125,7 @@ if (!values['no-build']) {
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build.js')], { stdio: 'inherit', cwd: root });
 }
 const sim = require(path.join(root, 'dist', 'sim'));
-const { startSampleServer, formatSummary, createMockCore, EnrollmentStore } = sim;
+const { startSampleServer, formatSummary, createMockCore, EnrollmentStore, WebHookStore } = sim;
 
 const coreUrl = `http://127.0.0.1:${corePort}`;
 const base = `http://127.0.0.1:${port}`;
@@ -204,7 +204,9 @@ async function main() {
   // The bridge's sample endpoints, and the mock platform core under /api/v2/, on one port.
   const core = createMockCore({ userName: CORE_USER, password: CORE_PASSWORD });
   enrollments = new EnrollmentStore({ token: DEMO_BRIDGE_JWT });
-  sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler, enrollments });
+  // The WebHooks controller shares the enrollment endpoints' JWT, as on the real bridge.
+  const webhooks = new WebHookStore({ token: () => enrollments.token });
+  sampleServer = await startSampleServer({ port: corePort, host: '127.0.0.1', fallback: core.handler, enrollments, webhooks });
   if (haveRedis) {
     const dir = path.join(userDir, 'redis');
     fs.mkdirSync(dir, { recursive: true });

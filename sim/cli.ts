@@ -3,7 +3,8 @@
  * load-testing a receiver without a real bridge.
  *
  *   detection-bridge-sim serve   the anonymous sample endpoints /api/v1/webhook-models/{face,lpr}
- *                                and the enrollment endpoints (in memory, behind a JWT); with
+ *                                the enrollment endpoints and the WebHooks controller (in
+ *                                memory, behind a JWT); with
  *                                --send-to, also delivers events drawing from what is enrolled
  *   detection-bridge-sim send    face and plate events POSTed to a receiver URL
  *
@@ -39,6 +40,7 @@ import {
 import { startDelivery, type AttemptReport, type DeliveryRun } from './delivery';
 import { DELIVERY_DEFAULTS, DELIVERY_NUMBER_RULES, SimOptionError, type DeliveryOptions } from './delivery-options';
 import { EnrollmentStore } from './enroll-server';
+import { WebHookStore } from './webhooks-server';
 import { createMockCore } from './mock-core';
 import { DEFAULT_SAMPLE_HOST, DEFAULT_SAMPLE_PORT, startSampleServer, type SampleServer, type SampleServerTls } from './sample-server';
 import { formatSummary, writeSummaryJson } from './summary';
@@ -186,6 +188,8 @@ async function serve(args: string[], io: Io): Promise<number> {
     return 0;
   }
   const enrollments = new EnrollmentStore({ token: str(values, 'jwt') ?? (process.env[ENV_JWT] || undefined) });
+  // One JWT for the whole bridge, as the real one has.
+  const webhooks = new WebHookStore({ token: () => enrollments.token });
   const delivery = serveDelivery(values, enrollments);
   const port = num(values, 'port', PORT_RULE) ?? DEFAULT_SAMPLE_PORT;
   const host = str(values, 'host') ?? DEFAULT_SAMPLE_HOST;
@@ -216,6 +220,7 @@ async function serve(args: string[], io: Io): Promise<number> {
       basePath,
       tls,
       enrollments,
+      webhooks,
       fallback: core?.handler,
       onRequest: quiet ? undefined : (r) => io.err(`${new Date().toISOString()} ${r.method} ${r.path} ${r.status}\n`),
     });
@@ -229,9 +234,10 @@ async function serve(args: string[], io: Io): Promise<number> {
   io.out(`${PROG}: sample endpoints at ${server.url}\n`);
   io.out(`  GET ${server.url}/api/v1/webhook-models/face\n`);
   io.out(`  GET ${server.url}/api/v1/webhook-models/lpr\n`);
-  io.out(`enrollment endpoints (in memory, behind the JWT below):\n`);
+  io.out(`enrollment endpoints and WebHooks controller (in memory, behind the JWT below):\n`);
   io.out(`  PUT, DELETE, GET ${server.url}/api/v1/lpr/monitor/{externalId}    GET ${server.url}/api/v1/lpr/monitored\n`);
   io.out(`  PUT, DELETE, GET ${server.url}/api/v1/faces/monitor/{externalId}  GET ${server.url}/api/v1/faces/monitored\n`);
+  io.out(`  PUT, GET ${server.url}/api/v1/webhooks  GET, DELETE ${server.url}/api/v1/webhooks/{hookId}  GET ${server.url}/api/v1/webhooks/new\n`);
   io.out(`  JWT: ${enrollments.token}\n`);
   if (server.fingerprint256) io.out(`  TLS: self-signed certificate, SHA-256 fingerprint ${server.fingerprint256}\n`);
   if (core?.url) io.out(`  mock v2 core at ${core.url}\n`);

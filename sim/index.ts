@@ -6,7 +6,8 @@
  * self-signed TLS) with a summary of what happened, scenarios (which plates,
  * faces, tags, cameras, sites, zones and times of day the events show), the pictures that show
  * the event's plate or name and the font they are drawn with, the enrollment endpoints
- * (in memory, behind a JWT) whose plates and faces a delivery draws from, and a mock v2 core to
+ * (in memory, behind a JWT) whose plates and faces a delivery draws from, the WebHooks controller
+ * and the delivery to its registrations, and a mock v2 core to
  * push into. The command line program is bin/detection-bridge-sim.ts over
  * cli.ts.
  */
@@ -61,3 +62,24 @@ export {
   type SimEnrollment,
 } from './enroll-server';
 export { applyEnrollment, EnrolledDraw, ENROLLED_TAG_PREFIX } from './enrolled-events';
+export {
+  EMPTY_GUID,
+  SimWebHookSchema,
+  WEBHOOKS_NEW_PATH,
+  WEBHOOKS_PATH,
+  WebHookStore,
+  type SimWebHook,
+  type StoredWebHook,
+  type WebHookChange,
+  type WebHookRequest,
+  type WebHookStoreOptions,
+} from './webhooks-server';
+export {
+  WebHookDelivery,
+  webHookHeaders,
+  webHooksFor,
+  type WebHookAttempt,
+  type WebHookCounts,
+  type WebHookDeliveryOptions,
+  type WebHookOutcome,
+} from './webhook-delivery';

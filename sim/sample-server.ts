@@ -11,7 +11,8 @@
  * headers are ignored, the answer is always 200.
  *
  * With `enrollments` (enroll-server.ts), the enrollment endpoints are served
- * too, behind that store's JWT. Every other `/api/v1/` path requires a JWT, as
+ * too, behind that store's JWT; with `webhooks` (webhooks-server.ts), the
+ * WebHooks controller, behind its store's JWT. Every other `/api/v1/` path requires a JWT, as
  * the real bridge does: without `Authorization: Bearer <header.payload.signature>`
  * it answers 401 with a problem body; with one, 404 (not simulated).
  * Paths outside `/api/v1/` go to `fallback` when given (the hook where a mock
@@ -24,6 +25,7 @@ import { problem, sendJson, sendProblem } from '../lib/http';
 import { buildSampleEvent, sampleModelPath } from '../lib/bridge';
 import type { EventKind } from '../lib/events';
 import type { EnrollmentStore } from './enroll-server';
+import type { WebHookStore } from './webhooks-server';
 import { createSelfSignedCertificate } from './tls';
 
 export const DEFAULT_SAMPLE_PORT = 5022;
@@ -48,6 +50,8 @@ export interface SampleServerOptions {
   fallback?: http.RequestListener;
   /** Serve the enrollment endpoints from this store (enroll-server.ts). */
   enrollments?: EnrollmentStore;
+  /** Serve the WebHooks controller from this store (webhooks-server.ts). */
+  webhooks?: WebHookStore;
   /** Called after each answered request (for logs). */
   onRequest?: (info: SampleRequestInfo) => void;
 }
@@ -70,6 +74,8 @@ export interface SampleServer {
   cert?: string;
   /** The store behind the enrollment endpoints, when served. */
   enrollments?: EnrollmentStore;
+  /** The store behind the WebHooks controller, when served. */
+  webhooks?: WebHookStore;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -93,7 +99,7 @@ const SAMPLE_ROUTE = /^\/api\/v1\/webhook-models\/(face|lpr)\/?$/i;
 
 /** The request handler alone, for mounting in another server. */
 export function sampleRequestHandler(
-  options: Pick<SampleServerOptions, 'basePath' | 'fallback' | 'onRequest' | 'enrollments'> = {},
+  options: Pick<SampleServerOptions, 'basePath' | 'fallback' | 'onRequest' | 'enrollments' | 'webhooks'> = {},
 ): http.RequestListener {
   const base = normalizeBase(options.basePath);
   return (req, res) => {
@@ -138,13 +144,15 @@ export function sampleRequestHandler(
       return;
     }
     if (options.enrollments?.handle(req, res, local)) return;
+    if (options.webhooks?.handle(req, res, local)) return;
     if (!hasJwt(req.headers.authorization)) {
       const detail = `${path} requires a JWT: send "Authorization: Bearer <token>". Only ${base}/api/v1/webhook-models/{face,lpr} are anonymous.`;
       sendProblem(res, problem('unauthorized', detail), { headers: { 'www-authenticate': 'Bearer realm="events-bridge"' }, head: method === 'HEAD' });
       return;
     }
-    const served = options.enrollments ? 'the sample and enrollment endpoints' : 'the sample endpoints';
-    sendProblem(res, problem('notFound', `${path} is not simulated; detection-bridge-sim serves only ${served}`), {
+    const served = [options.enrollments && 'enrollment endpoints', options.webhooks && 'WebHooks controller'].filter(Boolean).join(' and ');
+    const what = served ? `the sample endpoints and the ${served}` : 'the sample endpoints';
+    sendProblem(res, problem('notFound', `${path} is not simulated; detection-bridge-sim serves only ${what}`), {
       head: method === 'HEAD',
     });
   };
@@ -193,6 +201,7 @@ export async function startSampleServer(options: SampleServerOptions = {}): Prom
     fingerprint256,
     cert,
     enrollments: options.enrollments,
+    webhooks: options.webhooks,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
