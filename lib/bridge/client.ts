@@ -272,6 +272,23 @@ export class EventsBridgeClient {
     if (this.ownAgent) await this.ownAgent.destroy().catch(() => undefined);
   }
 
+  /** One call with the JWT, through the queue (for the other APIs of the bridge: webhooks.ts);
+   *  resolves with a 2xx answer, rejects with a TransportError for anything else. */
+  request(method: string, path: string, options: CallOptions & { body?: string } = {}): Promise<BridgeAnswer> {
+    return this.call(method, path, options);
+  }
+
+  /** The error of a 2xx answer that is not what was asked for: `key` says what is wrong, `shown` is quoted (JWT blanked). */
+  answerError(answer: BridgeAnswer, key: string, shown: unknown, extra: Message['params'] = {}): TransportError {
+    const detail = { key, params: { ...extra, excerpt: bodyExcerpt(shown, [this.token], 120) || '(empty)' } };
+    return new TransportError(
+      'enroll',
+      'answer',
+      { method: answer.method, url: answer.url, status: answer.statusCode, detail },
+      { status: answer.statusCode, body: answer.body },
+    );
+  }
+
   // -- internals ------------------------------------------------------------
 
   /** The list's items: a JSON array (or one under items/data/results/value), each with an externalId. */
@@ -287,16 +304,6 @@ export class EventsBridgeClient {
       if (!MonitoredItem.safeParse(item).success) throw this.answerError(answer, 'enroll.answer.item', item, { index: index + 1 });
     }
     return list as MonitoredItem[];
-  }
-
-  private answerError(answer: BridgeAnswer, key: string, shown: unknown, extra: Message['params'] = {}): TransportError {
-    const detail = { key, params: { ...extra, excerpt: bodyExcerpt(shown, [this.token], 120) || '(empty)' } };
-    return new TransportError(
-      'enroll',
-      'answer',
-      { method: answer.method, url: answer.url, status: answer.statusCode, detail },
-      { status: answer.statusCode, body: answer.body },
-    );
   }
 
   private acquire(): Promise<void> {
