@@ -300,6 +300,9 @@ export = function register(RED: NodeAPI): void {
       });
 
       const listing = listAlarms(node.id, async () => (await act({ action: 'list', by: '', via: 'editor' })).reply);
+      // httpNodeRoot false: Node-RED serves no node routes, so the links would lead nowhere
+      if (settings.linkBase !== '' && !settings.listener && (RED.settings as unknown as { httpNodeRoot?: unknown }).httpNodeRoot === false)
+        node.warn(t('warn.no-http-node'));
       const page = mountLinkPage(RED, node, settings, { t, clock, act, store: () => opened.ready });
 
       node.on('input', (incoming: NodeMessage, send: Send, done: Done) => {

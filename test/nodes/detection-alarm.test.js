@@ -320,6 +320,17 @@ describe('detection-alarm node', function () {
     assert.equal(out.changes.filter((m) => m.topic === 'acknowledged').length, 3);
   });
 
+  it('says at deploy that mail links lead nowhere when Node-RED serves no node routes (httpNodeRoot false)', async () => {
+    await helper.unload();
+    await helper.stopServer();
+    helper.settings({ detectionBridgeClock: clock, userDir, httpNodeRoot: false });
+    await helper.startServer();
+    await helper.load([alarmNode], flow());
+    const node = helper.getNode('al');
+    const warned = await until(() => node.warn.getCalls().find((c) => /httpNodeRoot is false/.test(String(c.args[0]))), 5000, 'the warning');
+    assert.match(String(warned.args[0]), /Served on/);
+  });
+
   it('an action it cannot run reaches Catch with a code; a message that is no event too', async () => {
     const { node, out } = await start();
     node.receive({ topic: 'ack', payload: { id: 'NOT AN ID' } });
